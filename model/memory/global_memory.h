@@ -1,0 +1,61 @@
+// Device global memory as a set of tracked allocations, like the GPU's: an access that falls
+// outside every live allocation, or straddles its end, is an illegal address rather than a
+// silent read of neighbouring bytes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ptxsim::model {
+
+class GlobalMemory {
+ public:
+  // Simulated addresses start here: high enough to look like device pointers and never 0.
+  static constexpr uint64_t kBase = 0x7f0000000000ull;
+
+  GlobalMemory() = default;
+  GlobalMemory(const GlobalMemory&) = delete;
+  GlobalMemory& operator=(const GlobalMemory&) = delete;
+
+  // Allocates `bytes` (zero-filled) at an address aligned to `align` (a power of two, ≥ 256 like
+  // cudaMalloc). A guard gap separates allocations so that off-by-one accesses fault.
+  uint64_t allocate(size_t bytes, size_t align = 256, std::string name = "");
+  // Places an allocation at a fixed address (module variables); false if it overlaps another.
+  bool allocate_at(uint64_t addr, size_t bytes, std::string name = "");
+  // Frees a live allocation by its base address; false if `addr` is not one.
+  bool free(uint64_t addr);
+
+  // Host pointer for [addr, addr+bytes) if the whole range lies in one live allocation, else null.
+  uint8_t* translate(uint64_t addr, size_t bytes) {
+    if (last_ && addr - last_->base < last_->bytes.size() &&
+        bytes <= last_->bytes.size() - (addr - last_->base))
+      return last_->bytes.data() + (addr - last_->base);
+    return translate_slow(addr, bytes);
+  }
+
+  // Host-side copies; return false (and copy nothing) if the range is not inside one allocation.
+  bool write(uint64_t addr, const void* src, size_t bytes);
+  bool read(uint64_t addr, void* dst, size_t bytes);
+
+  struct Allocation {
+    uint64_t base = 0;
+    std::vector<uint8_t> bytes;
+    std::string name;
+  };
+  // The allocation containing addr, or null (for diagnostics).
+  const Allocation* find(uint64_t addr) const;
+  // The nearest allocation below addr, or null (for "N bytes past the end of X" diagnostics).
+  const Allocation* nearest_below(uint64_t addr) const;
+  size_t allocation_count() const { return allocs_.size(); }
+
+ private:
+  uint8_t* translate_slow(uint64_t addr, size_t bytes);
+  std::map<uint64_t, std::unique_ptr<Allocation>> allocs_;  // by base
+  Allocation* last_ = nullptr;
+  uint64_t next_ = kBase;
+};
+
+}  // namespace ptxsim::model

@@ -1,0 +1,75 @@
+// ptxsim's in-process API: load a PTX module, lay out kernel parameters, launch a kernel on a
+// simulated device memory, and read what happened. The CLI (tools/ptxsim) and the tests use only this.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/memory/global_memory.h"
+#include "sim/ptx/diag.h"
+
+namespace ptxsim {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+struct LaunchConfig {
+  Dim3 grid, block;
+  Dim3 cluster;                        // 1,1,1 = no clusters requested
+  bool cluster_given = false;          // true when the launch named cluster dims explicitly
+  uint32_t dynamic_shared_bytes = 0;
+  uint64_t max_instructions = 20'000'000'000ull;  // thread-instructions; beyond it: Timeout
+  double max_seconds = 300.0;                      // wall time; beyond it: Timeout
+  uint64_t schedule_seed = 0;          // perturbs the (deterministic) interleaving of warps
+};
+
+struct ParamInfo {
+  std::string name;
+  uint32_t offset = 0, size = 0, align = 1;
+  std::string type;                    // declared type spelling ("u64", "b8", ...)
+  bool is_pointer = false;             // declared with .ptr
+};
+
+struct KernelInfo {
+  std::string name;
+  std::vector<ParamInfo> params;
+  uint32_t param_bytes = 0;            // total size of the parameter buffer
+};
+
+enum class RunStatus { Completed, Deadlock, Fault, Timeout, Error };
+const char* to_string(RunStatus s);
+// CLI exit code for a status: 0 completed, 1 error (bad input), 2 deadlock/timeout, 3 fault.
+int exit_code_for(RunStatus s);
+
+struct RunStats {
+  uint64_t thread_instructions = 0;    // instructions × active lanes
+  uint64_t warp_instructions = 0;      // instructions issued per warp
+  double seconds = 0;
+};
+
+struct RunResult {
+  RunStatus status = RunStatus::Completed;
+  std::vector<Diagnostic> diagnostics;  // faults, hazards, deadlock details (first is the cause)
+  std::string report;                   // human-readable explanation of a non-completed run
+  RunStats stats;
+};
+
+class Program;  // a decoded, validated module (sim/exec/program.h)
+
+// Parses and decodes PTX text. Throws PtxError (with file:line:col) on malformed or unsupported
+// input, including instructions the module's .target does not allow.
+std::shared_ptr<const Program> load_program(const std::string& text, const std::string& file_name);
+
+std::vector<KernelInfo> kernels(const Program& program);
+
+// Runs one kernel launch to completion (or deadlock, fault, timeout). `params` is the raw parameter
+// buffer laid out as KernelInfo says. printf output goes to `printf_out` (stdout if null).
+RunResult launch(const Program& program, const std::string& kernel, const LaunchConfig& config,
+                 const std::vector<uint8_t>& params, model::GlobalMemory& memory,
+                 std::ostream* printf_out = nullptr);
+
+}  // namespace ptxsim

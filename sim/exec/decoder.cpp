@@ -1,0 +1,694 @@
+#include "sim/exec/decoder.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <unordered_map>
+
+#include "sim/exec/address_space.h"
+#include "sim/isa/binder.h"
+#include "sim/ptx/parser.h"
+
+namespace ptxsim {
+
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
+
+struct SymbolInfo {
+  Space space = Space::Global;
+  uint64_t address = 0;     // global address, shared offset, kernel-param offset or frame offset
+  uint32_t bytes = 0;
+  bool frame_rel = false;   // frame variable: relative to the frame base
+};
+
+const std::unordered_map<std::string, Sreg>& static_sregs() {
+  static const std::unordered_map<std::string, Sreg> m = [] {
+    std::unordered_map<std::string, Sreg> r = {
+        {"%tid.x", Sreg::TidX}, {"%tid.y", Sreg::TidY}, {"%tid.z", Sreg::TidZ},
+        {"%ntid.x", Sreg::NtidX}, {"%ntid.y", Sreg::NtidY}, {"%ntid.z", Sreg::NtidZ},
+        {"%ctaid.x", Sreg::CtaidX}, {"%ctaid.y", Sreg::CtaidY}, {"%ctaid.z", Sreg::CtaidZ},
+        {"%nctaid.x", Sreg::NctaidX}, {"%nctaid.y", Sreg::NctaidY}, {"%nctaid.z", Sreg::NctaidZ},
+        {"%laneid", Sreg::LaneId}, {"%warpid", Sreg::WarpId}, {"%nwarpid", Sreg::NWarpId},
+        {"%smid", Sreg::SmId}, {"%nsmid", Sreg::NSmId}, {"%gridid", Sreg::GridId},
+        {"%lanemask_eq", Sreg::LanemaskEq}, {"%lanemask_le", Sreg::LanemaskLe},
+        {"%lanemask_lt", Sreg::LanemaskLt}, {"%lanemask_ge", Sreg::LanemaskGe},
+        {"%lanemask_gt", Sreg::LanemaskGt},
+        {"%clusterid.x", Sreg::ClusterIdX}, {"%clusterid.y", Sreg::ClusterIdY},
+        {"%clusterid.z", Sreg::ClusterIdZ}, {"%nclusterid.x", Sreg::NClusterIdX},
+        {"%nclusterid.y", Sreg::NClusterIdY}, {"%nclusterid.z", Sreg::NClusterIdZ},
+        {"%cluster_ctaid.x", Sreg::ClusterCtaidX}, {"%cluster_ctaid.y", Sreg::ClusterCtaidY},
+        {"%cluster_ctaid.z", Sreg::ClusterCtaidZ}, {"%cluster_nctaid.x", Sreg::ClusterNctaidX},
+        {"%cluster_nctaid.y", Sreg::ClusterNctaidY}, {"%cluster_nctaid.z", Sreg::ClusterNctaidZ},
+        {"%cluster_ctarank", Sreg::ClusterCtarank}, {"%cluster_nctarank", Sreg::ClusterNctarank},
+        {"%is_explicit_cluster", Sreg::IsExplicitCluster},
+        {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize},
+        {"%aggr_smem_size", Sreg::AggrSmemSize},
+        {"%reserved_smem_offset_begin", Sreg::ReservedSmemOffsetBegin},
+        {"%reserved_smem_offset_end", Sreg::ReservedSmemOffsetEnd},
+        {"%reserved_smem_offset_cap", Sreg::ReservedSmemOffsetCap},
+        {"%reserved_smem_offset_0", Sreg::ReservedSmemOffset0},
+        {"%reserved_smem_offset_1", Sreg::ReservedSmemOffset1},
+    };
+    for (int i = 0; i < 32; ++i) r["%envreg" + std::to_string(i)] = Sreg(int(Sreg::EnvReg0) + i);
+    return r;
+  }();
+  return m;
+}
+
+const std::unordered_map<std::string, DynSreg>& dynamic_sregs() {
+  static const std::unordered_map<std::string, DynSreg> m = {
+      {"%clock", DynSreg::Clock}, {"%clock_hi", DynSreg::ClockHi}, {"%clock64", DynSreg::Clock64},
+      {"%globaltimer", DynSreg::GlobalTimer}, {"%globaltimer_lo", DynSreg::GlobalTimerLo},
+      {"%globaltimer_hi", DynSreg::GlobalTimerHi}, {"%pm0", DynSreg::Pm0}};
+  return m;
+}
+
+// Names of extern functions that ptxsim provides itself.
+bool is_builtin_function(const std::string& n) {
+  return n == "vprintf" || n == "__assertfail" || n == "malloc" || n == "free" ||
+         n == "__nv_static_73__printf";
+}
+
+uint32_t var_bytes(const ast::VarDecl& v) {
+  uint64_t elem = std::max<uint32_t>(v.type.bits, 8) / 8 * v.type.vector;
+  uint64_t n = 1;
+  for (uint64_t d : v.dims) n *= d;
+  return uint32_t(elem * n);
+}
+uint32_t var_align(const ast::VarDecl& v) {
+  uint32_t natural = std::max<uint32_t>(v.type.bits, 8) / 8 * v.type.vector;
+  return std::max<uint32_t>(v.align ? v.align : natural, 1);
+}
+
+}  // namespace
+
+struct Decoder::Impl {
+  Decoder& d;
+  const ast::Module& m;
+  Program& p;
+  std::unordered_map<std::string, SymbolInfo> globals;  // module-scope variables
+
+  // Per-function state.
+  struct Scope {
+    std::unordered_map<std::string, std::pair<uint32_t, uint32_t>> regs;  // name → (slot, width)
+    std::unordered_map<std::string, SymbolInfo> vars;
+    std::unordered_map<std::string, uint32_t> labels;  // name → pc
+    int parent = -1;
+  };
+  std::vector<Scope> scopes;
+  std::vector<int> scope_stack;
+  std::unordered_map<uint64_t, uint32_t> const_slots;
+  std::unordered_map<int, uint32_t> sreg_slots;
+  const ast::Function* af = nullptr;
+
+  Impl(Decoder& dd) : d(dd), m(dd.m_), p(*dd.prog_) {}
+
+  [[noreturn]] void error(SrcLoc loc, const std::string& msg) { d.error(loc, msg); }
+
+  uint32_t new_slots(Function& f, uint32_t n, const std::string& name) {
+    uint32_t s = f.num_slots;
+    f.num_slots += n;
+    for (uint32_t i = 0; i < n; ++i) f.slot_names.push_back(n == 1 ? name : name + "[" + std::to_string(i) + "]");
+    return s;
+  }
+
+  void header() {
+    p.file_name = m.file_name;
+    p.source = m.source;
+    p.ptx_version = m.version_major * 10 + m.version_minor;
+    bool have = false;
+    for (auto& t : m.targets) {
+      Target tt;
+      if (Target::parse(t, tt)) {
+        p.target = tt;
+        have = true;
+      }
+    }
+    if (!have) error(m.target_loc, "missing or unsupported .target (expected e.g. sm_90a or sm_100a)");
+    if (m.address_size != 64) error(m.target_loc, ".address_size 32 is not supported; ptxsim simulates 64-bit addressing");
+  }
+
+  void module_variables() {
+    uint64_t next_global = kModuleVarBase;
+    uint32_t shared_end = kSharedReserved;
+    std::vector<const ast::VarDecl*> shared_vars, extern_shared;
+    for (auto& v : m.globals) {
+      if (v.space == ast::Space::Shared) (v.is_extern ? extern_shared : shared_vars).push_back(&v);
+    }
+    for (auto& f : m.functions)
+      for (auto& s : f.body)
+        if (s.kind == ast::Statement::Kind::Var && s.var.space == ast::Space::Shared)
+          (s.var.is_extern ? extern_shared : shared_vars).push_back(&s.var);
+    for (auto* v : shared_vars) {
+      shared_end = uint32_t(align_up(shared_end, var_align(*v)));
+      globals[v->name] = {Space::Shared, shared_end, var_bytes(*v), false};
+      shared_end += var_bytes(*v);
+    }
+    uint32_t dyn_align = 16;
+    for (auto* v : extern_shared) dyn_align = std::max(dyn_align, var_align(*v));
+    p.static_shared_end = shared_end;
+    p.dynamic_shared_align = dyn_align;
+    uint32_t dyn_base = uint32_t(align_up(shared_end, dyn_align));
+    for (auto* v : extern_shared) globals[v->name] = {Space::Shared, dyn_base, 0, false};
+
+    for (auto& v : m.globals) {
+      if (v.space != ast::Space::Global && v.space != ast::Space::Const) continue;
+      if (v.is_extern) error(v.loc, "extern variable '" + v.name + "' is not defined in this module");
+      next_global = align_up(next_global, std::max<uint32_t>(var_align(v), 16));
+      ModuleVariable mv;
+      mv.name = v.name;
+      mv.address = next_global;
+      mv.is_const = v.space == ast::Space::Const;
+      mv.init.assign(std::max<uint32_t>(var_bytes(v), 1), 0);
+      globals[v.name] = {Space::Global, next_global, var_bytes(v), false};
+      next_global += mv.init.size();
+      p.module_vars.push_back(std::move(mv));
+    }
+    // Initialisers may name other variables, so fill them once every address is known.
+    size_t mi = 0;
+    for (auto& v : m.globals) {
+      if (v.space != ast::Space::Global && v.space != ast::Space::Const) continue;
+      ModuleVariable& mv = p.module_vars[mi++];
+      uint32_t elem = std::max<uint32_t>(v.type.bits, 8) / 8;
+      size_t off = 0;
+      for (auto& iv : v.init) {
+        uint64_t val = uint64_t(iv.value);
+        if (iv.kind == ast::InitValue::Kind::Symbol) {
+          auto it = globals.find(iv.symbol);
+          if (it == globals.end()) error(v.loc, "initializer names unknown symbol '" + iv.symbol + "'");
+          val = it->second.address + uint64_t(iv.value);
+          if (it->second.space == Space::Shared && iv.generic) val += kSharedWindow;
+        } else if (iv.kind == ast::InitValue::Kind::Float64Bits && v.type.name == "f32") {
+          val = std::bit_cast<uint32_t>(float(std::bit_cast<double>(val)));
+        }
+        if (off + elem > mv.init.size()) error(v.loc, "too many initializer values for '" + v.name + "'");
+        std::memcpy(mv.init.data() + off, &val, std::min<uint32_t>(elem, 8));
+        off += elem;
+      }
+    }
+  }
+
+  void declare_functions() {
+    for (auto& f : m.functions) {
+      if (p.function_index.count(f.name)) {
+        Function& prev = p.functions[p.function_index[f.name]];
+        if (f.has_body && prev.has_body) error(f.loc, "function '" + f.name + "' defined twice");
+        prev.has_body |= f.has_body;
+        prev.is_builtin = !prev.has_body && is_builtin_function(f.name);
+        prev.perf = f.has_body ? f.perf : prev.perf;
+        continue;
+      }
+      p.function_index[f.name] = uint32_t(p.functions.size());
+      Function fn;
+      fn.name = f.name;
+      fn.is_entry = f.is_entry;
+      fn.is_builtin = !f.has_body && is_builtin_function(f.name);
+      fn.has_body = f.has_body;
+      fn.perf = f.perf;
+      fn.decl_line = f.loc.line;
+      p.functions.push_back(std::move(fn));
+    }
+  }
+
+  // ---- per function -------------------------------------------------------------------------
+
+  SymbolInfo* find_var(const std::string& name) {
+    for (int s = scope_stack.empty() ? -1 : scope_stack.back(); s >= 0; s = scopes[s].parent) {
+      auto it = scopes[s].vars.find(name);
+      if (it != scopes[s].vars.end()) return &it->second;
+    }
+    auto it = globals.find(name);
+    return it == globals.end() ? nullptr : &it->second;
+  }
+  const std::pair<uint32_t, uint32_t>* find_reg(const std::string& name) {
+    for (int s = scope_stack.empty() ? -1 : scope_stack.back(); s >= 0; s = scopes[s].parent) {
+      auto it = scopes[s].regs.find(name);
+      if (it != scopes[s].regs.end()) return &it->second;
+    }
+    return nullptr;
+  }
+  const uint32_t* find_label(const std::string& name) {
+    for (int s = scope_stack.empty() ? -1 : scope_stack.back(); s >= 0; s = scopes[s].parent) {
+      auto it = scopes[s].labels.find(name);
+      if (it != scopes[s].labels.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  uint32_t const_slot(Function& f, uint64_t v) {
+    auto it = const_slots.find(v);
+    if (it != const_slots.end()) return it->second;
+    uint32_t s = new_slots(f, 1, "const");
+    f.consts.emplace_back(s, v);
+    const_slots[v] = s;
+    return s;
+  }
+
+  uint32_t sreg_slot(Function& f, Sreg r, const std::string& name) {
+    auto it = sreg_slots.find(int(r));
+    if (it != sreg_slots.end()) return it->second;
+    uint32_t s = new_slots(f, 1, name);
+    f.sregs.emplace_back(s, r);
+    sreg_slots[int(r)] = s;
+    return s;
+  }
+
+  uint32_t frame_alloc(Function& f, const ast::VarDecl& v) {
+    uint32_t off = uint32_t(align_up(f.frame_bytes, var_align(v)));
+    f.frame_bytes = off + std::max<uint32_t>(var_bytes(v), 1);
+    return off;
+  }
+
+  Operand symbol_operand(const SymbolInfo& s, int64_t extra) {
+    Operand o;
+    o.kind = Operand::Kind::Imm;
+    o.space = s.space;
+    o.imm = int64_t(s.address) + extra;
+    o.frame_rel = s.frame_rel;
+    o.width = s.bytes;
+    return o;
+  }
+
+  // Converts one source-level operand. `float32` says an F64 literal feeds a 32-bit float.
+  Operand conv(Function& f, const ast::Operand& a, bool float32) {
+    using K = ast::Operand::Kind;
+    Operand o;
+    o.neg = a.negated;
+    switch (a.kind) {
+      case K::Reg:
+      case K::Name: {
+        std::string name = a.name;
+        if (auto* r = find_reg(name)) {
+          o.kind = Operand::Kind::Reg;
+          o.slot = r->first;
+          o.width = r->second;
+          if (!a.component.empty()) {
+            static const std::string comps = "xyzw";
+            size_t ci = comps.find(a.component[0]);
+            if (a.component.size() != 1 || ci == std::string::npos) error(a.loc, "bad vector component '." + a.component + "'");
+            o.slot += uint32_t(ci);
+          }
+          return o;
+        }
+        std::string full = a.component.empty() ? name : name + "." + a.component;
+        auto ss = static_sregs().find(full);
+        if (ss != static_sregs().end()) {
+          o.kind = Operand::Kind::Reg;
+          o.slot = sreg_slot(f, ss->second, full);
+          o.width = 32;
+          return o;
+        }
+        auto ds = dynamic_sregs().find(full);
+        if (ds != dynamic_sregs().end()) {
+          // Only mov reads these; its binder sees the marker in `imm` and picks the clock reader.
+          o.kind = Operand::Kind::Imm;
+          o.slot = const_slot(f, 0);
+          o.space = Space::Reg;
+          o.imm = int64_t(ds->second);
+          o.width = 0xFFFF;  // marks a dynamic special register
+          return o;
+        }
+        if (auto* l = find_label(name)) {
+          o.kind = Operand::Kind::Label;
+          o.slot = *l;
+          return o;
+        }
+        if (auto* s = find_var(name)) {
+          // The slot holds the address (frame variables: relative to the frame, which the
+          // semantics add through Operand::frame_rel).
+          o = symbol_operand(*s, 0);
+          o.slot = const_slot(f, uint64_t(o.imm));
+          return o;
+        }
+        auto fi = p.function_index.find(name);
+        if (fi != p.function_index.end()) {
+          o.kind = Operand::Kind::Func;
+          o.slot = fi->second;
+          return o;
+        }
+        if (!name.empty() && name[0] == '%' && name.size() > 1)
+          error(a.loc, "unknown register or special register '" + full + "'");
+        error(a.loc, "unknown symbol '" + full + "'");
+      }
+      case K::Int:
+        o.kind = Operand::Kind::Imm;
+        o.imm = a.value;
+        o.slot = const_slot(f, uint64_t(a.value));
+        return o;
+      case K::F32:
+        o.kind = Operand::Kind::Imm;
+        o.imm = a.value & 0xffffffff;
+        o.slot = const_slot(f, uint64_t(o.imm));
+        return o;
+      case K::F64: {
+        o.kind = Operand::Kind::Imm;
+        uint64_t bits = uint64_t(a.value);
+        if (float32) bits = std::bit_cast<uint32_t>(float(std::bit_cast<double>(bits)));
+        o.imm = int64_t(bits);
+        o.slot = const_slot(f, bits);
+        return o;
+      }
+      case K::Address: {
+        o.kind = Operand::Kind::Addr;
+        o.imm = a.value;
+        o.slot = f.zero_slot;
+        if (!a.name.empty()) {
+          if (auto* r = find_reg(a.name)) {
+            o.slot = r->first;
+            o.width = r->second;
+          } else if (auto* s = find_var(a.name)) {
+            o.space = s->space;
+            o.imm += int64_t(s->address);
+            o.frame_rel = s->frame_rel;
+            o.width = s->bytes;
+          } else if (auto ss = static_sregs().find(a.name); ss != static_sregs().end()) {
+            o.slot = sreg_slot(f, ss->second, a.name);
+          } else {
+            error(a.loc, "unknown register or symbol '" + a.name + "' in address");
+          }
+        }
+        return o;
+      }
+      case K::Vector:
+      case K::List:
+      case K::Pair: {
+        o.kind = Operand::Kind::Vec;
+        o.count = uint16_t(a.elems.size());
+        std::vector<Operand> elems;
+        for (auto& e : a.elems) elems.push_back(conv(f, e, float32));
+        o.slot = uint32_t(f.vec_pool.size());
+        f.vec_pool.insert(f.vec_pool.end(), elems.begin(), elems.end());
+        return o;
+      }
+      case K::Sink:
+        o.kind = Operand::Kind::Sink;
+        o.slot = f.sink_slot;
+        return o;
+    }
+    error(a.loc, "unsupported operand");
+  }
+
+  void decode_instruction(Function& f, const ast::Instruction& ai) {
+    const InstrTable& t = InstrTable::get();
+    // Split "cp.async.bulk.tensor.2d.shared::cluster" into parts at the dots.
+    std::vector<std::string_view> parts;
+    std::string_view op = ai.opcode;
+    size_t i = 0;
+    while (i <= op.size()) {
+      size_t j = op.find('.', i);
+      if (j == std::string_view::npos) j = op.size();
+      parts.push_back(op.substr(i, j - i));
+      i = j + 1;
+    }
+    const std::vector<uint16_t>* forms = nullptr;
+    size_t k = std::min(parts.size(), t.opcode_max_parts());
+    std::string base;
+    for (; k > 0; --k) {
+      base.assign(op.substr(0, size_t(parts[k - 1].data() + parts[k - 1].size() - op.data())));
+      forms = t.find(base);
+      if (forms) break;
+    }
+    if (!forms) error(ai.loc, "unknown instruction '" + std::string(parts[0]) + "'");
+
+    std::vector<int> mod_ids;
+    for (size_t q = k; q < parts.size(); ++q) {
+      std::string tok = "." + std::string(parts[q]);
+      int id = t.mod_id(tok);
+      if (id < 0) error(ai.loc, "unknown modifier '" + tok + "' for instruction '" + base + "'");
+      mod_ids.push_back(id);
+    }
+    // First form of this opcode that accepts every modifier written.
+    int chosen = -1;
+    std::string why;
+    for (uint16_t fi : *forms) {
+      bool ok = true;
+      for (int id : mod_ids)
+        if (!t.allows(fi, id, nullptr)) {
+          ok = false;
+          if (why.empty()) why = "unexpected modifier '" + t.mod(id).token + "' for instruction '" + base + "'";
+          break;
+        }
+      if (ok) {
+        chosen = fi;
+        break;
+      }
+    }
+    if (chosen < 0) error(ai.loc, why);
+    const FormSpec& fs = t.forms()[size_t(chosen)];
+    if (!target_satisfies(p.target, fs.targets))
+      error(ai.loc, "Instruction '" + base + "' not supported on .target '" + p.target.name() + "'");
+    for (int id : mod_ids) {
+      std::string_view req;
+      t.allows(uint16_t(chosen), id, &req);
+      if (!req.empty() && !target_satisfies(p.target, req))
+        error(ai.loc, "Modifier '" + t.mod(id).token + "' of instruction '" + base +
+                          "' not supported on .target '" + p.target.name() + "'");
+    }
+    if (p.ptx_version < fs.min_ptx)
+      error(ai.loc, "Instruction '" + base + "' requires PTX ISA .version " +
+                        std::to_string(fs.min_ptx / 10) + "." + std::to_string(fs.min_ptx % 10) + " or later");
+
+    Instr in;
+    in.form = uint16_t(chosen);
+    in.line = ai.loc.line;
+    in.col = ai.loc.col;
+    in.flags = fs.flags;
+    for (int id : mod_ids) {
+      in.mods.set(size_t(id));
+      DType ty = t.mod(id).type;
+      if (ty != DType::None) {
+        if (in.ntypes == 3) error(ai.loc, "too many type modifiers");
+        in.types[in.ntypes++] = ty;
+      }
+      if (t.mod(id).token == ".aligned") in.flags |= kFlagAligned;
+    }
+    if (ai.has_guard) {
+      auto* r = find_reg(ai.guard);
+      if (!r) error(ai.loc, "unknown guard predicate '" + ai.guard + "'");
+      in.guard = r->first;
+      in.guard_neg = ai.guard_negated;
+    }
+    if (ai.operands.size() > std::size(in.op))
+      error(ai.loc, "too many operands for instruction '" + base + "'");
+    bool f32 = in.ntypes > 0 && (in.types[0] == DType::F32 || in.types[0] == DType::TF32);
+    for (auto& a : ai.operands) in.op[in.nops++] = conv(f, a, f32);
+
+    Binder b{in, fs, ai, d};
+    fs.bind(b);
+    if (!in.fn) error(ai.loc, "internal error: binder for '" + base + "' chose no semantics");
+    f.code.push_back(in);
+  }
+
+  void decode_function(const ast::Function& a, Function& f) {
+    af = &a;
+    d.cur_ = &f;
+    scopes.clear();
+    scope_stack.clear();
+    const_slots.clear();
+    sreg_slots.clear();
+    f.zero_slot = const_slot(f, 0);
+    f.sink_slot = new_slots(f, 2, "_");  // two wide so a 128-bit sink write stays inside
+
+    // Root scope: parameters.
+    scopes.push_back({});
+    scope_stack.push_back(0);
+    if (f.is_entry) {
+      uint32_t off = 0;
+      for (auto& pd : a.params) {
+        if (pd.space != ast::Space::Param) error(pd.loc, "kernel parameter '" + pd.name + "' must be in .param space");
+        off = uint32_t(align_up(off, var_align(pd)));
+        ParamInfo pi;
+        pi.name = pd.name;
+        pi.offset = off;
+        pi.size = var_bytes(pd);
+        pi.align = var_align(pd);
+        pi.type = pd.type.name;
+        pi.is_pointer = pd.ptr_space != ast::Space::None;
+        f.info.params.push_back(pi);
+        scopes[0].vars[pd.name] = {Space::Param, off, pi.size, false};
+        off += pi.size;
+      }
+      f.info.name = f.name;
+      f.info.param_bytes = off;
+    } else {
+      for (auto& r : a.returns) {
+        if (r.space != ast::Space::Param) error(r.loc, "only .param return values are supported");
+        uint32_t o = frame_alloc(f, r);
+        f.ret_offsets.push_back(o);
+        f.ret_sizes.push_back(var_bytes(r));
+        scopes[0].vars[r.name] = {Space::Local, o, var_bytes(r), true};
+      }
+      for (auto& pd : a.params) {
+        if (pd.space != ast::Space::Param) error(pd.loc, "only .param function parameters are supported");
+        uint32_t o = frame_alloc(f, pd);
+        f.param_offsets.push_back(o);
+        f.param_sizes.push_back(var_bytes(pd));
+        scopes[0].vars[pd.name] = {Space::Local, o, var_bytes(pd), true};
+      }
+    }
+
+    // Pass 1: scopes and labels (labels may be used before they appear).
+    {
+      std::vector<int> stack{0};
+      uint32_t pc = 0;
+      for (auto& s : a.body) {
+        switch (s.kind) {
+          case ast::Statement::Kind::ScopeOpen: {
+            Scope sc;
+            sc.parent = stack.back();
+            scopes.push_back(std::move(sc));
+            stack.push_back(int(scopes.size() - 1));
+            break;
+          }
+          case ast::Statement::Kind::ScopeClose:
+            if (stack.size() <= 1) error(s.loc, "unbalanced '}'");
+            stack.pop_back();
+            break;
+          case ast::Statement::Kind::Label: {
+            auto& lbl = scopes[stack.back()].labels;
+            if (lbl.count(s.label.name)) error(s.loc, "duplicate label '" + s.label.name + "'");
+            lbl[s.label.name] = pc;
+            break;
+          }
+          case ast::Statement::Kind::Instr:
+            ++pc;
+            break;
+          default:
+            break;
+        }
+      }
+    }
+    // Pass 2: declarations and instructions, walking the same scopes in the same order.
+    int next_scope = 1;
+    for (auto& s : a.body) {
+      switch (s.kind) {
+        case ast::Statement::Kind::ScopeOpen:
+          scope_stack.push_back(next_scope++);
+          break;
+        case ast::Statement::Kind::ScopeClose:
+          scope_stack.pop_back();
+          break;
+        case ast::Statement::Kind::Reg: {
+          uint32_t w = std::max<uint32_t>(s.reg.type.bits, 1);
+          uint32_t per = (w > 64 ? 2 : 1) * s.reg.type.vector;
+          for (auto& n : s.reg.names) {
+            auto declare = [&](const std::string& nm) {
+              auto& regs = scopes[scope_stack.back()].regs;
+              if (regs.count(nm)) error(s.loc, "register '" + nm + "' declared twice in the same scope");
+              regs[nm] = {new_slots(f, per, nm), w};
+            };
+            if (n.range == 0) declare(n.name);
+            else
+              for (uint32_t q = 0; q < n.range; ++q) declare(n.name + std::to_string(q));
+          }
+          break;
+        }
+        case ast::Statement::Kind::Var: {
+          const ast::VarDecl& v = s.var;
+          auto& vars = scopes[scope_stack.back()].vars;
+          switch (v.space) {
+            case ast::Space::Local:
+            case ast::Space::Param:
+              vars[v.name] = {Space::Local, frame_alloc(f, v), var_bytes(v), true};
+              break;
+            case ast::Space::Shared:
+              break;  // laid out with the module's shared variables
+            default:
+              error(v.loc, "variables in this state space are not supported inside a function body");
+          }
+          break;
+        }
+        case ast::Statement::Kind::Instr:
+          decode_instruction(f, s.instr);
+          break;
+        default:
+          break;
+      }
+    }
+    // Falling off the end of the code is handled by the engine as a return.
+    f.frame_bytes = uint32_t(align_up(f.frame_bytes, 16));
+  }
+
+  void run() {
+    header();
+    module_variables();
+    declare_functions();
+    for (auto& a : m.functions) {
+      if (!a.has_body) continue;
+      Function& f = p.functions[p.function_index[a.name]];
+      decode_function(a, f);
+    }
+  }
+};
+
+Decoder::Decoder(const ast::Module& m) : m_(m), prog_(std::make_unique<Program>()) {}
+
+std::unique_ptr<Program> Decoder::run() {
+  Impl impl(*this);
+  impl.run();
+  return std::move(prog_);
+}
+
+void Decoder::error(SrcLoc loc, const std::string& msg) const {
+  Diagnostic dg;
+  dg.file = m_.file_name;
+  dg.loc = loc;
+  dg.message = msg;
+  dg.source_line = source_line_of(m_.source, loc.line);
+  throw PtxError(std::move(dg));
+}
+
+uint32_t Decoder::const_slot(uint64_t value) {
+  // Binders rarely need new constants; a linear scan keeps the Impl private.
+  for (auto& [s, v] : cur_->consts)
+    if (v == value) return s;
+  uint32_t s = cur_->num_slots++;
+  cur_->slot_names.push_back("const");
+  cur_->consts.emplace_back(s, value);
+  return s;
+}
+
+// ---- Binder ----------------------------------------------------------------------------------
+
+bool Binder::has(std::string_view mod) const {
+  int id = InstrTable::get().mod_id(mod);
+  return id > 0 && in.mods.test(size_t(id));
+}
+
+int64_t Binder::imm(size_t i) const {
+  if (i >= in.nops || in.op[i].kind != Operand::Kind::Imm)
+    error("operand " + std::to_string(i + 1) + " of '" + src.opcode + "' must be an immediate");
+  return in.op[i].imm;
+}
+
+uint8_t Binder::rounding() const {
+  static const char* names[] = {"", ".rn", ".rz", ".rm", ".rp", ".rna", ".rni", ".rzi", ".rmi", ".rpi", ".rs"};
+  uint8_t r = kRndNone;
+  for (uint8_t i = 1; i < std::size(names); ++i)
+    if (has(names[i])) {
+      if (r != kRndNone) error("more than one rounding modifier");
+      r = i;
+    }
+  return r;
+}
+
+void Binder::error(const std::string& msg) const { dec.error(src.loc, msg); }
+
+void Binder::unimplemented(const std::string& detail) const {
+  dec.error(src.loc, "unimplemented: '" + src.opcode + "'" + (detail.empty() ? "" : " (" + detail + ")") +
+                         " is recognised but not simulated yet");
+}
+
+void Binder::require_ops(size_t lo, size_t hi) const {
+  if (in.nops < lo || in.nops > hi)
+    error("'" + src.opcode + "' expects " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+          " operands, got " + std::to_string(in.nops));
+}
+
+void Binder::require_types(size_t n) const {
+  if (in.ntypes != n)
+    error("'" + src.opcode + "' expects " + std::to_string(n) + " type modifier" + (n == 1 ? "" : "s"));
+}
+
+}  // namespace ptxsim

@@ -1,0 +1,33 @@
+// Turns a parsed module into a Program: resolves names through PTX's block scopes, lays out every
+// variable, validates each instruction against the instruction table and the module's target, and
+// lets the family binders pick the semantics.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "sim/exec/program.h"
+#include "sim/ptx/ast.h"
+
+namespace ptxsim {
+
+class Decoder {
+ public:
+  explicit Decoder(const ast::Module& m);
+  std::unique_ptr<Program> run();
+
+  // For binders: reject at a location.
+  [[noreturn]] void error(SrcLoc loc, const std::string& msg) const;
+  const Program& program() const { return *prog_; }
+  Function& current() { return *cur_; }
+  // Adds a constant slot to the current function and returns it.
+  uint32_t const_slot(uint64_t value);
+
+ private:
+  struct Impl;
+  const ast::Module& m_;
+  std::unique_ptr<Program> prog_;
+  Function* cur_ = nullptr;
+  friend struct Impl;
+};
+
+}  // namespace ptxsim

@@ -1,0 +1,665 @@
+#include "sim/exec/engine.h"
+
+#include <algorithm>
+#include <bit>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+
+namespace ptxsim {
+
+namespace {
+
+constexpr uint64_t kQuantum = 256;          // warp-steps a warp runs before the next warp's turn
+constexpr uint64_t kRotateEvery = 64;       // diverged steps before rotating to the oldest group
+constexpr uint32_t kMaxStackBytes = 1u << 20;  // per-lane local memory (call stack) limit
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+const char* space_name(Space s) {
+  switch (s) {
+    case Space::Generic: return "generic";
+    case Space::Global: return "global";
+    case Space::Shared: return "shared::cta";
+    case Space::SharedCluster: return "shared::cluster";
+    case Space::Local: return "local";
+    case Space::Param: return "param";
+    case Space::Const: return "const";
+    case Space::Reg: return "reg";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// ---- memory access --------------------------------------------------------------------------
+
+uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
+  const uint64_t orig = addr;
+  const Space orig_space = space;
+  if (align > 1 && (addr & (align - 1)))
+    fault("misaligned address", std::string(space_name(space)) + " access of " + std::to_string(size) +
+                                    " bytes at " + hex(addr) + " is not " + std::to_string(align) + "-byte aligned");
+  if (space == Space::Generic) {
+    if (in_window(addr, kSharedWindow)) {
+      space = Space::SharedCluster;
+      addr -= kSharedWindow;
+    } else if (in_window(addr, kLocalWindow)) {
+      space = Space::Local;
+      addr -= kLocalWindow;
+    } else if (in_window(addr, kParamWindow)) {
+      space = Space::Param;
+      addr -= kParamWindow;
+    } else {
+      space = Space::Global;
+    }
+  }
+  auto illegal = [&](const std::string& why) {
+    std::string m = std::string(space_name(orig_space)) + " " + (acc == Access::Read ? "read" : "write") + " of " +
+                    std::to_string(size) + " bytes at " + hex(orig) + " (lane " + std::to_string(lane) + "): " + why;
+    return KernelFault{m, "illegal address"};
+  };
+  switch (space) {
+    case Space::Global:
+    case Space::Const: {
+      if (uint8_t* p = eng->global.translate(addr, size)) return p;
+      const auto* a = eng->global.nearest_below(addr);
+      if (a && addr >= a->base && addr - a->base < a->bytes.size() + 4096)
+        throw illegal(std::to_string(addr + size - (a->base + a->bytes.size())) + " bytes past the end of allocation '" +
+                a->name + "' (" + std::to_string(a->bytes.size()) + " bytes at " + hex(a->base) + ")");
+      throw illegal("not inside any allocation");
+    }
+    case Space::Shared:
+    case Space::SharedCluster: {
+      if (addr >> 32) throw illegal("not a shared-memory address");
+      uint32_t rank = uint32_t(addr) >> kSharedRankShift;
+      uint32_t off = uint32_t(addr) & kSharedOffsetMask;
+      Cta* target = this->cta;
+      if (rank != 0) {
+        target = eng->cta_by_rank(rank - 1);
+        if (!target) throw illegal("names CTA rank " + std::to_string(rank - 1) + " outside the cluster");
+        if (space == Space::Shared && target != this->cta) throw illegal("shared::cta access to another CTA's shared memory");
+      }
+      if (off < kSharedReserved) throw illegal("inside the reserved first " + std::to_string(kSharedReserved) + " bytes of shared memory");
+      if (uint64_t(off) + size > target->smem.size())
+        throw illegal("beyond the CTA's " + std::to_string(target->smem.size() - kSharedReserved) + " bytes of shared memory");
+      return target->smem.data() + off;
+    }
+    case Space::Local: {
+      auto& st = warp->stack[size_t(lane)];
+      if (addr + size > st.size()) throw illegal("beyond the thread's local memory");
+      return st.data() + addr;
+    }
+    case Space::Param: {
+      if (acc != Access::Read) throw illegal("kernel parameters are read-only");
+      if (addr + size > eng->params.size()) throw illegal("beyond the kernel's parameter buffer");
+      return const_cast<uint8_t*>(eng->params.data()) + addr;
+    }
+    default:
+      throw illegal("unsupported state space");
+  }
+}
+
+// ---- setup ----------------------------------------------------------------------------------
+
+Engine::Engine(const Program& p, const Function& k, const LaunchConfig& c, const std::vector<uint8_t>& pa,
+               model::GlobalMemory& m, std::ostream& o)
+    : prog(p), kernel(k), cfg(c), params(pa), global(m), out(o) {}
+
+static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& w, uint32_t lane) {
+  const Dim3& b = e.cfg.block;
+  uint32_t t = w.index * 32 + lane;
+  Dim3 nclus{e.cfg.grid.x / e.cluster_dim.x, e.cfg.grid.y / e.cluster_dim.y, e.cfg.grid.z / e.cluster_dim.z};
+  switch (r) {
+    case Sreg::TidX: return t % b.x;
+    case Sreg::TidY: return (t / b.x) % b.y;
+    case Sreg::TidZ: return t / (b.x * b.y);
+    case Sreg::NtidX: return b.x;
+    case Sreg::NtidY: return b.y;
+    case Sreg::NtidZ: return b.z;
+    case Sreg::CtaidX: return cta.id.x;
+    case Sreg::CtaidY: return cta.id.y;
+    case Sreg::CtaidZ: return cta.id.z;
+    case Sreg::NctaidX: return e.cfg.grid.x;
+    case Sreg::NctaidY: return e.cfg.grid.y;
+    case Sreg::NctaidZ: return e.cfg.grid.z;
+    case Sreg::LaneId: return lane;
+    case Sreg::WarpId: return w.index;
+    case Sreg::NWarpId: return 64;
+    case Sreg::SmId: return 0;
+    case Sreg::NSmId: case Sreg::NsmId: return 132;
+    case Sreg::GridId: return 1;
+    case Sreg::LanemaskEq: return 1u << lane;
+    case Sreg::LanemaskLe: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
+    case Sreg::LanemaskLt: return (1u << lane) - 1;
+    case Sreg::LanemaskGe: return ~((1u << lane) - 1) & 0xffffffffu;
+    case Sreg::LanemaskGt: return lane == 31 ? 0 : ~((2u << lane) - 1) & 0xffffffffu;
+    case Sreg::ClusterIdX: return cta.id.x / e.cluster_dim.x;
+    case Sreg::ClusterIdY: return cta.id.y / e.cluster_dim.y;
+    case Sreg::ClusterIdZ: return cta.id.z / e.cluster_dim.z;
+    case Sreg::NClusterIdX: return nclus.x;
+    case Sreg::NClusterIdY: return nclus.y;
+    case Sreg::NClusterIdZ: return nclus.z;
+    case Sreg::ClusterCtaidX: return cta.cluster_ctaid.x;
+    case Sreg::ClusterCtaidY: return cta.cluster_ctaid.y;
+    case Sreg::ClusterCtaidZ: return cta.cluster_ctaid.z;
+    case Sreg::ClusterNctaidX: return e.cluster_dim.x;
+    case Sreg::ClusterNctaidY: return e.cluster_dim.y;
+    case Sreg::ClusterNctaidZ: return e.cluster_dim.z;
+    case Sreg::ClusterCtarank: return cta.rank;
+    case Sreg::ClusterNctarank: return e.cluster_dim.count();
+    case Sreg::IsExplicitCluster: return e.cfg.cluster_given ? 1 : 0;
+    case Sreg::DynamicSmemSize: return e.cfg.dynamic_shared_bytes;
+    case Sreg::TotalSmemSize: return cta.smem.size();
+    case Sreg::AggrSmemSize: return cta.smem.size();
+    case Sreg::ReservedSmemOffsetBegin: return 0;
+    case Sreg::ReservedSmemOffsetEnd: return kSharedReserved;
+    case Sreg::ReservedSmemOffsetCap: return kSharedReserved;
+    case Sreg::ReservedSmemOffset0: return 0;
+    case Sreg::ReservedSmemOffset1: return 0;
+    default: return 0;  // %envregN
+  }
+}
+
+std::shared_ptr<Frame> Engine::new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base) {
+  auto f = std::make_shared<Frame>();
+  f->fn = &fn;
+  f->regs.assign(size_t(fn.num_slots) * 32, 0);
+  for (auto& [slot, v] : fn.consts) std::fill_n(f->regs.begin() + size_t(slot) * 32, 32, v);
+  for (auto& [slot, r] : fn.sregs)
+    for (uint32_t l = 0; l < 32; ++l) f->regs[size_t(slot) * 32 + l] = sreg_value(r, *this, cta, w, l);
+  f->local_base = local_base;
+  return f;
+}
+
+void Engine::setup_cluster(uint64_t cl) {
+  Dim3 ncl{cfg.grid.x / cluster_dim.x, cfg.grid.y / cluster_dim.y, cfg.grid.z / cluster_dim.z};
+  Dim3 cid{uint32_t(cl % ncl.x), uint32_t(cl / ncl.x % ncl.y), uint32_t(cl / (uint64_t(ncl.x) * ncl.y))};
+  ctas.clear();
+  uint32_t threads = uint32_t(cfg.block.count());
+  uint32_t nwarps = (threads + 31) / 32;
+  uint32_t dyn_base = (prog.static_shared_end + prog.dynamic_shared_align - 1) / prog.dynamic_shared_align *
+                      prog.dynamic_shared_align;
+  size_t smem_bytes = cfg.dynamic_shared_bytes ? dyn_base + cfg.dynamic_shared_bytes : prog.static_shared_end;
+  for (uint32_t r = 0; r < cluster_dim.count(); ++r) {
+    auto cta = std::make_unique<Cta>();
+    cta->rank = r;
+    cta->cluster_ctaid = {r % cluster_dim.x, r / cluster_dim.x % cluster_dim.y, r / (cluster_dim.x * cluster_dim.y)};
+    cta->id = {cid.x * cluster_dim.x + cta->cluster_ctaid.x, cid.y * cluster_dim.y + cta->cluster_ctaid.y,
+               cid.z * cluster_dim.z + cta->cluster_ctaid.z};
+    cta->smem.assign(smem_bytes, 0);
+    cta->threads = threads;
+    cta->warps.resize(nwarps);
+    cta->live_warps = nwarps;
+    ctas.push_back(std::move(cta));
+  }
+  for (auto& cta : ctas) {
+    for (uint32_t wi = 0; wi < nwarps; ++wi) {
+      Warp& w = cta->warps[wi];
+      w.index = wi;
+      w.cta = cta.get();
+      uint32_t lanes = std::min<uint32_t>(32, threads - wi * 32);
+      w.valid = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+      w.groups.reserve(32);
+      Group g;
+      g.mask = w.valid;
+      g.frame = new_frame(kernel, w, *cta, 0);
+      w.groups.push_back(std::move(g));
+      for (uint32_t l = 0; l < 32; ++l) w.stack[l].assign(kernel.frame_bytes, 0);
+    }
+  }
+}
+
+Diagnostic Engine::located(const Function& fn, uint32_t pc, std::string msg) const {
+  Diagnostic d;
+  d.file = prog.file_name;
+  if (pc < fn.code.size()) {
+    d.loc = {fn.code[pc].line, fn.code[pc].col};
+    d.source_line = source_line_of(prog.source, d.loc.line);
+  }
+  d.message = std::move(msg);
+  return d;
+}
+
+// ---- control flow services ------------------------------------------------------------------
+
+void Engine::branch(ExecCtx& c, uint32_t taken, uint32_t target) {
+  Group& g = *c.group;
+  uint32_t rest = g.mask & ~taken;
+  if (taken == 0) {
+    g.pc = c.pc + 1;
+  } else if (rest == 0) {
+    g.pc = target;
+  } else {
+    Group ng;
+    ng.mask = rest;
+    ng.pc = c.pc + 1;
+    ng.frame = g.frame;
+    ng.last_run = g.last_run;
+    g.mask = taken;
+    g.pc = target;
+    c.warp->groups.push_back(std::move(ng));
+    c.group = &c.warp->groups[size_t(&g - c.warp->groups.data())];
+  }
+}
+
+void Engine::split_off_inactive(ExecCtx& c, uint32_t mask) {
+  Group& g = *c.group;
+  uint32_t rest = g.mask & ~mask;
+  if (!rest) return;
+  Group ng;
+  ng.mask = rest;
+  ng.pc = c.pc + 1;
+  ng.frame = g.frame;
+  ng.last_run = g.last_run;
+  g.mask = mask;
+  c.warp->groups.push_back(std::move(ng));
+}
+
+void Engine::exit_lanes(ExecCtx& c, uint32_t mask) {
+  Group& g = *c.group;
+  mask &= g.mask;
+  g.mask &= ~mask;
+  g.pc = c.pc + 1;
+  Warp& w = *c.warp;
+  w.exited |= mask;
+  c.cta->exited_threads += uint32_t(std::popcount(mask));
+  if ((w.exited & w.valid) == w.valid) on_warp_exit(*c.cta, w);
+}
+
+void Engine::on_warp_exit(Cta& cta, Warp&) {
+  --cta.live_warps;
+  // Barriers count the threads of live warps; an exit can be the arrival a barrier waited for.
+  for (uint32_t id = 0; id < cta.bars.size(); ++id) {
+    CtaBarrier& b = cta.bars[id];
+    if (b.arrived == 0 || b.expected != 0) continue;
+    if (b.arrived >= cta.live_warps * 32) {
+      b.generation++;
+      b.arrived = 0;
+      b.arrived_warps.clear();
+      wake(WaitKind::CtaBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
+    }
+  }
+}
+
+void Engine::call(ExecCtx& c, const Function& callee, const Operand* rets, uint32_t nrets, const Operand* args,
+                  uint32_t nargs) {
+  Group& g = *c.group;
+  Frame& cur = *g.frame;
+  uint32_t base = cur.local_base + cur.fn->frame_bytes;
+  uint32_t end = base + callee.frame_bytes;
+  if (end > kMaxStackBytes) c.fault("stack overflow", "call to '" + callee.name + "' exceeds the " +
+                                                          std::to_string(kMaxStackBytes) + "-byte per-thread stack");
+  Warp& w = *c.warp;
+  auto nf = new_frame(callee, w, *c.cta, base);
+  nf->parent = g.frame;
+  nf->ret_pc = c.pc + 1;
+  nf->call_pc = c.pc;
+  nf->depth = cur.depth + 1;
+  for_lanes(g.mask, [&](int l) {
+    auto& st = w.stack[size_t(l)];
+    if (st.size() < end) st.resize(end, 0);
+    for (uint32_t i = 0; i < nargs && i < callee.param_offsets.size(); ++i) {
+      const Operand& a = args[i];
+      uint8_t* dst = st.data() + base + callee.param_offsets[i];
+      uint32_t n = callee.param_sizes[i];
+      if (a.frame_rel) {
+        std::memmove(dst, st.data() + cur.local_base + a.imm, std::min(n, a.width ? a.width : n));
+      } else {
+        uint64_t v = cur.regs[size_t(a.slot) * 32 + size_t(l)];
+        std::memcpy(dst, &v, std::min<uint32_t>(n, 8));
+      }
+    }
+  });
+  (void)rets;
+  (void)nrets;
+  g.frame = std::move(nf);
+  g.pc = 0;
+}
+
+void Engine::ret(ExecCtx& c) {
+  Group& g = *c.group;
+  Frame& cur = *g.frame;
+  if (!cur.parent) {
+    exit_lanes(c, g.mask);
+    return;
+  }
+  Frame& parent = *cur.parent;
+  const Instr& call = parent.fn->code[cur.call_pc];
+  // The call's first operand, when a list, names the caller's return variables.
+  if (call.nops > 0 && call.op[0].kind == Operand::Kind::Vec && call.a == 1) {
+    const Operand* rets = &parent.fn->vec_pool[call.op[0].slot];
+    Warp& w = *c.warp;
+    for_lanes(g.mask, [&](int l) {
+      auto& st = w.stack[size_t(l)];
+      for (uint32_t i = 0; i < call.op[0].count && i < cur.fn->ret_offsets.size(); ++i) {
+        const Operand& r = rets[i];
+        uint32_t n = cur.fn->ret_sizes[i];
+        const uint8_t* src = st.data() + cur.local_base + cur.fn->ret_offsets[i];
+        if (r.frame_rel) std::memmove(st.data() + parent.local_base + r.imm, src, std::min(n, r.width ? r.width : n));
+        else {
+          uint64_t v = 0;
+          std::memcpy(&v, src, std::min<uint32_t>(n, 8));
+          parent.regs[size_t(r.slot) * 32 + size_t(l)] = v;
+        }
+      }
+    });
+  }
+  g.pc = cur.ret_pc;
+  g.frame = cur.parent;
+}
+
+void Engine::block(ExecCtx& c, WaitKind kind, uint64_t obj, uint64_t gen) {
+  Group& g = *c.group;
+  g.state = GroupState::Blocked;
+  g.wait = kind;
+  g.wait_obj = obj;
+  g.wait_gen = gen;
+}
+
+void Engine::wake(WaitKind kind, uint64_t obj, uint64_t gen) {
+  for (auto& cta : ctas)
+    for (auto& w : cta->warps)
+      for (auto& g : w.groups)
+        if (g.state == GroupState::Blocked && g.wait == kind && g.wait_obj == obj && g.wait_gen <= gen) {
+          g.state = GroupState::Ready;
+          g.wait = WaitKind::None;
+          g.resumed = true;
+        }
+}
+
+bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned) {
+  Cta& cta = *c.cta;
+  if (id >= cta.bars.size()) c.fault("error", "barrier id " + std::to_string(id) + " is out of range 0..15");
+  CtaBarrier& b = cta.bars[id];
+  if (count && count % 32) c.fault("error", "barrier thread count " + std::to_string(count) + " is not a multiple of 32");
+  if (b.arrived == 0) {
+    b.expected = count;
+    b.red_popc = 0;
+    b.red_and = true;
+    b.red_or = false;
+  } else if (b.expected != count) {
+    c.fault("error", "barrier " + std::to_string(id) + " used with thread count " + std::to_string(count) +
+                         " while " + std::to_string(b.arrived) + " threads already arrived expecting " +
+                         (b.expected ? std::to_string(b.expected) : std::string("all threads")));
+  }
+  b.arrived += aligned ? 32 : uint32_t(std::popcount(mask));
+  b.arrived_warps.push_back(c.warp->index);
+  uint32_t needed = b.expected ? b.expected : (aligned ? cta.live_warps * 32 : cta.threads - cta.exited_threads);
+  if (b.arrived >= needed) {
+    b.generation++;
+    b.arrived = 0;
+    b.arrived_warps.clear();
+    b.last_popc = b.red_popc;
+    b.last_and = b.red_and;
+    b.last_or = b.red_or;
+    wake(WaitKind::CtaBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
+    return false;
+  }
+  return true;
+}
+
+// ---- scheduling -----------------------------------------------------------------------------
+
+bool Engine::collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c) {
+  uint32_t required;
+  if (in.flags & kFlagSyncMask) {
+    const Operand& mo = in.op[in.membermask_op];
+    required = uint32_t(c.regs[size_t(mo.slot) * 32 + size_t(std::countr_zero(g.mask))]);
+    if (g.mask & ~required)
+      c.fault("error", "lanes " + hex(g.mask & ~required) + " execute a .sync instruction whose membermask " +
+                           hex(required) + " does not name them");
+    if (required & ~w.valid)
+      c.fault("error", "membermask " + hex(required) + " names lanes " + hex(required & ~w.valid) +
+                           " that do not exist in this warp");
+  } else {
+    required = w.valid & ~w.exited;
+  }
+  if ((required & ~g.mask) == 0) return true;
+  if (required & w.exited)
+    c.fault("error", "membermask " + hex(required) + " names lanes " + hex(required & w.exited) + " that have exited");
+  g.state = GroupState::Converge;
+  g.wait = WaitKind::Collective;
+  return false;
+}
+
+void Engine::merge(Warp& w, size_t gi) {
+  Group& g = w.groups[gi];
+  for (size_t j = 0; j < w.groups.size(); ++j) {
+    if (j == gi) continue;
+    Group& o = w.groups[j];
+    if (o.pc == g.pc && o.frame == g.frame && o.state != GroupState::Blocked && g.state != GroupState::Blocked &&
+        o.resumed == g.resumed) {
+      g.mask |= o.mask;
+      g.state = GroupState::Ready;
+      g.wait = WaitKind::None;
+      w.groups.erase(w.groups.begin() + long(j));
+      return;
+    }
+  }
+}
+
+void Engine::remove_empty(Warp& w) {
+  w.groups.erase(std::remove_if(w.groups.begin(), w.groups.end(), [](const Group& g) { return g.mask == 0; }),
+                 w.groups.end());
+}
+
+int Engine::pick(Warp& w) {
+  if (w.groups.size() == 1) return w.groups[0].state == GroupState::Ready ? 0 : -1;
+  int best = -1;
+  bool rotate = ++w.diverged_steps % kRotateEvery == 0;
+  for (size_t i = 0; i < w.groups.size(); ++i) {
+    const Group& g = w.groups[i];
+    if (g.state != GroupState::Ready) continue;
+    if (best < 0) {
+      best = int(i);
+      continue;
+    }
+    const Group& b = w.groups[size_t(best)];
+    bool better = rotate ? g.last_run < b.last_run
+                         : (g.frame->depth != b.frame->depth ? g.frame->depth > b.frame->depth : g.pc < b.pc);
+    if (better) best = int(i);
+  }
+  return best;
+}
+
+void Engine::check_stuck_warp(Warp& w) {
+  // A warp whose only unfinished groups wait to converge, with nothing blocked that could still
+  // arrive, will never converge: a divergent warp reached a collective instruction.
+  bool any_blocked = false, any_conv = false;
+  for (auto& g : w.groups) {
+    any_blocked |= g.state == GroupState::Blocked;
+    any_conv |= g.state == GroupState::Converge;
+  }
+  if (!any_conv || any_blocked) return;
+  const Group& g = *std::find_if(w.groups.begin(), w.groups.end(), [](const Group& x) { return x.state == GroupState::Converge; });
+  std::string where;
+  for (auto& o : w.groups)
+    where += "\n  lanes " + hex(o.mask) + " at line " + std::to_string(o.pc < o.frame->fn->code.size() ? o.frame->fn->code[o.pc].line : 0);
+  Diagnostic d = located(*g.frame->fn, g.pc,
+                         "warp " + std::to_string(w.index) + " of CTA (" + std::to_string(w.cta->id.x) + "," +
+                             std::to_string(w.cta->id.y) + "," + std::to_string(w.cta->id.z) +
+                             ") reached a warp-collective instruction diverged; its lanes are at:" + where);
+  throw d;
+}
+
+bool Engine::step(Warp& w, int gi) {
+  Group* g = &w.groups[size_t(gi)];
+  Frame& f = *g->frame;
+  const Function& fn = *f.fn;
+  ExecCtx c;
+  c.eng = this;
+  c.warp = &w;
+  c.cta = w.cta;
+  c.group = g;
+  c.fn = &fn;
+  c.pc = g->pc;
+  c.regs = f.regs.data();
+  c.local_base = f.local_base;
+  g->last_run = steps;
+  if (g->pc >= fn.code.size()) {  // fell off the end: return
+    ret(c);
+    return true;
+  }
+  const Instr& in = fn.code[g->pc];
+  uint32_t mask = g->mask;
+  if (in.guard != kNoSlot) {
+    const uint64_t* p = c.col(in.guard);
+    uint32_t m = 0;
+    for_lanes(mask, [&](int l) { m |= uint32_t(p[l] & 1) << l; });
+    mask = in.guard_neg ? (mask & ~m) : m;
+  }
+  cur_fn_ = &fn;
+  cur_pc_ = c.pc;
+  cur_warp_ = &w;
+  cur_mask_ = mask;
+  if ((in.flags & (kFlagAligned | kFlagSyncMask)) && mask && !collective_ready(w, *g, in, c)) return false;
+  uint32_t lanes = uint32_t(std::popcount(g->mask));
+  in.fn(c, in, mask);
+  g = c.group;
+  if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;
+  if (g->state == GroupState::Ready) g->resumed = false;
+  thread_instr_ += lanes;
+  ++steps;
+  return true;
+}
+
+uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
+  uint64_t n = 0;
+  while (n < budget && !w.groups.empty()) {
+    if (w.groups.size() == 1) {
+      // Converged fast path: one group, nothing to pick or merge.
+      Group& g = w.groups[0];
+      if (g.state != GroupState::Ready) break;
+      if (!step(w, 0)) break;
+      ++n;
+      if (w.groups.size() == 1 && w.groups[0].mask == 0) w.groups.clear();
+      else if (w.groups.size() > 1) remove_empty(w);
+      continue;
+    }
+    int gi = pick(w);
+    if (gi < 0) {
+      check_stuck_warp(w);
+      break;
+    }
+    bool ran = step(w, gi);
+    if (ran) ++n;
+    remove_empty(w);
+    for (size_t i = 0; i < w.groups.size(); ++i) merge(w, i);
+  }
+  return n;
+}
+
+std::string Engine::deadlock_report() {
+  std::ostringstream os;
+  os << "deadlock: no thread can make progress\n";
+  for (auto& cta : ctas) {
+    for (auto& w : cta->warps) {
+      for (auto& g : w.groups) {
+        const Function& fn = *g.frame->fn;
+        uint32_t line = g.pc < fn.code.size() ? fn.code[g.pc > 0 ? g.pc - 1 : 0].line : 0;
+        if (g.state == GroupState::Converge && g.pc < fn.code.size()) line = fn.code[g.pc].line;
+        os << "  CTA (" << cta->id.x << "," << cta->id.y << "," << cta->id.z << ") warp " << w.index << " lanes "
+           << hex(g.mask) << " at " << prog.file_name << ":" << line << ": ";
+        os << source_line_of(prog.source, line) << "\n";
+        if (g.wait == WaitKind::CtaBarrier) {
+          for (uint32_t id = 0; id < cta->bars.size(); ++id) {
+            const CtaBarrier& b = cta->bars[id];
+            if (uint64_t(reinterpret_cast<uintptr_t>(&b)) != g.wait_obj) continue;
+            uint32_t needed = b.expected ? b.expected : cta->live_warps * 32;
+            os << "    waiting on CTA barrier " << id << ": " << b.arrived << " of " << needed
+               << " threads arrived in this phase";
+            if (!b.expected) os << " (" << cta->live_warps << " live warps, " << (cta->warps.size() - cta->live_warps) << " exited)";
+            os << "\n";
+          }
+        } else if (g.wait == WaitKind::Collective) {
+          os << "    waiting for the rest of its warp to reach this warp-collective instruction\n";
+        }
+      }
+    }
+    // Warps that never arrived at a barrier somebody is waiting on.
+    for (uint32_t id = 0; id < cta->bars.size(); ++id) {
+      const CtaBarrier& b = cta->bars[id];
+      if (b.arrived == 0) continue;
+      std::vector<bool> arrived(cta->warps.size());
+      for (uint32_t wi : b.arrived_warps) arrived[wi] = true;
+      std::string missing;
+      for (auto& w : cta->warps)
+        if (!arrived[w.index] && !w.done()) missing += " " + std::to_string(w.index);
+      if (!missing.empty()) os << "  CTA barrier " << id << " still expects warps:" << missing << "\n";
+    }
+  }
+  return os.str();
+}
+
+RunResult Engine::run() {
+  RunResult res;
+  start_ = std::chrono::steady_clock::now();
+  cluster_dim = cfg.cluster;
+  uint64_t nclusters = cfg.grid.count() / cluster_dim.count();
+  auto finish = [&](RunStatus st) {
+    res.status = st;
+    res.stats.thread_instructions = thread_instr_;
+    res.stats.warp_instructions = steps;
+    res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    res.diagnostics = diags_;
+    return res;
+  };
+  for (uint64_t cl = 0; cl < nclusters; ++cl) {
+    setup_cluster(cl);
+    for (;;) {
+      uint64_t progress = 0;
+      bool all_done = true;
+      try {
+        for (auto& cta : ctas)
+          for (auto& w : cta->warps) {
+            if (w.done()) continue;
+            progress += run_warp(w, kQuantum);
+            all_done &= w.done();
+          }
+      } catch (KernelFault& kf) {
+        Diagnostic d;
+        d.message = kf.kind + ": " + kf.message;
+        if (cur_fn_) {
+          d = located(*cur_fn_, cur_pc_, d.message);
+          d.message += " [CTA (" + std::to_string(cur_warp_->cta->id.x) + "," + std::to_string(cur_warp_->cta->id.y) +
+                       "," + std::to_string(cur_warp_->cta->id.z) + ") warp " + std::to_string(cur_warp_->index) +
+                       " lanes " + hex(cur_mask_) + "]";
+        }
+        diags_.insert(diags_.begin(), d);
+        res.report = d.format();
+        return finish(RunStatus::Fault);
+      } catch (Diagnostic& d) {
+        diags_.insert(diags_.begin(), d);
+        res.report = d.format();
+        return finish(RunStatus::Fault);
+      }
+      if (all_done) break;
+      if (progress == 0) {
+        res.report = deadlock_report();
+        Diagnostic d;
+        d.file = prog.file_name;
+        d.message = "deadlock: no thread can make progress";
+        diags_.insert(diags_.begin(), d);
+        return finish(RunStatus::Deadlock);
+      }
+      if (thread_instr_ > cfg.max_instructions) {
+        res.report = "timeout: instruction budget of " + std::to_string(cfg.max_instructions) + " thread-instructions exhausted\n";
+        return finish(RunStatus::Timeout);
+      }
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > cfg.max_seconds) {
+        res.report = "timeout: wall-time budget of " + std::to_string(cfg.max_seconds) + " s exhausted\n";
+        return finish(RunStatus::Timeout);
+      }
+    }
+  }
+  return finish(RunStatus::Completed);
+}
+
+uint64_t Engine::frame_local_base(const ExecCtx& c) const { return c.local_base; }
+
+}  // namespace ptxsim

@@ -1,0 +1,147 @@
+// The execution engine: CTAs of a cluster, their warps, and the thread groups inside each warp.
+//
+// Independent thread scheduling: a warp is a set of thread groups, each with its own pc and call
+// frame. Lanes that share a pc and frame form one group and execute together (the converged fast
+// path is a warp with a single group). A branch that splits lanes creates a second group; groups
+// that reach the same pc in the same frame merge again. The scheduler runs the group with the
+// deepest frame and lowest pc first (which reconverges if/else shapes early) and, while a warp is
+// diverged, periodically rotates to the least recently run group so a spinning path never starves
+// another. Groups that wait (barriers, warp-collectives missing lanes, later mbarriers) are
+// Blocked and cost nothing until woken; when nothing can run, the launch is a deadlock.
+#pragma once
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/memory/global_memory.h"
+#include "sim/api.h"
+#include "sim/exec/exec_ctx.h"
+#include "sim/exec/program.h"
+
+namespace ptxsim {
+
+struct Frame {
+  const Function* fn = nullptr;
+  std::vector<uint64_t> regs;       // fn->num_slots × 32
+  std::shared_ptr<Frame> parent;
+  uint32_t ret_pc = 0;              // pc in the parent to resume at
+  uint32_t call_pc = 0;             // pc of the call in the parent (for return values)
+  uint32_t local_base = 0;          // this frame's offset in each lane's stack
+  uint32_t depth = 0;
+};
+
+enum class GroupState : uint8_t { Ready, Blocked, Converge };
+enum class WaitKind : uint8_t { None, CtaBarrier, ClusterBarrier, Collective, Custom };
+
+struct Group {
+  uint32_t mask = 0;
+  uint32_t pc = 0;
+  std::shared_ptr<Frame> frame;
+  GroupState state = GroupState::Ready;
+  WaitKind wait = WaitKind::None;
+  uint64_t wait_obj = 0, wait_gen = 0;
+  uint64_t last_run = 0;
+  bool resumed = false;             // woken from Blocked; cleared after its next instruction
+};
+
+struct Cta;
+
+struct Warp {
+  uint32_t index = 0;               // warp index within the CTA
+  uint32_t valid = 0;               // lanes that exist (the last warp may be partial)
+  uint32_t exited = 0;
+  std::vector<Group> groups;        // at most 32; reserved so pointers stay valid
+  std::array<std::vector<uint8_t>, 32> stack;  // per-lane local memory
+  Cta* cta = nullptr;
+  uint64_t diverged_steps = 0;
+  bool done() const { return groups.empty(); }
+};
+
+struct CtaBarrier {
+  uint32_t expected = 0;            // thread count named by the instruction (0 = every thread)
+  uint32_t arrived = 0;             // threads arrived in this generation
+  uint64_t generation = 0;
+  uint32_t red_popc = 0;            // bar.red accumulators of this generation
+  bool red_and = true, red_or = false;
+  uint32_t last_popc = 0;           // results of the generation that just completed
+  bool last_and = true, last_or = false;
+  std::vector<uint32_t> arrived_warps;  // warp index per arrival, for deadlock reports
+};
+
+struct Cta {
+  Dim3 id;                          // %ctaid
+  uint32_t rank = 0;                // %cluster_ctarank
+  Dim3 cluster_ctaid;
+  std::vector<uint8_t> smem;        // shared memory including the reserved first kSharedReserved bytes
+  std::vector<Warp> warps;
+  std::array<CtaBarrier, 16> bars;
+  uint32_t threads = 0, exited_threads = 0;
+  uint32_t live_warps = 0;
+};
+
+class Engine {
+ public:
+  Engine(const Program& prog, const Function& kernel, const LaunchConfig& cfg,
+         const std::vector<uint8_t>& params, model::GlobalMemory& mem, std::ostream& out);
+  RunResult run();
+
+  // ---- services for semantics -----------------------------------------------------------------
+  const Program& prog;
+  const Function& kernel;
+  const LaunchConfig& cfg;
+  const std::vector<uint8_t>& params;
+  model::GlobalMemory& global;
+  std::ostream& out;
+  Dim3 cluster_dim;
+  std::vector<std::unique_ptr<Cta>> ctas;  // the CTAs of the cluster being simulated
+  uint64_t steps = 0;                      // warp-instructions so far (the simulated clock)
+
+  // Lanes `taken` of the current group continue at `target`; the rest at pc + 1.
+  void branch(ExecCtx& c, uint32_t taken, uint32_t target);
+  // Splits the lanes not in `mask` off the current group at pc + 1 (guarded control flow).
+  void split_off_inactive(ExecCtx& c, uint32_t mask);
+  // Lanes in `mask` exit.
+  void exit_lanes(ExecCtx& c, uint32_t mask);
+  void call(ExecCtx& c, const Function& callee, const Operand* rets, uint32_t nrets,
+            const Operand* args, uint32_t nargs);
+  void ret(ExecCtx& c);
+  // Blocks the current group until woken.
+  void block(ExecCtx& c, WaitKind kind, uint64_t obj, uint64_t gen);
+  // Wakes every group in the cluster waiting on (kind, obj) with a generation below `gen`.
+  void wake(WaitKind kind, uint64_t obj, uint64_t gen);
+  // bar.sync/bar.arrive/bar.red on CTA barrier `id` for the current group's lanes `mask`.
+  // Returns true if the caller must block.
+  bool barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned);
+  Cta* cta_by_rank(uint32_t rank) { return rank < ctas.size() ? ctas[rank].get() : nullptr; }
+  uint64_t frame_local_base(const ExecCtx& c) const;
+  void note(Diagnostic d) { diags_.push_back(std::move(d)); }
+  Diagnostic located(const Function& fn, uint32_t pc, std::string msg) const;
+
+ private:
+  void setup_cluster(uint64_t cluster_linear);
+  std::shared_ptr<Frame> new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base);
+  int pick(Warp& w);
+  uint64_t run_warp(Warp& w, uint64_t budget);
+  bool step(Warp& w, int gi);
+  bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c);
+  void merge(Warp& w, size_t gi);
+  void remove_empty(Warp& w);
+  void on_warp_exit(Cta& cta, Warp& w);
+  std::string deadlock_report();
+  void check_stuck_warp(Warp& w);
+
+  // What is executing now, so a fault is reported at the right instruction and thread.
+  const Function* cur_fn_ = nullptr;
+  uint32_t cur_pc_ = 0;
+  const Warp* cur_warp_ = nullptr;
+  uint32_t cur_mask_ = 0;
+  std::vector<Diagnostic> diags_;
+  uint64_t thread_instr_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace ptxsim

@@ -1,0 +1,90 @@
+// What instruction semantics see while they execute: the current frame's registers, the thread
+// group running, and checked access to every memory space. Semantics files (sim/sem/*.cpp) include
+// this and nothing of the scheduler.
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "sim/exec/address_space.h"
+#include "sim/exec/instr.h"
+
+namespace ptxsim {
+
+class Engine;
+struct Warp;
+struct Cta;
+struct Group;
+struct Function;
+
+// Raised by semantics for a kernel fault (illegal address, trap, assertion); the engine adds the
+// PTX location and stops the launch with status Fault.
+struct KernelFault {
+  std::string message;
+  std::string kind;  // "illegal address", "misaligned address", "trap", "assertion", "error"
+};
+
+enum class Access : uint8_t { Read, Write, Atomic };
+
+struct ExecCtx {
+  uint64_t* regs = nullptr;  // regs[slot * 32 + lane] of the current frame
+  Engine* eng = nullptr;
+  Warp* warp = nullptr;
+  Cta* cta = nullptr;
+  Group* group = nullptr;    // the thread group executing (control flow changes its pc)
+  const Function* fn = nullptr;
+  uint32_t pc = 0;           // index of the executing instruction in fn
+  uint32_t local_base = 0;   // the frame's offset in each lane's stack (for frame variables)
+  bool hold = false;         // set by semantics that block and must re-execute when woken
+
+  uint64_t* col(const Operand& o) const { return regs + size_t(o.slot) * 32; }
+  uint64_t* col(uint32_t slot) const { return regs + size_t(slot) * 32; }
+
+  // Host pointer for `size` bytes at `addr` in `space` for `lane`; faults (throws KernelFault) when
+  // the range is outside the space, not naturally aligned to `align`, or unmapped.
+  uint8_t* mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc);
+
+  [[noreturn]] void fault(const std::string& kind, const std::string& message) const {
+    throw KernelFault{message, kind};
+  }
+};
+
+// Runs f(lane) for every lane in mask; the full-warp case is a plain loop the compiler vectorises.
+template <class F>
+inline void for_lanes(uint32_t mask, F&& f) {
+  if (mask == 0xffffffffu) {
+    for (int l = 0; l < 32; ++l) f(l);
+  } else {
+    while (mask) {
+      int l = std::countr_zero(mask);
+      mask &= mask - 1;
+      f(l);
+    }
+  }
+}
+
+// Little-endian loads and stores of N bytes to and from a 64-bit register value.
+inline uint64_t load_le(const uint8_t* p, uint32_t bytes) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, bytes);
+  return v;
+}
+inline void store_le(uint8_t* p, uint64_t v, uint32_t bytes) { std::memcpy(p, &v, bytes); }
+
+template <class T>
+inline T bits_as(uint64_t v) {
+  if constexpr (sizeof(T) == 8) return std::bit_cast<T>(v);
+  if constexpr (sizeof(T) == 4) return std::bit_cast<T>(uint32_t(v));
+  if constexpr (sizeof(T) == 2) return std::bit_cast<T>(uint16_t(v));
+  if constexpr (sizeof(T) == 1) return std::bit_cast<T>(uint8_t(v));
+}
+template <class T>
+inline uint64_t as_bits(T v) {
+  if constexpr (sizeof(T) == 8) return std::bit_cast<uint64_t>(v);
+  if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(v);
+  if constexpr (sizeof(T) == 2) return std::bit_cast<uint16_t>(v);
+  if constexpr (sizeof(T) == 1) return std::bit_cast<uint8_t>(v);
+}
+
+}  // namespace ptxsim

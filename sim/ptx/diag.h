@@ -1,0 +1,37 @@
+// Diagnostics with source locations, shared by the front end, the decoder and the engine.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ptxsim {
+
+// A position in a PTX source. `line` and `col` are 1-based; 0 means unknown.
+struct SrcLoc {
+  uint32_t line = 0;
+  uint32_t col = 0;
+};
+
+struct Diagnostic {
+  enum class Severity { Error, Warning, Note };
+  Severity severity = Severity::Error;
+  std::string file;         // PTX file name as given to the parser
+  SrcLoc loc;
+  std::string message;
+  std::string source_line;  // the offending line's text, without its newline
+
+  // "file:line:col: error: message\n<line>\n<caret>\n"
+  std::string format() const;
+};
+
+// Thrown by the front end and decoder for malformed or unsupported input.
+struct PtxError : std::runtime_error {
+  Diagnostic diag;
+  explicit PtxError(Diagnostic d) : std::runtime_error(d.format()), diag(std::move(d)) {}
+};
+
+// Returns line `line` (1-based) of `text` without its newline, or "" when out of range.
+std::string source_line_of(const std::string& text, uint32_t line);
+
+}  // namespace ptxsim

@@ -1,0 +1,306 @@
+// ld, ldu, st, mov and cvta.
+#include <bit>
+
+#include "sim/exec/engine.h"
+#include "sim/sem/sem_util.h"
+
+namespace ptxsim {
+
+namespace sem {
+
+Space space_of(const Binder& b) {
+  if (b.has(".global")) return Space::Global;
+  if (b.has(".shared::cluster")) return Space::SharedCluster;
+  if (b.has(".shared") || b.has(".shared::cta")) return Space::Shared;
+  if (b.has(".local")) return Space::Local;
+  if (b.has(".param") || b.has(".param::entry") || b.has(".param::func")) return Space::Param;
+  if (b.has(".const")) return Space::Const;
+  return Space::Generic;
+}
+
+const Operand& vec_elem(const ExecCtx& c, const Operand& o, uint32_t i) { return c.fn->vec_pool[o.slot + i]; }
+
+}  // namespace sem
+
+namespace {
+
+using sem::addr_of;
+
+// Space of the access: the instruction's, except that a frame variable (a .param or .local declared
+// in a function body, or a .func parameter) lives in the thread's stack.
+inline Space access_space(const Instr& in) {
+  return in.op[in.a].frame_rel ? Space::Local : in.space;
+}
+
+// ld: in.a = index of the address operand (1); in.b = element bytes; in.c = vector count; in.d = signed.
+template <uint32_t Bytes, bool Signed>
+void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const Operand& a = in.op[1];
+  const Operand& d = in.op[0];
+  const Space sp = access_space(in);
+  const uint32_t n = in.c;
+  const uint32_t total = Bytes * n;
+  for_lanes(mask, [&](int l) {
+    const uint8_t* p = c.mem(sp, addr_of(c, a, l), total, total, l, Access::Read);
+    if (n == 1 && d.kind != Operand::Kind::Vec) {
+      if constexpr (Bytes == 16) {
+        uint64_t* lo = c.col(d);
+        std::memcpy(&lo[l], p, 8);
+        std::memcpy(&lo[l + 32], p + 8, 8);
+      } else {
+        uint64_t v = load_le(p, Bytes);
+        if constexpr (Signed) v = sem::sext(v, Bytes * 8);
+        c.col(d)[l] = v;
+      }
+      return;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const Operand& e = sem::vec_elem(c, d, i);
+      if constexpr (Bytes == 16) {
+        uint64_t* col = c.col(e);
+        std::memcpy(&col[l], p + 16 * i, 8);
+        std::memcpy(&col[l + 32], p + 16 * i + 8, 8);
+      } else {
+        uint64_t v = load_le(p + Bytes * i, Bytes);
+        if constexpr (Signed) v = sem::sext(v, Bytes * 8);
+        c.col(e)[l] = v;
+      }
+    }
+  });
+}
+
+template <uint32_t Bytes>
+void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const Operand& a = in.op[0];
+  const Operand& s = in.op[1];
+  const Space sp = access_space(in);
+  const uint32_t n = in.c;
+  const uint32_t total = Bytes * n;
+  for_lanes(mask, [&](int l) {
+    uint8_t* p = c.mem(sp, addr_of(c, a, l), total, total, l, Access::Write);
+    for (uint32_t i = 0; i < n; ++i) {
+      const Operand& e = s.kind == Operand::Kind::Vec ? sem::vec_elem(c, s, i) : s;
+      const uint64_t* col = c.col(e);
+      if constexpr (Bytes == 16) {
+        std::memcpy(p + 16 * i, &col[l], 8);
+        std::memcpy(p + 16 * i + 8, &col[l + 32], 8);
+      } else {
+        uint64_t v = col[l] + (e.frame_rel ? c.local_base : 0);
+        store_le(p + Bytes * i, v, Bytes);
+      }
+    }
+  });
+}
+
+template <bool Signed>
+ExecFn pick_ld(uint32_t bytes) {
+  switch (bytes) {
+    case 1: return exec_ld<1, Signed>;
+    case 2: return exec_ld<2, Signed>;
+    case 4: return exec_ld<4, Signed>;
+    case 8: return exec_ld<8, Signed>;
+    case 16: return exec_ld<16, false>;
+  }
+  return nullptr;
+}
+
+uint32_t vec_count(const Binder& b) {
+  if (b.has(".v2")) return 2;
+  if (b.has(".v4")) return 4;
+  if (b.has(".v8")) return 8;
+  return 1;
+}
+
+uint32_t elem_bytes(const Binder& b) {
+  DType t = b.type(0);
+  uint32_t bits = dtype_bits(t);
+  if (t == DType::Pred) b.error("ld/st of .pred is not allowed");
+  return bits / 8;
+}
+
+void check_vector_operand(const Binder& b, size_t i, uint32_t n) {
+  if (n > 1) {
+    if (b.op_kind(i) != Operand::Kind::Vec || b.in.op[i].count != n)
+      b.error("'" + b.src.opcode + "' needs a vector operand of " + std::to_string(n) + " elements");
+  } else if (b.op_kind(i) == Operand::Kind::Vec) {
+    b.error("'" + b.src.opcode + "' has a vector operand but no .v2/.v4/.v8");
+  }
+}
+
+// mov: d ← a, including pack/unpack between a wide register and a vector of narrow ones.
+void exec_mov(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint64_t* s = c.col(in.op[1]);
+  uint64_t* d = c.col(in.op[0]);
+  const uint64_t add = in.op[1].frame_rel ? c.local_base : 0;
+  for_lanes(mask, [&](int l) { d[l] = s[l] + add; });
+}
+void exec_mov_neg_pred(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint64_t* s = c.col(in.op[1]);
+  uint64_t* d = c.col(in.op[0]);
+  for_lanes(mask, [&](int l) { d[l] = (s[l] & 1) ^ 1; });
+}
+void exec_mov128(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint64_t* s = c.col(in.op[1]);
+  uint64_t* d = c.col(in.op[0]);
+  for_lanes(mask, [&](int l) {
+    d[l] = s[l];
+    d[l + 32] = s[l + 32];
+  });
+}
+// in.b: bits per element; in.c: element count.
+void exec_mov_pack(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint32_t eb = in.b, n = in.c;
+  uint64_t* d = c.col(in.op[0]);
+  for_lanes(mask, [&](int l) {
+    uint64_t lo = 0, hi = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      uint64_t v = sem::zext(c.col(sem::vec_elem(c, in.op[1], i))[l], eb);
+      uint32_t bit = i * eb;
+      if (bit < 64) lo |= v << bit;
+      else hi |= v << (bit - 64);
+    }
+    d[l] = lo;
+    if (eb * n > 64) d[l + 32] = hi;
+  });
+}
+void exec_mov_unpack(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint32_t eb = in.b, n = in.c;
+  const uint64_t* s = c.col(in.op[1]);
+  for_lanes(mask, [&](int l) {
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t bit = i * eb;
+      uint64_t w = bit < 64 ? s[l] : s[l + 32];
+      c.col(sem::vec_elem(c, in.op[0], i))[l] = sem::zext(w >> (bit % 64), eb);
+    }
+  });
+}
+void exec_mov_clock(ExecCtx& c, const Instr& in, uint32_t mask) {
+  // The simulated clock is the count of warp-instructions issued so far in this launch: it only
+  // moves forward, and a spin loop reading it terminates.
+  uint64_t t = c.eng->steps;
+  uint64_t v;
+  switch (DynSreg(in.imm)) {
+    case DynSreg::Clock: v = uint32_t(t); break;
+    case DynSreg::ClockHi: v = uint32_t(t >> 32); break;
+    case DynSreg::GlobalTimer: v = t * 1000; break;   // pretend 1 GHz: nanoseconds
+    case DynSreg::GlobalTimerLo: v = uint32_t(t * 1000); break;
+    case DynSreg::GlobalTimerHi: v = uint32_t((t * 1000) >> 32); break;
+    default: v = t;
+  }
+  uint64_t* d = c.col(in.op[0]);
+  for_lanes(mask, [&](int l) { d[l] = v; });
+}
+
+constexpr uint64_t kFunctionAddressBase = 0x7b0000000000ull;
+
+// cvta: in.b = 1 for "to generic", 0 for ".to"; in.imm = the window base.
+void exec_cvta(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint64_t* s = c.col(in.op[1]);
+  uint64_t* d = c.col(in.op[0]);
+  const uint64_t add = in.op[1].frame_rel ? c.local_base : 0;
+  const bool narrow = in.types[0] == DType::U32;
+  for_lanes(mask, [&](int l) {
+    uint64_t v = s[l] + add;
+    v = in.b ? v + in.imm : v - in.imm;
+    d[l] = narrow ? uint32_t(v) : v;
+  });
+}
+
+// A variable named in the address of a generic access means its generic address.
+void generic_symbol(Binder& b, size_t i) {
+  Operand& o = b.in.op[i];
+  if (b.in.space != Space::Generic || o.frame_rel) return;
+  if (o.space == Space::Shared && o.width != 0) o.imm += int64_t(kSharedWindow);
+  else if (o.space == Space::Shared && o.slot == b.dec.current().zero_slot) o.imm += int64_t(kSharedWindow);
+  else if (o.space == Space::Param) o.imm += int64_t(kParamWindow);
+}
+
+}  // namespace
+
+void bind_ld(Binder& b) {
+  b.require_ops(2, 3);
+  if (b.op_kind(1) != Operand::Kind::Addr) b.error("'" + b.src.opcode + "' needs an address operand [..]");
+  b.in.space = sem::space_of(b);
+  b.in.a = 1;
+  generic_symbol(b, 1);
+  uint32_t n = vec_count(b), bytes = elem_bytes(b);
+  check_vector_operand(b, 0, n);
+  b.in.b = uint8_t(bytes);
+  b.in.c = uint8_t(n);
+  b.in.fn = is_signed_int(b.type(0)) ? pick_ld<true>(bytes) : pick_ld<false>(bytes);
+  if (!b.in.fn) b.error("unsupported ld type");
+}
+
+void bind_st(Binder& b) {
+  b.require_ops(2, 3);
+  if (b.op_kind(0) != Operand::Kind::Addr) b.error("'" + b.src.opcode + "' needs an address operand [..]");
+  b.in.space = sem::space_of(b);
+  if (b.in.space == Space::Param && !b.in.op[0].frame_rel) b.error("st.param may only write parameters of a call");
+  if (b.in.space == Space::Const) b.error("st.const is not allowed");
+  b.in.a = 0;
+  generic_symbol(b, 0);
+  uint32_t n = vec_count(b), bytes = elem_bytes(b);
+  check_vector_operand(b, 1, n);
+  b.in.c = uint8_t(n);
+  switch (bytes) {
+    case 1: b.in.fn = exec_st<1>; break;
+    case 2: b.in.fn = exec_st<2>; break;
+    case 4: b.in.fn = exec_st<4>; break;
+    case 8: b.in.fn = exec_st<8>; break;
+    case 16: b.in.fn = exec_st<16>; break;
+    default: b.error("unsupported st type");
+  }
+}
+
+void bind_mov(Binder& b) {
+  b.require_ops(2, 2);
+  b.require_types(1);
+  DType t = b.type(0);
+  const Operand& s = b.in.op[1];
+  if (s.kind == Operand::Kind::Imm && s.width == 0xFFFF && s.space == Space::Reg) {
+    b.in.imm = uint64_t(s.imm);
+    b.in.fn = exec_mov_clock;
+    return;
+  }
+  if (s.kind == Operand::Kind::Func) {
+    // The address of a function, for indirect calls; unique per function.
+    b.in.op[1].slot = b.dec.const_slot(kFunctionAddressBase + s.slot);
+    b.in.op[1].kind = Operand::Kind::Imm;
+    b.in.fn = exec_mov;
+    return;
+  }
+  if (s.kind == Operand::Kind::Label) b.error("mov of a label is not allowed");
+  uint32_t bits = dtype_bits(t);
+  if (b.op_kind(1) == Operand::Kind::Vec || b.op_kind(0) == Operand::Kind::Vec) {
+    bool pack = b.op_kind(1) == Operand::Kind::Vec;
+    const Operand& v = b.in.op[pack ? 1 : 0];
+    if (v.count != 2 && v.count != 4) b.error("mov pack/unpack needs 2 or 4 elements");
+    b.in.b = uint8_t(bits / v.count);
+    b.in.c = uint8_t(v.count);
+    b.in.fn = pack ? exec_mov_pack : exec_mov_unpack;
+    return;
+  }
+  if (t == DType::Pred && s.neg) {
+    b.in.fn = exec_mov_neg_pred;
+    return;
+  }
+  b.in.fn = bits == 128 ? exec_mov128 : exec_mov;
+}
+
+void bind_cvta(Binder& b) {
+  b.require_ops(2, 2);
+  Space sp = sem::space_of(b);
+  b.in.b = b.has(".to") ? 0 : 1;
+  switch (sp) {
+    case Space::Shared:
+    case Space::SharedCluster: b.in.imm = kSharedWindow; break;
+    case Space::Local: b.in.imm = kLocalWindow; break;
+    case Space::Param: b.in.imm = kParamWindow; break;
+    case Space::Global:
+    case Space::Const: b.in.imm = 0; break;
+    default: b.error("cvta needs a state space");
+  }
+  b.in.fn = exec_cvta;
+}
+
+}  // namespace ptxsim
