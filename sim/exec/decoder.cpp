@@ -411,10 +411,15 @@ struct Decoder::Impl {
     }
     if (!forms) error(ai.loc, "unknown instruction '" + std::string(parts[0]) + "'");
 
+    // A row whose modifier list is "*" is a placeholder for a family not simulated yet: it accepts
+    // any modifier, so the instruction reaches its binder (which reports it as unimplemented).
+    bool wildcard = false;
+    for (uint16_t fi : *forms) wildcard |= std::string_view(t.forms()[fi].mods) == "*";
     std::vector<int> mod_ids;
     for (size_t q = k; q < parts.size(); ++q) {
       std::string tok = "." + std::string(parts[q]);
       int id = t.mod_id(tok);
+      if (id < 0 && wildcard) continue;
       if (id < 0) error(ai.loc, "unknown modifier '" + tok + "' for instruction '" + base + "'");
       mod_ids.push_back(id);
     }
@@ -422,6 +427,10 @@ struct Decoder::Impl {
     int chosen = -1;
     std::string why;
     for (uint16_t fi : *forms) {
+      if (std::string_view(t.forms()[fi].mods) == "*") {
+        chosen = fi;
+        break;
+      }
       bool ok = true;
       for (int id : mod_ids)
         if (!t.allows(fi, id, nullptr)) {
@@ -439,11 +448,24 @@ struct Decoder::Impl {
     if (!target_satisfies(p.target, fs.targets))
       error(ai.loc, "Instruction '" + base + "' not supported on .target '" + p.target.name() + "'");
     for (int id : mod_ids) {
+      // A gate is "sm_XX[|...]" optionally followed by ",ptxNN" (a minimum PTX ISA version ×10).
       std::string_view req;
       t.allows(uint16_t(chosen), id, &req);
-      if (!req.empty() && !target_satisfies(p.target, req))
+      if (req.empty()) continue;
+      std::string_view tgt = req, ver;
+      if (size_t comma = req.find(','); comma != std::string_view::npos) {
+        tgt = req.substr(0, comma);
+        ver = req.substr(comma + 1);
+      }
+      if (!tgt.empty() && !target_satisfies(p.target, tgt))
         error(ai.loc, "Modifier '" + t.mod(id).token + "' of instruction '" + base +
                           "' not supported on .target '" + p.target.name() + "'");
+      if (ver.size() > 3 && ver.substr(0, 3) == "ptx") {
+        uint32_t need = uint32_t(std::stoul(std::string(ver.substr(3))));
+        if (p.ptx_version < need)
+          error(ai.loc, "Modifier '" + t.mod(id).token + "' of instruction '" + base + "' requires PTX ISA .version " +
+                            std::to_string(need / 10) + "." + std::to_string(need % 10) + " or later");
+      }
     }
     if (p.ptx_version < fs.min_ptx)
       error(ai.loc, "Instruction '" + base + "' requires PTX ISA .version " +
@@ -676,8 +698,13 @@ uint8_t Binder::rounding() const {
 void Binder::error(const std::string& msg) const { dec.error(src.loc, msg); }
 
 void Binder::unimplemented(const std::string& detail) const {
-  dec.error(src.loc, "unimplemented: '" + src.opcode + "'" + (detail.empty() ? "" : " (" + detail + ")") +
-                         " is recognised but not simulated yet");
+  try {
+    dec.error(src.loc, "unimplemented: '" + src.opcode + "'" + (detail.empty() ? "" : " (" + detail + ")") +
+                           " is recognised but not simulated yet");
+  } catch (PtxError& e) {
+    e.unimplemented = true;
+    throw;
+  }
 }
 
 void Binder::require_ops(size_t lo, size_t hi) const {

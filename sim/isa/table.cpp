@@ -103,6 +103,7 @@ InstrTable::InstrTable() {
   for (uint16_t f = 0; f < forms_.size(); ++f) {
     Compiled c;
     for (std::string_view tok : split_ws(forms_[f].mods)) {
+      if (tok == "*") continue;
       std::string_view req;
       size_t at = tok.find('@');
       if (at != std::string_view::npos) {

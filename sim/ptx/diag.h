@@ -28,6 +28,7 @@ struct Diagnostic {
 // Thrown by the front end and decoder for malformed or unsupported input.
 struct PtxError : std::runtime_error {
   Diagnostic diag;
+  bool unimplemented = false;  // a valid form ptxsim recognises but does not simulate yet
   explicit PtxError(Diagnostic d) : std::runtime_error(d.format()), diag(std::move(d)) {}
 };
 
