@@ -95,7 +95,7 @@ void BM_AluBound(benchmark::State& state) {
   ptxsim::model::GlobalMemory mem;
   const uint32_t ctas = 16, threads = 256, iters = 2000;
   uint64_t out = mem.allocate(ctas * threads * 4, 256, "out");
-  std::vector<uint8_t> params(16);
+  std::vector<uint8_t> params(12);
   std::memcpy(params.data(), &out, 8);
   std::memcpy(params.data() + 8, &iters, 4);
   ptxsim::LaunchConfig cfg;

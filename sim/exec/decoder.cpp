@@ -179,6 +179,8 @@ struct Decoder::Impl {
           if (it == globals.end()) error(v.loc, "initializer names unknown symbol '" + iv.symbol + "'");
           val = it->second.address + uint64_t(iv.value);
           if (it->second.space == Space::Shared && iv.generic) val += kSharedWindow;
+          // nvcc writes a pointer inside a byte array as masked pieces: 0xFF00(generic(x)+8).
+          if (iv.mask) val = (val & iv.mask) >> std::countr_zero(iv.mask);
         } else if (iv.kind == ast::InitValue::Kind::Float64Bits && v.type.name == "f32") {
           val = std::bit_cast<uint32_t>(float(std::bit_cast<double>(val)));
         }
@@ -317,7 +319,7 @@ struct Decoder::Impl {
         if (auto* s = find_var(name)) {
           // The slot holds the address (frame variables: relative to the frame, which the
           // semantics add through Operand::frame_rel).
-          o = symbol_operand(*s, 0);
+          o = symbol_operand(*s, a.value);  // `sym+8` keeps its offset in value
           o.slot = const_slot(f, uint64_t(o.imm));
           return o;
         }

@@ -618,8 +618,11 @@ RunResult Engine::run() {
         for (auto& cta : ctas)
           for (auto& w : cta->warps) {
             if (w.done()) continue;
-            progress += run_warp(w, kQuantum);
+            // Never overshoot the instruction budget by more than one warp-instruction.
+            uint64_t left = thread_instr_ < cfg.max_instructions ? cfg.max_instructions - thread_instr_ : 0;
+            progress += run_warp(w, std::min<uint64_t>(kQuantum, left / 32 + 1));
             all_done &= w.done();
+            if (thread_instr_ > cfg.max_instructions) break;
           }
       } catch (KernelFault& kf) {
         Diagnostic d;
@@ -637,6 +640,11 @@ RunResult Engine::run() {
         diags_.insert(diags_.begin(), d);
         res.report = d.format();
         return finish(RunStatus::Fault);
+      }
+      if (!all_done || thread_instr_ > cfg.max_instructions) {  // a budget break may skip warps
+        all_done = true;
+        for (auto& cta : ctas)
+          for (auto& w : cta->warps) all_done &= w.done();
       }
       if (all_done) break;
       if (progress == 0) {

@@ -1,0 +1,338 @@
+#include "tools/ptxsim/run_command.h"
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <span>
+#include <sstream>
+
+#include "sim/api.h"
+#include "tools/ptxsim/case_file.h"
+#include "tools/ptxsim/sha256.h"
+
+namespace ptxsim::cli {
+
+const char* const kRunUsage =
+    "usage: ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] [--max-seconds S]\n"
+    "                            [--seed S]\n"
+    "Runs the kernel launch described by CASE.json.\n"
+    "  --out DIR             write each output buffer to DIR/NAME.bin (DIR is created)\n"
+    "  --json                print one JSON object on stdout (kernel printf goes to stderr)\n"
+    "  --max-instructions N  stop with a timeout after N thread-instructions\n"
+    "  --max-seconds S       stop with a timeout after S seconds of wall time\n"
+    "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
+    "Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,\n"
+    "3 kernel fault (trap, illegal address, device assertion).\n";
+
+namespace {
+
+bool parse_u64(const std::string& s, uint64_t& v) {
+  if (s.empty() || s[0] == '-' || s[0] == '+' || std::isspace((unsigned char)s[0])) return false;
+  errno = 0;
+  char* end = nullptr;
+  bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  unsigned long long x = std::strtoull(s.c_str(), &end, hex ? 16 : 10);  // decimal or 0x-hex
+  if (errno || *end) return false;
+  v = x;
+  return true;
+}
+
+const char* status_name(RunStatus s) {
+  switch (s) {
+    case RunStatus::Completed: return "completed";
+    case RunStatus::Deadlock: return "deadlock";
+    case RunStatus::Fault: return "fault";
+    case RunStatus::Timeout: return "timeout";
+    case RunStatus::Error: return "error";
+  }
+  return "error";
+}
+
+const char* severity_name(Diagnostic::Severity s) {
+  switch (s) {
+    case Diagnostic::Severity::Error: return "error";
+    case Diagnostic::Severity::Warning: return "warning";
+    case Diagnostic::Severity::Note: return "note";
+  }
+  return "error";
+}
+
+struct OutputRecord {
+  std::string name;
+  uint64_t bytes = 0;
+  std::string sha256;
+  std::string file;  // where --out wrote it
+};
+
+// Everything a run reports, filled as far as the run got.
+struct Report {
+  RunStatus status = RunStatus::Error;
+  int exit_code = 1;
+  std::string kernel;  // "" = not known
+  Dim3 grid, block;
+  std::vector<OutputRecord> outputs;
+  RunStats stats;
+  double wall_seconds = 0;
+  std::vector<Diagnostic> diagnostics;
+  std::string report;       // the engine's report, or the bad-input message
+  std::string error_text;   // bad input: what to print on stderr
+};
+
+double rate(const Report& r) {
+  return r.wall_seconds > 0 ? double(r.stats.thread_instructions) / r.wall_seconds : 0.0;
+}
+
+void print_json(const Report& r, std::ostream& out) {
+  using OJson = nlohmann::ordered_json;
+  OJson j;
+  j["status"] = status_name(r.status);
+  j["exit_code"] = r.exit_code;
+  j["kernel"] = r.kernel.empty() ? OJson(nullptr) : OJson(r.kernel);
+  OJson outputs = OJson::object();
+  for (const OutputRecord& o : r.outputs) outputs[o.name] = {{"bytes", o.bytes}, {"sha256", o.sha256}};
+  j["outputs"] = outputs;
+  j["stats"] = {{"thread_instructions", r.stats.thread_instructions},
+                {"warp_instructions", r.stats.warp_instructions},
+                {"wall_seconds", r.wall_seconds},
+                {"thread_instructions_per_second", rate(r)}};
+  OJson diags = OJson::array();
+  for (const Diagnostic& d : r.diagnostics)
+    diags.push_back({{"file", d.file},
+                     {"line", d.loc.line},
+                     {"col", d.loc.col},
+                     {"severity", severity_name(d.severity)},
+                     {"message", d.message}});
+  j["diagnostics"] = diags;
+  j["report"] = r.report;
+  out << j.dump(2, ' ', false, OJson::error_handler_t::replace) << "\n";
+  out.flush();
+}
+
+std::string dims(const Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+void print_human(const Report& r, std::ostream& out, std::ostream& err) {
+  if (!r.error_text.empty()) {
+    err << r.error_text;
+    if (r.error_text.back() != '\n') err << "\n";
+    err.flush();
+    return;
+  }
+  out << "status: " << status_name(r.status) << " (exit " << r.exit_code << ")\n";
+  out << "kernel: " << r.kernel << "  grid " << dims(r.grid) << "  block " << dims(r.block) << "\n";
+  for (const OutputRecord& o : r.outputs) {
+    out << "output " << o.name << ": " << o.bytes << " bytes  sha256 " << o.sha256;
+    if (!o.file.empty()) out << "  -> " << o.file;
+    out << "\n";
+  }
+  std::ostringstream t;
+  t << std::setprecision(4) << r.wall_seconds << " s, " << std::setprecision(3) << rate(r)
+    << " thread instructions/s";
+  out << "instructions: " << r.stats.thread_instructions << " thread, "
+      << r.stats.warp_instructions << " warp in " << t.str() << "\n";
+  out.flush();
+  bool report_printed = false;  // the engine's report is often the cause's formatted diagnostic
+  for (const Diagnostic& d : r.diagnostics) {
+    std::string s = d.format();
+    err << s;
+    if (s.empty() || s.back() != '\n') err << "\n";
+    report_printed = report_printed || s == r.report;
+  }
+  if (!r.report.empty() && !report_printed) {
+    err << r.report;
+    if (r.report.back() != '\n') err << "\n";
+  }
+  err.flush();
+}
+
+void set_bad_input(Report& r, Diagnostic d, std::string text) {
+  r.status = RunStatus::Error;
+  r.exit_code = exit_code_for(RunStatus::Error);
+  r.diagnostics.assign(1, std::move(d));
+  r.report = text;
+  r.error_text = std::move(text);
+}
+
+Diagnostic plain_diag(std::string file, std::string message) {
+  Diagnostic d;
+  d.file = std::move(file);
+  d.message = std::move(message);
+  return d;
+}
+
+bool write_file(const std::filesystem::path& path, std::span<const uint8_t> bytes, std::string& error) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (f && !bytes.empty()) f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  f.close();
+  if (!f) error = "cannot write '" + path.string() + "'";
+  return bool(f);
+}
+
+void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& err) {
+  try {
+    Case c = load_case(o.case_file);
+    r.grid = c.grid;
+    r.block = c.block;
+    if (o.out_dir) {
+      std::error_code ec;
+      std::filesystem::create_directories(*o.out_dir, ec);
+      if (ec || !std::filesystem::is_directory(*o.out_dir)) {
+        std::string msg = "--out: cannot create directory '" + o.out_dir->string() + "'" +
+                          (ec ? ": " + ec.message() : "");
+        set_bad_input(r, plain_diag("", msg), "ptxsim run: " + msg);
+        return;
+      }
+    }
+    std::shared_ptr<const Program> program = load_case_program(c);
+    std::vector<KernelInfo> kernel_list = kernels(*program);
+    r.kernel = resolve_kernel(c, kernel_list).name;  // known even if the params are wrong
+    PreparedRun prep(c, kernel_list);
+    if (o.max_instructions) prep.config.max_instructions = *o.max_instructions;
+    if (o.max_seconds) prep.config.max_seconds = *o.max_seconds;
+    if (o.seed) prep.config.schedule_seed = *o.seed;
+
+    auto t0 = std::chrono::steady_clock::now();
+    RunResult res = prep.launch(*program, o.json ? &err : &out);
+    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.status = res.status;
+    r.exit_code = exit_code_for(res.status);
+    r.stats = res.stats;
+    r.diagnostics = std::move(res.diagnostics);
+    r.report = std::move(res.report);
+
+    for (const std::string& name : c.outputs) {
+      std::span<const uint8_t> bytes = prep.contents(name);
+      OutputRecord rec{name, bytes.size(), sha256_hex(bytes.data(), bytes.size()), ""};
+      if (o.out_dir) {
+        std::filesystem::path p = *o.out_dir / (name + ".bin");
+        std::string error;
+        if (write_file(p, bytes, error)) {
+          rec.file = p.string();
+        } else {
+          // The run happened, but its results could not be delivered: report it as an error.
+          r.status = RunStatus::Error;
+          r.exit_code = exit_code_for(RunStatus::Error);
+          r.diagnostics.insert(r.diagnostics.begin(), plain_diag(p.string(), error));
+          r.report = "ptxsim run: " + error + (r.report.empty() ? "" : "\n" + r.report);
+        }
+      }
+      r.outputs.push_back(std::move(rec));
+    }
+  } catch (const PtxError& e) {
+    set_bad_input(r, e.diag, e.diag.format());
+  } catch (const CaseError& e) {
+    set_bad_input(r, plain_diag(e.file, e.json_path.empty() ? e.message : e.json_path + ": " + e.message),
+                  e.what());
+  } catch (const std::exception& e) {
+    std::string msg = std::string("internal error: ") + e.what();
+    set_bad_input(r, plain_diag("", msg), "ptxsim run: " + msg);
+  }
+}
+
+}  // namespace
+
+RunOptions parse_run_args(const std::vector<std::string>& args) {
+  RunOptions o;
+  bool have_case = false, options_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (options_done || a.empty() || a[0] != '-' || a == "-") {
+      if (have_case) throw UsageError("unexpected argument '" + a + "' (one case file per run)");
+      o.case_file = a;
+      have_case = true;
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+      continue;
+    }
+    if (a == "--json") {
+      o.json = true;
+      continue;
+    }
+    std::string name = a, value;
+    bool inline_value = false;
+    if (size_t eq = a.find('='); eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      inline_value = true;
+    }
+    if (name != "--out" && name != "--max-instructions" && name != "--max-seconds" && name != "--seed")
+      throw UsageError("unknown option '" + name + "'");
+    if (!inline_value) {
+      if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
+      value = args[++i];
+    }
+    if (name == "--out") {
+      if (value.empty()) throw UsageError("--out needs a directory");
+      o.out_dir = value;
+    } else if (name == "--max-instructions") {
+      uint64_t n;
+      if (!parse_u64(value, n) || n == 0)
+        throw UsageError("--max-instructions: expected a positive integer, got '" + value + "'");
+      o.max_instructions = n;
+    } else if (name == "--max-seconds") {
+      char* end = nullptr;
+      double s = value.empty() ? 0 : std::strtod(value.c_str(), &end);
+      if (value.empty() || *end || !std::isfinite(s) || s <= 0)
+        throw UsageError("--max-seconds: expected a positive number, got '" + value + "'");
+      o.max_seconds = s;
+    } else {
+      uint64_t n;
+      if (!parse_u64(value, n))
+        throw UsageError("--seed: expected an unsigned integer, got '" + value + "'");
+      o.seed = n;
+    }
+  }
+  if (!have_case && !o.help) throw UsageError("missing CASE.json");
+  return o;
+}
+
+int run_case(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  Report r;
+  execute(options, r, out, err);
+  if (options.json)
+    print_json(r, out);
+  else
+    print_human(r, out, err);
+  return r.exit_code;
+}
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  RunOptions options;
+  try {
+    options = parse_run_args(args);
+  } catch (const UsageError& e) {
+    bool json = false;
+    for (const std::string& a : args) json = json || a == "--json";
+    std::string msg = std::string("ptxsim run: ") + e.what();
+    if (json) {
+      Report r;
+      set_bad_input(r, plain_diag("", e.what()), msg);
+      print_json(r, out);
+    } else {
+      err << msg << "\n"
+          << "usage: ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] "
+             "[--max-seconds S] [--seed S]\n"
+             "(see 'ptxsim run --help')\n";
+    }
+    return exit_code_for(RunStatus::Error);
+  }
+  if (options.help) {
+    out << kRunUsage;
+    return 0;
+  }
+  return run_case(options, out, err);
+}
+
+}  // namespace ptxsim::cli

@@ -1,0 +1,42 @@
+// `ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] [--max-seconds S] [--seed S]`:
+// runs the one kernel launch a case file describes and reports status, output hashes and stats.
+// Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,
+// 3 kernel fault.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ptxsim::cli {
+
+struct RunOptions {
+  std::filesystem::path case_file;
+  std::optional<std::filesystem::path> out_dir;  // --out: write each output to DIR/NAME.bin
+  bool json = false;                             // --json: one JSON object on stdout
+  std::optional<uint64_t> max_instructions;      // override LaunchConfig's default
+  std::optional<double> max_seconds;
+  std::optional<uint64_t> seed;                  // LaunchConfig::schedule_seed
+  bool help = false;
+};
+
+// Thrown by parse_run_args for bad command lines.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+RunOptions parse_run_args(const std::vector<std::string>& args);
+extern const char* const kRunUsage;
+
+// Runs a case as the options say, printing to `out` (summary, or the JSON object; kernel printf
+// output too unless --json) and `err` (diagnostics; printf output under --json). Returns the exit
+// code.
+int run_case(const RunOptions& options, std::ostream& out, std::ostream& err);
+
+// The verb's entry point: `args` are the words after "run".
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace ptxsim::cli
