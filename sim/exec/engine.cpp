@@ -75,18 +75,15 @@ uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align,
     }
     case Space::Shared:
     case Space::SharedCluster: {
-      if (addr >> 32) throw illegal("not a shared-memory address");
-      uint32_t rank = uint32_t(addr) >> kSharedRankShift;
-      uint32_t off = uint32_t(addr) & kSharedOffsetMask;
-      Cta* target = this->cta;
-      if (rank != 0) {
-        target = eng->cta_by_rank(rank - 1);
-        if (!target) throw illegal("names CTA rank " + std::to_string(rank - 1) + " outside the cluster");
-        if (space == Space::Shared && target != this->cta) throw illegal("shared::cta access to another CTA's shared memory");
+      auto [target, off] = eng->resolve_shared(*this, space, addr, size, lane);
+      if (target->live_mbars) {
+        // A plain access that overlaps a live mbarrier is undefined behaviour on hardware.
+        for (uint32_t w = off / 8; w <= (off + size - 1) / 8; ++w)
+          if (w < target->mbar_word.size() && target->mbar_word[w])
+            fault("error", std::string(acc == Access::Read ? "read" : "write") + " of " + std::to_string(size) +
+                               " bytes at shared address " + hex(off) + " touches the live mbarrier at " +
+                               hex(uint64_t(w) * 8) + " (only mbarrier instructions may access it)");
       }
-      if (off < kSharedReserved) throw illegal("inside the reserved first " + std::to_string(kSharedReserved) + " bytes of shared memory");
-      if (uint64_t(off) + size > target->smem.size())
-        throw illegal("beyond the CTA's " + std::to_string(target->smem.size() - kSharedReserved) + " bytes of shared memory");
       return target->smem.data() + off;
     }
     case Space::Local: {
@@ -102,6 +99,48 @@ uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align,
     default:
       throw illegal("unsupported state space");
   }
+}
+
+std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64_t addr, uint32_t size, int lane) {
+  const uint64_t orig = addr;
+  if (space == Space::Generic) {
+    if (!in_window(addr, kSharedWindow))
+      c.fault("illegal address", "generic address " + hex(orig) + " (lane " + std::to_string(lane) +
+                                     ") is not in the shared-memory window");
+    addr -= kSharedWindow;
+    space = Space::SharedCluster;
+  }
+  auto bad = [&](const std::string& why) {
+    c.fault("illegal address", std::string(space_name(space)) + " access of " + std::to_string(size) + " bytes at " +
+                                   hex(orig) + " (lane " + std::to_string(lane) + "): " + why);
+  };
+  if (addr >> 32) bad("not a shared-memory address");
+  uint32_t rank = uint32_t(addr) >> kSharedRankShift;
+  uint32_t off = uint32_t(addr) & kSharedOffsetMask;
+  Cta* target = c.cta;
+  if (rank != 0) {
+    target = cta_by_rank(rank - 1);
+    if (!target) bad("names CTA rank " + std::to_string(rank - 1) + " outside the cluster");
+    if (space == Space::Shared && target != c.cta) bad("shared::cta access to another CTA's shared memory");
+  }
+  if (off < kSharedReserved) bad("inside the reserved first " + std::to_string(kSharedReserved) + " bytes of shared memory");
+  if (uint64_t(off) + size > target->smem.size())
+    bad("beyond the CTA's " + std::to_string(target->smem.size() - kSharedReserved) + " bytes of shared memory");
+  return {target, off};
+}
+
+void Engine::mbarrier_changed(MbarrierSlot& m) {
+  ++m.version;
+  wake(WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(&m)), m.version);
+}
+
+void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
+  for (size_t t = 0; t < m.arrived_now.size(); ++t)
+    if (m.arrived_now[t]) m.arrived_ever[t] = 1;
+  std::fill(m.arrived_now.begin(), m.arrived_now.end(), 0);
+  m.tx_expected_total = m.tx_completed_total = 0;
+  m.remote_arrivals = 0;
+  (void)cta;
 }
 
 // ---- setup ----------------------------------------------------------------------------------
@@ -192,6 +231,7 @@ void Engine::setup_cluster(uint64_t cl) {
     cta->id = {cid.x * cluster_dim.x + cta->cluster_ctaid.x, cid.y * cluster_dim.y + cta->cluster_ctaid.y,
                cid.z * cluster_dim.z + cta->cluster_ctaid.z};
     cta->smem.assign(smem_bytes, 0);
+    cta->mbar_word.assign((smem_bytes + 7) / 8, 0);
     cta->threads = threads;
     cta->warps.resize(nwarps);
     cta->live_warps = nwarps;
@@ -554,6 +594,72 @@ uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
   return n;
 }
 
+namespace {
+
+// "0-31" style ranges of the set bits of a per-thread byte vector, with warp/lane names.
+std::string thread_ranges(const std::vector<uint8_t>& v, bool want) {
+  std::string out;
+  size_t t = 0;
+  while (t < v.size()) {
+    if ((v[t] != 0) != want) {
+      ++t;
+      continue;
+    }
+    size_t e = t;
+    while (e + 1 < v.size() && (v[e + 1] != 0) == want) ++e;
+    if (!out.empty()) out += ", ";
+    out += e == t ? std::to_string(t) : std::to_string(t) + "-" + std::to_string(e);
+    t = e + 1;
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::string Engine::describe_mbarrier_wait(const Group& g) {
+  std::ostringstream os;
+  const MbarrierSlot* m = reinterpret_cast<const MbarrierSlot*>(uintptr_t(g.wait_obj));
+  const Cta* owner = nullptr;
+  for (auto& cta : ctas)
+    for (auto& [off, slot] : cta->mbars)
+      if (&slot == m) owner = cta.get();
+  if (!owner) return "    waiting on an mbarrier that no longer exists\n";
+  const model::Mbarrier& b = m->bar;
+  os << "    waiting on mbarrier at shared address " << hex(m->offset) << " of CTA rank " << owner->rank
+     << " (initialised at line " << m->init_line << "): phase " << b.phase() << " (parity " << (b.phase() & 1)
+     << "), pending arrivals " << b.pending() << " of " << b.expected() << ", tx-count " << b.tx_count() << "\n";
+  os << "      arrived in this phase: threads " << thread_ranges(m->arrived_now, true);
+  if (m->remote_arrivals) os << " and " << m->remote_arrivals << " arrivals from other CTAs";
+  os << "\n";
+  // Threads that arrived in an earlier phase but not in this one are the likely missing arrivals.
+  std::vector<uint8_t> missing(m->arrived_ever.size(), 0), exited(m->arrived_ever.size(), 0);
+  bool any_missing = false, any_exited = false;
+  for (size_t t = 0; t < missing.size(); ++t) {
+    if (m->arrived_ever[t] && !m->arrived_now[t]) {
+      missing[t] = 1;
+      any_missing = true;
+      const Warp& w = owner->warps[t / 32];
+      if (w.exited >> (t % 32) & 1) {
+        exited[t] = 1;
+        any_exited = true;
+      }
+    }
+  }
+  if (any_missing) os << "      arrived in an earlier phase but not in this one: threads " << thread_ranges(missing, true) << "\n";
+  if (any_exited) os << "      of which have exited: threads " << thread_ranges(exited, true) << "\n";
+  os << "      diagnosis: ";
+  if (b.pending() == 0 && b.tx_count() > 0)
+    os << "tx-count short by " << b.tx_count() << " bytes: expect_tx announced " << m->tx_expected_total
+       << " bytes in this phase but only " << m->tx_completed_total << " bytes completed\n";
+  else if (b.tx_count() < 0)
+    os << "tx-count is negative (" << b.tx_count() << "): more bytes completed than were expected\n";
+  else if (any_exited)
+    os << b.pending() << " arrival(s) missing; threads that arrived in earlier phases have exited\n";
+  else
+    os << b.pending() << " of " << b.expected() << " arrival(s) missing in phase " << b.phase() << "\n";
+  return os.str();
+}
+
 std::string Engine::deadlock_report() {
   std::ostringstream os;
   os << "deadlock: no thread can make progress\n";
@@ -561,8 +667,8 @@ std::string Engine::deadlock_report() {
     for (auto& w : cta->warps) {
       for (auto& g : w.groups) {
         const Function& fn = *g.frame->fn;
-        uint32_t line = g.pc < fn.code.size() ? fn.code[g.pc > 0 ? g.pc - 1 : 0].line : 0;
-        if (g.state == GroupState::Converge && g.pc < fn.code.size()) line = fn.code[g.pc].line;
+        // Blocking instructions re-execute when woken, so a waiting group's pc is the instruction.
+        uint32_t line = g.pc < fn.code.size() ? fn.code[g.pc].line : 0;
         os << "  CTA (" << cta->id.x << "," << cta->id.y << "," << cta->id.z << ") warp " << w.index << " lanes "
            << hex(g.mask) << " at " << prog.file_name << ":" << line << ": ";
         os << source_line_of(prog.source, line) << "\n";
@@ -576,6 +682,8 @@ std::string Engine::deadlock_report() {
             if (!b.expected) os << " (" << cta->live_warps << " live warps, " << (cta->warps.size() - cta->live_warps) << " exited)";
             os << "\n";
           }
+        } else if (g.wait == WaitKind::Mbarrier) {
+          os << describe_mbarrier_wait(g);
         } else if (g.wait == WaitKind::Collective) {
           os << "    waiting for the rest of its warp to reach this warp-collective instruction\n";
         }

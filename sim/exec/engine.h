@@ -15,8 +15,10 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "model/mbarrier/mbarrier.h"
 #include "model/memory/global_memory.h"
 #include "sim/api.h"
 #include "sim/exec/exec_ctx.h"
@@ -35,7 +37,7 @@ struct Frame {
 };
 
 enum class GroupState : uint8_t { Ready, Blocked, Converge };
-enum class WaitKind : uint8_t { None, CtaBarrier, ClusterBarrier, Collective, Custom };
+enum class WaitKind : uint8_t { None, CtaBarrier, ClusterBarrier, Collective, Mbarrier, Custom };
 
 struct Group {
   uint32_t mask = 0;
@@ -46,6 +48,10 @@ struct Group {
   uint64_t wait_obj = 0, wait_gen = 0;
   uint64_t last_run = 0;
   bool resumed = false;             // woken from Blocked; cleared after its next instruction
+  // A test_wait that returned false: if the group comes back to the same pc while the barrier is
+  // unchanged, it is spinning, and it blocks until the barrier changes.
+  uint32_t spin_pc = ~0u;
+  uint64_t spin_version = 0;
 };
 
 struct Cta;
@@ -72,6 +78,19 @@ struct CtaBarrier {
   std::vector<uint32_t> arrived_warps;  // warp index per arrival, for deadlock reports
 };
 
+// An mbarrier bound to its 8 bytes of shared memory, with what the deadlock report needs.
+struct MbarrierSlot {
+  model::Mbarrier bar;
+  uint32_t offset = 0;             // shared::cta address
+  uint64_t version = 0;            // bumped on every state change (wakes waiters)
+  uint32_t init_line = 0;
+  std::vector<uint8_t> arrived_now;   // per CTA thread: arrived in the current phase
+  std::vector<uint8_t> arrived_ever;  // per CTA thread: arrived in some earlier phase
+  uint64_t tx_expected_total = 0;     // expect-tx bytes announced in the current phase
+  uint64_t tx_completed_total = 0;    // complete-tx bytes delivered in the current phase
+  uint32_t remote_arrivals = 0;       // arrivals from other CTAs in the current phase
+};
+
 struct Cta {
   Dim3 id;                          // %ctaid
   uint32_t rank = 0;                // %cluster_ctarank
@@ -81,6 +100,9 @@ struct Cta {
   std::array<CtaBarrier, 16> bars;
   uint32_t threads = 0, exited_threads = 0;
   uint32_t live_warps = 0;
+  std::unordered_map<uint32_t, MbarrierSlot> mbars;  // by shared::cta offset (stable addresses)
+  std::vector<uint8_t> mbar_word;   // per 8-byte word of smem: 1 while a live mbarrier is there
+  uint32_t live_mbars = 0;
 };
 
 class Engine {
@@ -117,6 +139,12 @@ class Engine {
   // Returns true if the caller must block.
   bool barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned);
   Cta* cta_by_rank(uint32_t rank) { return rank < ctas.size() ? ctas[rank].get() : nullptr; }
+  // The CTA and shared::cta offset a shared (or generic-shared) address names; faults when it is not
+  // a shared address of this cluster or is out of range for `size` bytes.
+  std::pair<Cta*, uint32_t> resolve_shared(ExecCtx& c, Space space, uint64_t addr, uint32_t size, int lane);
+  // Completion of an mbarrier phase or any change of its state: wakes its waiters.
+  void mbarrier_changed(MbarrierSlot& m);
+  void mbarrier_phase_completed(Cta& cta, MbarrierSlot& m);
   uint64_t frame_local_base(const ExecCtx& c) const;
   void note(Diagnostic d) { diags_.push_back(std::move(d)); }
   Diagnostic located(const Function& fn, uint32_t pc, std::string msg) const;
@@ -132,6 +160,7 @@ class Engine {
   void remove_empty(Warp& w);
   void on_warp_exit(Cta& cta, Warp& w);
   std::string deadlock_report();
+  std::string describe_mbarrier_wait(const Group& g);
   void check_stuck_warp(Warp& w);
 
   // What is executing now, so a fault is reported at the right instruction and thread.
