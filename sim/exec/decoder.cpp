@@ -99,6 +99,8 @@ struct Decoder::Impl {
   std::vector<Scope> scopes;
   std::vector<int> scope_stack;
   std::unordered_map<uint64_t, uint32_t> const_slots;
+  // `tbl: .branchtargets $L1, $L2;` — brx.idx names the table by its label.
+  std::unordered_map<std::string, const ast::Instruction*> branch_tables;
   std::unordered_map<int, uint32_t> sreg_slots;
   const ast::Function* af = nullptr;
 
@@ -311,6 +313,23 @@ struct Decoder::Impl {
           o.width = 0xFFFF;  // marks a dynamic special register
           return o;
         }
+        if (auto bt = branch_tables.find(name); bt != branch_tables.end()) {
+          // A .branchtargets table: a vector of label operands.
+          std::vector<Operand> targets;
+          for (auto& t : bt->second->operands) {
+            const uint32_t* pc = find_label(t.name);
+            if (!pc) error(t.loc, "unknown label '" + t.name + "' in .branchtargets");
+            Operand lo;
+            lo.kind = Operand::Kind::Label;
+            lo.slot = *pc;
+            targets.push_back(lo);
+          }
+          o.kind = Operand::Kind::Vec;
+          o.count = uint16_t(targets.size());
+          o.slot = uint32_t(f.vec_pool.size());
+          f.vec_pool.insert(f.vec_pool.end(), targets.begin(), targets.end());
+          return o;
+        }
         if (auto* l = find_label(name)) {
           o.kind = Operand::Kind::Label;
           o.slot = *l;
@@ -369,6 +388,18 @@ struct Decoder::Impl {
           } else {
             error(a.loc, "unknown register or symbol '" + a.name + "' in address");
           }
+        }
+        if (!a.elems.empty()) {  // `[tensorMap, {c0, c1}]`: the extra elements, vectors flattened
+          std::vector<Operand> extra;
+          for (auto& e : a.elems) {
+            if (e.kind == K::Vector)
+              for (auto& x : e.elems) extra.push_back(conv(f, x, false));
+            else
+              extra.push_back(conv(f, e, false));
+          }
+          o.aux = uint32_t(f.vec_pool.size());
+          o.count = uint16_t(extra.size());
+          f.vec_pool.insert(f.vec_pool.end(), extra.begin(), extra.end());
         }
         return o;
       }
@@ -482,7 +513,7 @@ struct Decoder::Impl {
       in.mods.set(size_t(id));
       DType ty = t.mod(id).type;
       if (ty != DType::None) {
-        if (in.ntypes == 3) error(ai.loc, "too many type modifiers");
+        if (in.ntypes == std::size(in.types)) error(ai.loc, "too many type modifiers");
         in.types[in.ntypes++] = ty;
       }
       if (t.mod(id).token == ".aligned") in.flags |= kFlagAligned;
@@ -552,6 +583,11 @@ struct Decoder::Impl {
       }
     }
 
+    branch_tables.clear();
+    for (size_t i = 0; i + 1 < a.body.size(); ++i)
+      if (a.body[i].kind == ast::Statement::Kind::Label && a.body[i + 1].kind == ast::Statement::Kind::Pragma &&
+          a.body[i + 1].instr.opcode == ".branchtargets")
+        branch_tables[a.body[i].label.name] = &a.body[i + 1].instr;
     // Pass 1: scopes and labels (labels may be used before they appear).
     {
       std::vector<int> stack{0};

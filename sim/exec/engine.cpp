@@ -84,16 +84,19 @@ uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align,
                                " bytes at shared address " + hex(off) + " touches the live mbarrier at " +
                                hex(uint64_t(w) * 8) + " (only mbarrier instructions may access it)");
       }
+      if (target->async_dst) eng->check_async_race(*this, *target, off, size, acc != Access::Read);
+      if (acc != Access::Read)  // generic-proxy write: a later bulk copy reading it needs fence.proxy.async
+        for (uint32_t ch = off / 16; ch <= (off + size - 1) / 16; ++ch) target->generic_dirty[ch] = 1;
       return target->smem.data() + off;
     }
     case Space::Local: {
       auto& st = warp->stack[size_t(lane)];
-      if (addr + size > st.size()) throw illegal("beyond the thread's local memory");
+      if (addr > st.size() || size > st.size() - addr) throw illegal("beyond the thread's local memory");
       return st.data() + addr;
     }
     case Space::Param: {
       if (acc != Access::Read) throw illegal("kernel parameters are read-only");
-      if (addr + size > eng->params.size()) throw illegal("beyond the kernel's parameter buffer");
+      if (addr > eng->params.size() || size > eng->params.size() - addr) throw illegal("beyond the kernel's parameter buffer");
       return const_cast<uint8_t*>(eng->params.data()) + addr;
     }
     default:
@@ -143,11 +146,72 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
   (void)cta;
 }
 
+void Engine::issue_async(AsyncOp op) {
+  // splitmix64 of the seed and sequence: deterministic, adjustable with --seed.
+  uint64_t z = (rng_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  op.due = steps + 64 + z % 512;
+  op.seq = async_seq_++;
+  if (op.dst_cta) op.dst_cta->async_dst++;
+  async_.push_back(std::move(op));
+}
+
+bool Engine::complete_due_async(bool force_one) {
+  bool any = false;
+  for (;;) {
+    size_t best = async_.size();
+    for (size_t i = 0; i < async_.size(); ++i)
+      if (best == async_.size() || async_[i].due < async_[best].due ||
+          (async_[i].due == async_[best].due && async_[i].seq < async_[best].seq))
+        best = i;
+    if (best == async_.size()) return any;
+    if (async_[best].due > steps) {
+      if (!force_one || any) return any;
+      steps = async_[best].due;  // nothing else can run: let time pass to the next completion
+    }
+    AsyncOp op = std::move(async_[best]);
+    async_.erase(async_.begin() + long(best));
+    if (op.dst_cta) op.dst_cta->async_dst--;
+    op.complete();
+    any = true;
+  }
+}
+
+void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write) {
+  for (const AsyncOp& op : async_) {
+    if (op.dst_cta != &cta || off + size <= op.dst_off || off >= op.dst_off + op.dst_bytes) continue;
+    if (op.src_only) {
+      if (!write) continue;
+      warn(c, "race on an asynchronous copy's source: plain write of " + std::to_string(size) +
+                  " bytes at shared address " + hex(off) + " while " + op.what + " (issued at line " +
+                  std::to_string(op.line) + ") may still be reading it (wait with cp.async.bulk.wait_group.read first)");
+      return;
+    }
+    warn(c, std::string("race on an asynchronous copy's destination: plain ") + (write ? "write" : "read") + " of " +
+                std::to_string(size) + " bytes at shared address " + hex(off) + " while " + op.what +
+                " (issued at line " + std::to_string(op.line) + ") is still in flight" +
+                (write ? "" : "; the data read is stale"));
+    return;
+  }
+}
+
+void Engine::warn(ExecCtx& c, const std::string& msg) {
+  // One warning per instruction and message is enough.
+  for (const auto& d : diags_)
+    if (d.severity == Diagnostic::Severity::Warning && d.loc.line == c.fn->code[c.pc].line && d.message.rfind(msg.substr(0, 40), 0) == 0)
+      return;
+  Diagnostic d = located(*c.fn, c.pc, msg);
+  d.severity = Diagnostic::Severity::Warning;
+  diags_.push_back(std::move(d));
+}
+
 // ---- setup ----------------------------------------------------------------------------------
 
 Engine::Engine(const Program& p, const Function& k, const LaunchConfig& c, const std::vector<uint8_t>& pa,
                model::GlobalMemory& m, std::ostream& o)
-    : prog(p), kernel(k), cfg(c), params(pa), global(m), out(o) {}
+    : prog(p), kernel(k), cfg(c), params(pa), global(m), out(o), rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1) {}
 
 static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& w, uint32_t lane) {
   const Dim3& b = e.cfg.block;
@@ -232,6 +296,7 @@ void Engine::setup_cluster(uint64_t cl) {
                cid.z * cluster_dim.z + cta->cluster_ctaid.z};
     cta->smem.assign(smem_bytes, 0);
     cta->mbar_word.assign((smem_bytes + 7) / 8, 0);
+    cta->generic_dirty.assign((smem_bytes + 15) / 16, 0);
     cta->threads = threads;
     cta->warps.resize(nwarps);
     cta->live_warps = nwarps;
@@ -419,9 +484,6 @@ bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t ma
   if (count && count % 32) c.fault("error", "barrier thread count " + std::to_string(count) + " is not a multiple of 32");
   if (b.arrived == 0) {
     b.expected = count;
-    b.red_popc = 0;
-    b.red_and = true;
-    b.red_or = false;
   } else if (b.expected != count) {
     c.fault("error", "barrier " + std::to_string(id) + " used with thread count " + std::to_string(count) +
                          " while " + std::to_string(b.arrived) + " threads already arrived expecting " +
@@ -437,6 +499,9 @@ bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t ma
     b.last_popc = b.red_popc;
     b.last_and = b.red_and;
     b.last_or = b.red_or;
+    b.red_popc = 0;  // the next generation's reduction starts afresh
+    b.red_and = true;
+    b.red_or = false;
     wake(WaitKind::CtaBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
     return false;
   }
@@ -754,8 +819,20 @@ RunResult Engine::run() {
         for (auto& cta : ctas)
           for (auto& w : cta->warps) all_done &= w.done();
       }
-      if (all_done) break;
-      if (progress == 0) {
+      bool async_progress = false;
+      try {
+        async_progress = complete_due_async(progress == 0);
+      } catch (KernelFault& kf) {
+        Diagnostic d;
+        d.file = prog.file_name;
+        d.message = kf.kind + ": " + kf.message;
+        diags_.insert(diags_.begin(), d);
+        res.report = d.format();
+        return finish(RunStatus::Fault);
+      }
+      if (all_done && async_.empty()) break;
+      if (all_done) continue;  // let in-flight operations finish
+      if (progress == 0 && !async_progress) {
         res.report = deadlock_report();
         Diagnostic d;
         d.file = prog.file_name;

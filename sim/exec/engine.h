@@ -12,6 +12,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -37,7 +38,7 @@ struct Frame {
 };
 
 enum class GroupState : uint8_t { Ready, Blocked, Converge };
-enum class WaitKind : uint8_t { None, CtaBarrier, ClusterBarrier, Collective, Mbarrier, Custom };
+enum class WaitKind : uint8_t { None, CtaBarrier, ClusterBarrier, Collective, Mbarrier, Custom, BulkGroup };
 
 struct Group {
   uint32_t mask = 0;
@@ -56,12 +57,21 @@ struct Group {
 
 struct Cta;
 
+// Bulk async-groups of one thread (cp{.reduce}.async.bulk*.bulk_group, PTX 9.7.9.25.6): operations
+// issued but not yet committed belong to group `committed`; `pending` lists (group, operations not
+// complete yet) for groups with any. Maintained by sim/sem/tma_common.cpp.
+struct BulkGroups {
+  uint64_t committed = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> pending;
+};
+
 struct Warp {
   uint32_t index = 0;               // warp index within the CTA
   uint32_t valid = 0;               // lanes that exist (the last warp may be partial)
   uint32_t exited = 0;
   std::vector<Group> groups;        // at most 32; reserved so pointers stay valid
   std::array<std::vector<uint8_t>, 32> stack;  // per-lane local memory
+  std::array<BulkGroups, 32> bulk;             // per-lane bulk async-groups
   Cta* cta = nullptr;
   uint64_t diverged_steps = 0;
   bool done() const { return groups.empty(); }
@@ -103,6 +113,29 @@ struct Cta {
   std::unordered_map<uint32_t, MbarrierSlot> mbars;  // by shared::cta offset (stable addresses)
   std::vector<uint8_t> mbar_word;   // per 8-byte word of smem: 1 while a live mbarrier is there
   uint32_t live_mbars = 0;
+  uint32_t async_dst = 0;           // in-flight async operations writing this CTA's shared memory
+  // Per 16-byte chunk of smem: written through the generic proxy since the last fence.proxy.async
+  // (a bulk copy reading such a chunk is a hazard; sim/sem/tma_common.cpp).
+  std::vector<uint8_t> generic_dirty;
+  // Tensor maps in global memory as this CTA's last fence.proxy.tensormap::generic.acquire saw
+  // them (the tensormap proxy's view; sim/sem/tma_common.cpp).
+  std::unordered_map<uint64_t, std::array<uint8_t, 128>> tmap_acquired;
+};
+
+// An asynchronous operation in flight (TMA, bulk copies): issued now, completed later. It takes
+// effect when the simulated clock reaches `due`; the order among operations due together is the
+// issue order. Reports name what is in flight.
+struct AsyncOp {
+  uint64_t due = 0;
+  uint64_t seq = 0;
+  std::function<void()> complete;   // moves the data and signals (may throw KernelFault)
+  std::string what;                 // "cp.async.bulk.tensor.2d load of 16384 bytes ..." for reports
+  const MbarrierSlot* bar = nullptr;  // the mbarrier it completes on, if any
+  uint32_t bytes = 0;
+  Cta* dst_cta = nullptr;           // shared-memory destination, for the race check
+  uint32_t dst_off = 0, dst_bytes = 0;
+  bool src_only = false;            // the range is a source the operation reads: only plain writes race
+  uint32_t line = 0;                // issuing instruction
 };
 
 class Engine {
@@ -147,6 +180,13 @@ class Engine {
   void mbarrier_phase_completed(Cta& cta, MbarrierSlot& m);
   uint64_t frame_local_base(const ExecCtx& c) const;
   void note(Diagnostic d) { diags_.push_back(std::move(d)); }
+  // Queues an asynchronous operation; it completes after a delay drawn from the schedule seed.
+  void issue_async(AsyncOp op);
+  const std::vector<AsyncOp>& in_flight() const { return async_; }
+  // A plain shared-memory access overlapping a destination still being written asynchronously.
+  void check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write);
+  // A warning at the current instruction (hazards that do not stop the run).
+  void warn(ExecCtx& c, const std::string& msg);
   Diagnostic located(const Function& fn, uint32_t pc, std::string msg) const;
 
  private:
@@ -169,6 +209,10 @@ class Engine {
   const Warp* cur_warp_ = nullptr;
   uint32_t cur_mask_ = 0;
   std::vector<Diagnostic> diags_;
+  std::vector<AsyncOp> async_;       // unordered; small
+  uint64_t async_seq_ = 0;
+  uint64_t rng_ = 0;                 // schedule-seeded delay generator
+  bool complete_due_async(bool force_one);
   uint64_t thread_instr_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

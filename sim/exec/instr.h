@@ -29,12 +29,14 @@ struct Operand {
   bool neg = false;        // `!%p`
   bool frame_rel = false;  // Imm/Addr naming a frame variable: add the frame's local base at run time
   Space space = Space::Generic;  // Addr: the space of the symbol it names, when it names one
-  uint16_t count = 0;      // Vec: element count
+  uint16_t count = 0;      // Vec: element count; Addr with extra elements: their count
   uint32_t slot = kNoSlot; // Reg/Imm/Sink: value slot; Addr: base slot (a zero slot when absolute);
                            // Vec: index of the first element in Function::vec_pool;
                            // Label: target pc; Func: function index in Program
   int64_t imm = 0;         // Imm: the bits; Addr: byte offset including any symbol address
   uint32_t width = 0;      // Reg: declared register width in bits; symbol operands: variable bytes
+  uint32_t aux = kNoSlot;  // Addr with extra elements (`[tmap, {c0, c1}]`): index of the first one
+                           // in Function::vec_pool (vectors flattened), `count` of them
 };
 
 enum InstrFlag : uint32_t {
@@ -52,7 +54,7 @@ struct Instr {
   uint8_t nops = 0;
   uint8_t ntypes = 0;
   uint8_t membermask_op = 0xff;  // kFlagSyncMask: which operand holds the membermask
-  DType types[3] = {DType::None, DType::None, DType::None};
+  DType types[4] = {DType::None, DType::None, DType::None, DType::None};  // mma.sync writes four (d, a, b, c)
   // Small decoded fields that semantics read on the hot path; their meaning is per family
   // (comparison, rounding mode, vector width, state space, bool op, ...).
   uint8_t a = 0, b = 0, c = 0, d = 0;

@@ -127,6 +127,38 @@ void check_vector_operand(const Binder& b, size_t i, uint32_t n) {
   }
 }
 
+// Vector widths as ptxas allows them: at most 128 bits, or 256 bits (.v8.b32, .v4.b64) for
+// .global/generic accesses on sm_100 and newer from PTX ISA 8.8; .b128 is never a vector element.
+void check_vector_width(const Binder& b, uint32_t n, uint32_t bytes, Space sp) {
+  if (n == 1) return;
+  const uint32_t bits = n * bytes * 8;
+  if (bytes == 16 || bits > 256)
+    b.error("vector of " + std::to_string(bits) + " bits in '" + b.src.opcode + "' exceeds the vector size limit");
+  if (bits == 256) {
+    const Program& p = b.dec.program();
+    if (p.target.sm < 100) b.error("256-bit loads and stores need .target sm_100 or higher");
+    if (p.ptx_version < 88) b.error("256-bit loads and stores require PTX ISA .version 8.8 or later");
+    if (sp != Space::Global && sp != Space::Generic) b.error("256-bit loads and stores need .global (or generic) addresses");
+  }
+}
+
+// The registers of a data operand (or of each element of a vector operand): as wide as the type
+// or wider (`exact`: exactly as wide, as atomics need), and all elements of a vector alike.
+void check_data_widths(const Binder& b, size_t i, uint32_t bits, bool exact, const char* role) {
+  const Operand& o = b.in.op[i];
+  uint32_t n = o.kind == Operand::Kind::Vec ? o.count : 1, seen = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const Operand& e = o.kind == Operand::Kind::Vec ? b.dec.current().vec_pool[o.slot + k] : o;
+    if (e.kind != Operand::Kind::Reg) continue;
+    if (seen && e.width != seen) b.error("incompatible elements in the vector operand of '" + b.src.opcode + "'");
+    seen = e.width;
+    if (exact ? e.width != bits : e.width < bits)
+      b.error("the " + std::string(role) + " register of '" + b.src.opcode + "' is " + std::to_string(e.width) +
+              " bits wide; ." + std::string(dtype_name(b.type(0))) + " needs " + (exact ? "" : "at least ") +
+              std::to_string(bits));
+  }
+}
+
 // mov: d ← a, including pack/unpack between a wide register and a vector of narrow ones.
 void exec_mov(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint64_t* s = c.col(in.op[1]);
@@ -206,6 +238,10 @@ void exec_cvta(ExecCtx& c, const Instr& in, uint32_t mask) {
   });
 }
 
+}  // namespace
+
+namespace sem {
+
 // A variable named in the address of a generic access means its generic address.
 void generic_symbol(Binder& b, size_t i) {
   Operand& o = b.in.op[i];
@@ -215,16 +251,66 @@ void generic_symbol(Binder& b, size_t i) {
   else if (o.space == Space::Param) o.imm += int64_t(kParamWindow);
 }
 
+namespace {
+const char* space_word(Space s) {
+  switch (s) {
+    case Space::Global: return ".global";
+    case Space::Shared: return ".shared";
+    case Space::SharedCluster: return ".shared::cluster";
+    case Space::Local: return ".local";
+    case Space::Param: return ".param";
+    case Space::Const: return ".const";
+    default: return "generic";
+  }
+}
 }  // namespace
+
+// Where the variable named by operand o lives: Generic when o names none; Const for a .const
+// module variable; Local for a frame variable (.local/.param of a body, .func parameters).
+Space variable_space(const Binder& b, const Operand& o) {
+  if (o.kind != Operand::Kind::Addr && o.kind != Operand::Kind::Imm) return Space::Generic;
+  if (o.frame_rel) return Space::Local;
+  if (o.space != Space::Global) return o.space == Space::Shared || o.space == Space::Param ? o.space : Space::Generic;
+  const ModuleVariable* best = nullptr;
+  for (const auto& mv : b.dec.program().module_vars)
+    if (mv.address <= uint64_t(o.imm) && (!best || mv.address > best->address)) best = &mv;
+  return best && best->is_const ? Space::Const : Space::Global;
+}
+
+void check_address(Binder& b, size_t i, Space sp) {
+  const Operand& o = b.in.op[i];
+  const std::string& name = b.src.operands[i].name;
+  const Space vs = variable_space(b, o);
+  if (vs != Space::Generic && sp != Space::Generic) {
+    bool ok = vs == sp || (vs == Space::Shared && sp == Space::SharedCluster) ||
+              (vs == Space::Local && sp == Space::Param);  // body .param variables live in the frame
+    if (!ok)
+      b.error("state space mismatch: '" + name + "' is a " + space_word(vs) + " variable, used with '" + b.src.opcode + "'");
+  }
+  if (o.kind != Operand::Kind::Addr) return;
+  if (vs == Space::Generic && o.slot == b.dec.current().zero_slot && sp != Space::Local)
+    b.error("immediate addresses are allowed only for the .local state space");
+  if (vs == Space::Generic && o.slot != b.dec.current().zero_slot && o.width == 32 &&
+      (sp == Space::Global || sp == Space::Generic))
+    b.error("'" + b.src.opcode + "' needs a 64-bit address register: 32-bit addresses reach only .shared, .local, "
+            ".param and .const memory");
+}
+
+}  // namespace sem
+
+using sem::generic_symbol;
 
 void bind_ld(Binder& b) {
   b.require_ops(2, 3);
   if (b.op_kind(1) != Operand::Kind::Addr) b.error("'" + b.src.opcode + "' needs an address operand [..]");
   b.in.space = sem::space_of(b);
   b.in.a = 1;
+  sem::check_address(b, 1, b.in.space);
   generic_symbol(b, 1);
   uint32_t n = vec_count(b), bytes = elem_bytes(b);
   check_vector_operand(b, 0, n);
+  check_vector_width(b, n, bytes, b.in.space);
+  check_data_widths(b, 0, bytes * 8, bytes == 16, "destination");
   b.in.b = uint8_t(bytes);
   b.in.c = uint8_t(n);
   b.in.fn = is_signed_int(b.type(0)) ? pick_ld<true>(bytes) : pick_ld<false>(bytes);
@@ -238,9 +324,12 @@ void bind_st(Binder& b) {
   if (b.in.space == Space::Param && !b.in.op[0].frame_rel) b.error("st.param may only write parameters of a call");
   if (b.in.space == Space::Const) b.error("st.const is not allowed");
   b.in.a = 0;
+  sem::check_address(b, 0, b.in.space);
   generic_symbol(b, 0);
   uint32_t n = vec_count(b), bytes = elem_bytes(b);
   check_vector_operand(b, 1, n);
+  check_vector_width(b, n, bytes, b.in.space);
+  check_data_widths(b, 1, bytes * 8, bytes == 16, "source");
   b.in.c = uint8_t(n);
   switch (bytes) {
     case 1: b.in.fn = exec_st<1>; break;
@@ -271,6 +360,10 @@ void bind_mov(Binder& b) {
   }
   if (s.kind == Operand::Kind::Label) b.error("mov of a label is not allowed");
   uint32_t bits = dtype_bits(t);
+  const Space vs = sem::variable_space(b, s);
+  if (bits == 32 && (vs == Space::Global || vs == Space::Const))
+    b.error("the address of " + std::string(vs == Space::Global ? ".global" : ".const") +
+            " variable '" + b.src.operands[1].name + "' needs a 64-bit mov (32-bit addressing is not supported)");
   if (b.op_kind(1) == Operand::Kind::Vec || b.op_kind(0) == Operand::Kind::Vec) {
     bool pack = b.op_kind(1) == Operand::Kind::Vec;
     const Operand& v = b.in.op[pack ? 1 : 0];
@@ -291,6 +384,10 @@ void bind_cvta(Binder& b) {
   b.require_ops(2, 2);
   Space sp = sem::space_of(b);
   b.in.b = b.has(".to") ? 0 : 1;
+  if (b.in.b == 1 && sp != Space::Generic) sem::check_address(b, 1, sp);
+  // A frame variable (a .local or .param declared in a body, or a .func parameter) lives in the
+  // thread's stack, so its generic address is in the local window whatever space was written.
+  if (b.in.op[1].frame_rel && b.in.b == 1 && (sp == Space::Local || sp == Space::Param)) sp = Space::Local;
   switch (sp) {
     case Space::Shared:
     case Space::SharedCluster: b.in.imm = kSharedWindow; break;

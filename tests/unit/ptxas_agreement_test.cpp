@@ -21,6 +21,9 @@ struct Case {
   bool accept;
 };
 
+// Readable test names and failure messages instead of a byte dump of the struct.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file << " on " << c.target; }
+
 std::vector<Case> load_expected() {
   std::vector<Case> out;
   std::ifstream in(fs::path(PTXSIM_SOURCE_DIR) / "tests/ptx/corpus/expected.txt");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tools/ptxsim/run_command.h"
+#include "tools/ptxsim/verify_command.h"
 
 #ifndef PTXSIM_VERSION
 #define PTXSIM_VERSION "0.1.0"
@@ -27,7 +28,7 @@ struct Verb {
 constexpr Verb kVerbs[] = {
     {"run", "run one kernel launch described by a case file", ptxsim::cli::run_command},
     {"exec", "", nullptr},
-    {"verify", "", nullptr},
+    {"verify", "run a compiler-side contract verifier on a JSON request", ptxsim::cli::verify_command},
     {"check", "", nullptr},
     {"fuzz", "", nullptr},
     {"replay", "", nullptr},
