@@ -18,8 +18,8 @@
 namespace ptxsim::verifiers {
 namespace {
 
-using nlohmann::json;
 using ldstmatrix::Mode;
+using nlohmann::json;
 
 Outcome run(const json& request) { return find_verifier("ldstmatrix-fit")->handler(request); }
 
@@ -79,7 +79,8 @@ std::string simulate(const ldstmatrix::CopyRequest& c, const ldstmatrix::Fit& f)
         for (int64_t t = 0; t < 32; ++t)
           for (int e = 0; e < 2; ++e) {
             auto row_addr = [&](int64_t lane) { return ldstmatrix::lane_shared_offset(f, w, mm, lane); };
-            int64_t smem = f.trans ? row_addr(8 * j + 2 * (t % 4) + e) + t / 4 : row_addr(8 * j + t / 4) + 2 * (t % 4) + e;
+            int64_t smem =
+                f.trans ? row_addr(8 * j + 2 * (t % 4) + e) + t / 4 : row_addr(8 * j + t / 4) + 2 * (t % 4) + e;
             int64_t local = ldstmatrix::handle_offset(f, mm, j) + e;
             auto it = expect.find({w, t, local});
             if (it == expect.end())
@@ -87,10 +88,12 @@ std::string simulate(const ldstmatrix::CopyRequest& c, const ldstmatrix::Fit& f)
                      " holds no element of the tile";
             if (it->second != smem)
               return "warp " + std::to_string(w) + " lane " + std::to_string(t) + " local " + std::to_string(local) +
-                     ": instruction moves shared " + std::to_string(smem) + ", layouts say " + std::to_string(it->second);
+                     ": instruction moves shared " + std::to_string(smem) + ", layouts say " +
+                     std::to_string(it->second);
             ++checked;
           }
-  if (checked != total) return "the instructions move " + std::to_string(checked) + " of " + std::to_string(total) + " elements";
+  if (checked != total)
+    return "the instructions move " + std::to_string(checked) + " of " + std::to_string(total) + " elements";
   return "";
 }
 
@@ -183,7 +186,8 @@ TEST(LdStMatrixFit, WarpgroupScope) {
   // cta scope takes its thread count from the register layout's warps.
   EXPECT_TRUE(run(with(r, {{"exec_scope", "cta"}})).accepted);
   // A warpgroup copy of one warp's tile does not regroup.
-  EXPECT_EQ(rejection(with(demo(2), {{"exec_scope", "warpgroup"}})), "ldstmatrix layout doesn't fit any num \u2208 {4,2,1}");
+  EXPECT_EQ(rejection(with(demo(2), {{"exec_scope", "warpgroup"}})),
+            "ldstmatrix layout doesn't fit any num \u2208 {4,2,1}");
 }
 
 TEST(LdStMatrixFit, DeclineMessageVerbatim) {
@@ -204,8 +208,10 @@ TEST(LdStMatrixFit, DeclineMessageVerbatim) {
 
 TEST(LdStMatrixFit, PredicateReasons) {
   EXPECT_EQ(rejection(with(demo(), {{"target", "llvm"}})), "non-cuda target");
-  EXPECT_EQ(rejection(with(demo(), {{"exec_scope", "thread"}})), "unsupported exec_scope thread (need warp, warpgroup, or cta)");
-  EXPECT_EQ(rejection(with(demo(), {{"exec_scope", "cta"}, {"threads", 48}})), "exec_scope cta has 48 threads (need whole warps)");
+  EXPECT_EQ(rejection(with(demo(), {{"exec_scope", "thread"}})),
+            "unsupported exec_scope thread (need warp, warpgroup, or cta)");
+  EXPECT_EQ(rejection(with(demo(), {{"exec_scope", "cta"}, {"threads", 48}})),
+            "exec_scope cta has 48 threads (need whole warps)");
   EXPECT_EQ(rejection(with(demo(), {{"all_threads_active", false}})), "not all threads are active");
   EXPECT_EQ(rejection(with(demo(), {{"dtype", "float32"}})), "unsupported dtype float32 (need a 16-bit type)");
   EXPECT_EQ(rejection(with(demo(), {{"shared_layout", "(8,4,2,2,2):(16,2,8,1,128)"}})),
@@ -251,8 +257,8 @@ RC_GTEST_PROP(LdStMatrixFitProp, AcceptedFitsExecuteCorrectly, ()) {
     rshape += n(m_outer) + "," + n(num) + ",2)";
     rstride += n(2 * num) + ",2,1)";
   }
-  std::vector<int64_t> s = trans ? std::vector<int64_t>{s_w, 1, 2 * p, s_mo, s_num, p}
-                                 : std::vector<int64_t>{s_w, p, 2, s_mo, s_num, 1};
+  std::vector<int64_t> s =
+      trans ? std::vector<int64_t>{s_w, 1, 2 * p, s_mo, s_num, p} : std::vector<int64_t>{s_w, p, 2, s_mo, s_num, 1};
   if (mutate < 6) s[mutate] += *rc::gen::element<int64_t>(1, 2, 4, -1);
   std::string sstride = "(";
   for (size_t k = 0; k < s.size(); ++k) sstride += (k ? "," : "") + n(s[k]);

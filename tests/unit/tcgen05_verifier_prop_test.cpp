@@ -96,17 +96,40 @@ rc::Gen<Req> gen_request() {
     const int mutations = *rc::gen::inRange(0, 4);
     for (int m = 0; m < mutations; ++m) {
       switch (*rc::gen::inRange(0, 12)) {
-        case 0: r.kind = *rc::gen::elementOf(kKinds); break;
-        case 1: r.cta_group = 3 - r.cta_group; break;
-        case 2: r.svs = *rc::gen::element<std::optional<std::string>>(std::nullopt, std::string("1X"), std::string("2X"), std::string("4X")); break;
-        case 3: r.sia = !r.sia; break;
-        case 4: r.block_scale = !r.block_scale; break;
-        case 5: r.ws = !r.ws; break;
-        case 6: r.sparse = !r.sparse; break;
-        case 7: r.ashift = !r.ashift; break;
-        case 8: r.collector = *rc::gen::element<std::string>("discard", "fill", "use", "lastuse"); break;
-        case 9: r.arch_cond = !r.arch_cond; break;
-        default: r.target = *rc::gen::elementOf(kTargets); break;
+        case 0:
+          r.kind = *rc::gen::elementOf(kKinds);
+          break;
+        case 1:
+          r.cta_group = 3 - r.cta_group;
+          break;
+        case 2:
+          r.svs = *rc::gen::element<std::optional<std::string>>(std::nullopt, std::string("1X"), std::string("2X"),
+                                                                std::string("4X"));
+          break;
+        case 3:
+          r.sia = !r.sia;
+          break;
+        case 4:
+          r.block_scale = !r.block_scale;
+          break;
+        case 5:
+          r.ws = !r.ws;
+          break;
+        case 6:
+          r.sparse = !r.sparse;
+          break;
+        case 7:
+          r.ashift = !r.ashift;
+          break;
+        case 8:
+          r.collector = *rc::gen::element<std::string>("discard", "fill", "use", "lastuse");
+          break;
+        case 9:
+          r.arch_cond = !r.arch_cond;
+          break;
+        default:
+          r.target = *rc::gen::elementOf(kTargets);
+          break;
       }
     }
     return r;
@@ -144,7 +167,10 @@ RC_GTEST_PROP(Tcgen05VerifProp, RejectionNamesTheFirstFailingRule, ()) {
     // ws rides on bit 0 only with cta_group::1, where it changes nothing.
     RC_ASSERT(!r.ws || r.cta_group == 1);
     const unsigned collector = o.result["collector_word"].get<unsigned>();
-    RC_ASSERT((collector & 3u) == (r.collector == "discard" ? 0u : r.collector == "fill" ? 1u : r.collector == "use" ? 2u : 3u));
+    RC_ASSERT((collector & 3u) == (r.collector == "discard" ? 0u
+                                   : r.collector == "fill"  ? 1u
+                                   : r.collector == "use"   ? 2u
+                                                            : 3u));
     RC_ASSERT(((collector >> 2) & 1u) == unsigned(r.ashift));
   }
 }
@@ -190,7 +216,10 @@ TEST(Tcgen05VerifProp, LadderOnEveryRequest) {
               tcgen05::MmaDescription m;
               m.kind = *tcgen05::kind_from_name(kind);
               m.cta_group = static_cast<unsigned>(cg);
-              if (svs) m.scale_vec = *svs == "1X" ? tcgen05::ScaleVec::x1 : *svs == "2X" ? tcgen05::ScaleVec::x2 : tcgen05::ScaleVec::x4;
+              if (svs)
+                m.scale_vec = *svs == "1X"   ? tcgen05::ScaleVec::x1
+                              : *svs == "2X" ? tcgen05::ScaleVec::x2
+                                             : tcgen05::ScaleVec::x4;
               m.scale_input_acc = r.sia;
               m.block_scale = r.block_scale;
               m.weight_stationary = r.ws;

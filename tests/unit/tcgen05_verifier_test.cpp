@@ -35,9 +35,18 @@ std::string rejection(const json& request) {
 }
 
 json walkthrough_mma() {
-  return {{"verifier", "tcgen05-kind"}, {"kind", "f16"},       {"cta_group", 1},         {"scale_vec_size", nullptr},
-          {"scale_input_acc", false},   {"block_scale", false}, {"weight_stationary", false}, {"sparse", false},
-          {"ashift", false},            {"collector_a", "fill"}, {"arch_conditional", true}, {"target", "sm_100a"}};
+  return {{"verifier", "tcgen05-kind"},
+          {"kind", "f16"},
+          {"cta_group", 1},
+          {"scale_vec_size", nullptr},
+          {"scale_input_acc", false},
+          {"block_scale", false},
+          {"weight_stationary", false},
+          {"sparse", false},
+          {"ashift", false},
+          {"collector_a", "fill"},
+          {"arch_conditional", true},
+          {"target", "sm_100a"}};
 }
 
 json with(json j, const json& patch) {
@@ -86,15 +95,16 @@ TEST(Tcgen05VerifKind, BitLayout) {
 }
 
 TEST(Tcgen05VerifKind, AcceptedWordsAndMnemonics) {
-  Outcome o = run(with(walkthrough_mma(), {{"kind", "mxf4"}, {"block_scale", true}, {"scale_vec_size", "2X"},
-                                           {"collector_a", "discard"}}));
+  Outcome o =
+      run(with(walkthrough_mma(),
+               {{"kind", "mxf4"}, {"block_scale", true}, {"scale_vec_size", "2X"}, {"collector_a", "discard"}}));
   ASSERT_TRUE(o.accepted);
   EXPECT_EQ(o.result_lines[0], "kind word: 0x1e5");
   EXPECT_EQ(o.result_lines[1], "collector word: 0x00");
   EXPECT_EQ(o.result_lines[2], "ptx: tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X");
 
-  o = run(with(walkthrough_mma(), {{"kind", "tf32"}, {"cta_group", 2}, {"sparse", true}, {"ashift", true},
-                                   {"collector_a", "lastuse"}}));
+  o = run(with(walkthrough_mma(),
+               {{"kind", "tf32"}, {"cta_group", 2}, {"sparse", true}, {"ashift", true}, {"collector_a", "lastuse"}}));
   ASSERT_TRUE(o.accepted);
   EXPECT_EQ(o.result_lines[0], "kind word: 0x102");
   EXPECT_EQ(o.result_lines[1], "collector word: 0x07");
@@ -127,8 +137,10 @@ TEST(Tcgen05VerifKind, EachLadderRuleVerbatim) {
        "MXF4 and MXF4NVF4 types with Sparsity are supported only on arch-conditional variants."},
       {{{"scale_vec_size", "2X"}, {"arch_conditional", false}},
        "Explicit scale vector size is supported only on arch-conditional variants."},
-      {{{"scale_input_acc", true}, {"target", "sm_103a"}}, "Scale input accumulator is not supported on this architecture."},
-      {{{"scale_input_acc", true}, {"target", "sm_100f"}}, "Scale input accumulator is not supported on this architecture."},
+      {{{"scale_input_acc", true}, {"target", "sm_103a"}},
+       "Scale input accumulator is not supported on this architecture."},
+      {{{"scale_input_acc", true}, {"target", "sm_100f"}},
+       "Scale input accumulator is not supported on this architecture."},
       {{{"scale_input_acc", true}, {"kind", "i8"}}, "Scale input accumulator can only be used with f16 and tf32 types"},
       {{{"block_scale", true}}, "Block scale is not supported for f16, tf32, f8f6f4, and i8 types"},
       {{{"block_scale", true}, {"kind", "f8f6f4"}}, "Block scale is not supported for f16, tf32, f8f6f4, and i8 types"},
@@ -151,8 +163,11 @@ TEST(Tcgen05VerifKind, EachLadderRuleVerbatim) {
 
 TEST(Tcgen05VerifKind, FirstFailingRuleWins) {
   // Breaks rules 3, 7 and 10: only rule 3 is reported.
-  json r = with(walkthrough_mma(), {{"kind", "mxf8f6f4"}, {"block_scale", true}, {"scale_vec_size", "2X"},
-                                    {"ashift", true}, {"arch_conditional", false}});
+  json r = with(walkthrough_mma(), {{"kind", "mxf8f6f4"},
+                                    {"block_scale", true},
+                                    {"scale_vec_size", "2X"},
+                                    {"ashift", true},
+                                    {"arch_conditional", false}});
   EXPECT_EQ(rejection(r), "Explicit scale vector size is supported only on arch-conditional variants.");
   EXPECT_EQ(run(r).result["rule"], 3);
   // Rule 8 before rule 9.
@@ -175,9 +190,11 @@ TEST(Tcgen05VerifKind, BackendTargetGate) {
   tcgen05::MmaDescription m;
   m.ashift = true;
   m.collector_a = tcgen05::CollectorA::fill;
-  EXPECT_EQ(tcgen05::check_mma_backend(m).value_or(""), "Cannot use collector::a::use or colletor::a::fill with ashift");
+  EXPECT_EQ(tcgen05::check_mma_backend(m).value_or(""),
+            "Cannot use collector::a::use or colletor::a::fill with ashift");
   m.block_scale = true;
-  EXPECT_EQ(tcgen05::check_mma_backend(m).value_or(""), "ashift is not supported with tcgen05.mma.block_scale variants");
+  EXPECT_EQ(tcgen05::check_mma_backend(m).value_or(""),
+            "ashift is not supported with tcgen05.mma.block_scale variants");
   EXPECT_EQ(std::string(tcgen05::kWaitTargetDiagnostic),
             "tcgen05.wait supported only on arch-conditional or family-conditional variants from SM100 onwards.");
 }
@@ -307,15 +324,17 @@ TEST(Tcgen05VerifTmem, DominanceDiagnostics) {
   // The read-back sunk below the dealloc.
   ops = kWalkthroughStream;
   std::swap(ops[4], ops[5]);
-  EXPECT_EQ(stream_diagnostics(stream(ops)),
-            (std::vector<std::string>{"op 6: tcgen05.dealloc must post-dominate every use of its handle: tcgen05.ld uses "
-                                      "%r_tmem_d after its tcgen05.dealloc"}));
+  EXPECT_EQ(
+      stream_diagnostics(stream(ops)),
+      (std::vector<std::string>{"op 6: tcgen05.dealloc must post-dominate every use of its handle: tcgen05.ld uses "
+                                "%r_tmem_d after its tcgen05.dealloc"}));
   // Dealloc before alloc, twice, of an unknown handle, with a different column count.
-  EXPECT_EQ(stream_diagnostics(stream(json::array({{{"op", "dealloc"}, {"handle", "d"}, {"columns", 32}},
-                                                   {{"op", "alloc"}, {"handle", "d"}, {"columns", 32}},
-                                                   {{"op", "relinquish"}}}))),
-            (std::vector<std::string>{"op 1: tcgen05.dealloc of d before its tcgen05.alloc",
-                                      "op 2: tcgen05.alloc of 32 columns is never deallocated before the kernel exits"}));
+  EXPECT_EQ(
+      stream_diagnostics(stream(json::array({{{"op", "dealloc"}, {"handle", "d"}, {"columns", 32}},
+                                             {{"op", "alloc"}, {"handle", "d"}, {"columns", 32}},
+                                             {{"op", "relinquish"}}}))),
+      (std::vector<std::string>{"op 1: tcgen05.dealloc of d before its tcgen05.alloc",
+                                "op 2: tcgen05.alloc of 32 columns is never deallocated before the kernel exits"}));
   EXPECT_EQ(stream_diagnostics(stream(json::array({{{"op", "alloc"}, {"handle", "d"}, {"columns", 32}},
                                                    {{"op", "dealloc"}, {"handle", "d"}, {"columns", 32}},
                                                    {{"op", "dealloc"}, {"handle", "d"}, {"columns", 32}},
@@ -337,22 +356,25 @@ TEST(Tcgen05VerifTmem, DominanceDiagnostics) {
 }
 
 TEST(Tcgen05VerifTmem, AllocatorDiagnostics) {
-  EXPECT_EQ(stream_diagnostics(stream(json::array({{{"op", "alloc"}, {"handle", "a"}, {"columns", 200}},
-                                                   {{"op", "alloc"}, {"handle", "b"}, {"columns", 100}},
-                                                   {{"op", "dealloc"}, {"handle", "a"}, {"columns", 200}},
-                                                   {{"op", "dealloc"}, {"handle", "b"}, {"columns", 100}},
-                                                   {{"op", "relinquish"}}}))),
-            (std::vector<std::string>{"op 2: allocated tmem out of resource: 100 columns requested, 200 of 256 in use"}));
+  EXPECT_EQ(
+      stream_diagnostics(stream(json::array({{{"op", "alloc"}, {"handle", "a"}, {"columns", 200}},
+                                             {{"op", "alloc"}, {"handle", "b"}, {"columns", 100}},
+                                             {{"op", "dealloc"}, {"handle", "a"}, {"columns", 200}},
+                                             {{"op", "dealloc"}, {"handle", "b"}, {"columns", 100}},
+                                             {{"op", "relinquish"}}}))),
+      (std::vector<std::string>{"op 2: allocated tmem out of resource: 100 columns requested, 200 of 256 in use"}));
   EXPECT_EQ(stream_diagnostics(stream(json::array({"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [s], 300;",
                                                    "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;"}))),
             (std::vector<std::string>{"op 1: allocated tmem out of resource: 300 columns requested, 0 of 256 in use"}));
-  EXPECT_EQ(stream_diagnostics(stream(json::array({{{"op", "alloc"}, {"handle", "a"}, {"columns", 16}, {"scratch", nullptr}},
-                                                   {{"op", "dealloc"}, {"handle", "a"}, {"columns", 16}},
-                                                   {{"op", "relinquish"}}}))),
-            (std::vector<std::string>{"op 1: failed to find scratch smem to allocate tmem"}));
+  EXPECT_EQ(
+      stream_diagnostics(stream(json::array({{{"op", "alloc"}, {"handle", "a"}, {"columns", 16}, {"scratch", nullptr}},
+                                             {{"op", "dealloc"}, {"handle", "a"}, {"columns", 16}},
+                                             {{"op", "relinquish"}}}))),
+      (std::vector<std::string>{"op 1: failed to find scratch smem to allocate tmem"}));
   EXPECT_EQ(stream_diagnostics(stream(json::array({"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 %rd1, 32;",
                                                    "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;"}))),
-            (std::vector<std::string>{"op 1: failed to find scratch smem to allocate tmem"}));  // a failed alloc leaks nothing
+            (std::vector<std::string>{
+                "op 1: failed to find scratch smem to allocate tmem"}));  // a failed alloc leaks nothing
   EXPECT_EQ(stream_diagnostics(stream(json::array({{{"op", "alloc"}, {"handle", "a"}, {"columns", 0}},
                                                    {{"op", "dealloc"}, {"handle", "a"}, {"columns", 0}},
                                                    {{"op", "relinquish"}}}))),
@@ -373,8 +395,9 @@ TEST(Tcgen05VerifTmem, ExitAndRelinquishRules) {
             (std::vector<std::string>{"op 6: tcgen05.relinquish_alloc_permit must be issued before the kernel exits"}));
   ops = kWalkthroughStream;
   ops.erase(5);  // no dealloc
-  EXPECT_EQ(stream_diagnostics(stream(ops)),
-            (std::vector<std::string>{"op 1: tcgen05.alloc of 16 columns is never deallocated before the kernel exits"}));
+  EXPECT_EQ(
+      stream_diagnostics(stream(ops)),
+      (std::vector<std::string>{"op 1: tcgen05.alloc of 16 columns is never deallocated before the kernel exits"}));
   // An explicit exit ends the stream; what follows is unreachable.
   EXPECT_EQ(stream_diagnostics(stream(json::array({{{"op", "alloc"}, {"handle", "a"}, {"columns", 32}},
                                                    "ret;",
@@ -406,15 +429,14 @@ TEST(Tcgen05VerifTmem, OneCtaGroupPerKernel) {
 
 TEST(Tcgen05VerifTmem, HandleRebindingAndMalformed) {
   // Overwriting the handle register ends the binding (an open stream then ignores it).
-  EXPECT_TRUE(run({{"verifier", "tmem-alloc"},
-                   {"closed_world", false},
-                   {"ops", json::array({"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], 32;",
-                                        "ld.shared.u32 %r1, [smem];",
-                                        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 32;",
-                                        "mov.u32 %r1, 5;",
-                                        "tcgen05.st.sync.aligned.32x32b.x1.b32 [%r1], {%r2};",
-                                        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;"})}})
-                  .accepted);
+  EXPECT_TRUE(
+      run({{"verifier", "tmem-alloc"},
+           {"closed_world", false},
+           {"ops", json::array({"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem], 32;",
+                                "ld.shared.u32 %r1, [smem];", "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 32;",
+                                "mov.u32 %r1, 5;", "tcgen05.st.sync.aligned.32x32b.x1.b32 [%r1], {%r2};",
+                                "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;"})}})
+          .accepted);
   EXPECT_THROW(run({{"verifier", "tmem-alloc"}}), RequestError);
   EXPECT_THROW(run(stream(json::array({{{"op", "alloc"}, {"handle", "a"}}}))), RequestError);
   EXPECT_THROW(run(stream(json::array({{{"op", "free"}, {"handle", "a"}}}))), RequestError);
@@ -429,7 +451,8 @@ json umma(const char* major, int bits, const char* swizzle) {
 
 TEST(Tcgen05VerifUmma, WalkthroughOperands) {
   // A: 64x16 bf16, MN-major, 128B swizzle, lbo=16, sbo=512.
-  Outcome o = run(with(umma("MN", 16, "128B"), {{"layout", "((8,8),(8,2)):((1,8),(64,256))"}, {"lbo", 16}, {"sbo", 512}}));
+  Outcome o =
+      run(with(umma("MN", 16, "128B"), {{"layout", "((8,8),(8,2)):((1,8),(64,256))"}, {"lbo", 16}, {"sbo", 512}}));
   ASSERT_TRUE(o.accepted) << (o.diagnostics.empty() ? "" : o.diagnostics[0]);
   EXPECT_EQ(o.result_lines, (std::vector<std::string>{"canonical layout: ((8,8,1),(8,2)):((1,8,0),(64,256))",
                                                       "lbo: unused", "sbo: 512 bytes"}));
@@ -481,8 +504,10 @@ TEST(Tcgen05VerifUmma, SizeAndSwizzleRules) {
   EXPECT_EQ(rejection(with(umma("MN", 16, "64B"), {{"mn", 48}, {"k", 16}})),
             "Not a canonical UMMA_MN Layout: Expected MN-size multiple of 32.");
   EXPECT_EQ(rejection(with(umma("MN", 32, "128B"), {{"mn", 32}, {"k", 8}})), "unsupported swizzle, got 128B");
-  EXPECT_EQ(rejection(with(umma("K", 16, "128B_base32B"), {{"mn", 8}, {"k", 16}})), "unsupported swizzle, got 128B_base32B");
-  EXPECT_EQ(rejection(with(umma("MN", 8, "128B_base32B"), {{"mn", 128}, {"k", 32}})), "unsupported swizzle, got 128B_base32B");
+  EXPECT_EQ(rejection(with(umma("K", 16, "128B_base32B"), {{"mn", 8}, {"k", 16}})),
+            "unsupported swizzle, got 128B_base32B");
+  EXPECT_EQ(rejection(with(umma("MN", 8, "128B_base32B"), {{"mn", 128}, {"k", 32}})),
+            "unsupported swizzle, got 128B_base32B");
   EXPECT_EQ(rejection(with(umma("MN", 4, "128B"), {{"mn", 256}, {"k", 64}})),
             "Not a canonical UMMA_MN Layout: 4-bit elements must be K-major.");
 }
@@ -521,17 +546,21 @@ TEST(Tcgen05VerifIdesc, DecodeAndRules) {
   IdescContext c;
   EXPECT_FALSE(check_idesc(good, c));
   EXPECT_EQ(check_idesc(0x06400490, c).value_or(""),
-            "tcgen05.mma instruction descriptor 0x06400490: M=96, N=256 is not a valid shape for kind::f16 with cta_group::1");
-  EXPECT_EQ(check_idesc(0x08400090, c).value_or(""),
-            "tcgen05.mma instruction descriptor 0x08400090: A and B types (bits 7-9, 10-12) differ; kind::f16 needs both "
-            "F16 or both BF16");
-  EXPECT_EQ(check_idesc(good | 4, c).value_or(""),
-            "tcgen05.mma instruction descriptor 0x08400494: the sparse flag (bit 2) is 1 but the instruction is not .sp");
+            "tcgen05.mma instruction descriptor 0x06400490: M=96, N=256 is not a valid shape for kind::f16 with "
+            "cta_group::1");
+  EXPECT_EQ(
+      check_idesc(0x08400090, c).value_or(""),
+      "tcgen05.mma instruction descriptor 0x08400090: A and B types (bits 7-9, 10-12) differ; kind::f16 needs both "
+      "F16 or both BF16");
+  EXPECT_EQ(
+      check_idesc(good | 4, c).value_or(""),
+      "tcgen05.mma instruction descriptor 0x08400494: the sparse flag (bit 2) is 1 but the instruction is not .sp");
   EXPECT_EQ(check_idesc(good & ~0x10u, c).value_or(""),
             "tcgen05.mma instruction descriptor 0x08400480: BF16 inputs need an F32 D (bits 4-5 = 1)");
   c.kind = MmaKind::i8;
-  EXPECT_EQ(check_idesc(0x080A0020, c).value_or(""),
-            "tcgen05.mma instruction descriptor 0x080a0020: M=128, N=40 is not a valid shape for kind::i8 with cta_group::1");
+  EXPECT_EQ(
+      check_idesc(0x080A0020, c).value_or(""),
+      "tcgen05.mma instruction descriptor 0x080a0020: M=128, N=40 is not a valid shape for kind::i8 with cta_group::1");
   EXPECT_FALSE(check_idesc(0x080C0020, c));  // N = 48
   EXPECT_EQ(check_idesc(0x080C0020 | 0x2000, c).value_or(""),
             "tcgen05.mma instruction descriptor 0x080c2020: negate (bits 13-14) is not supported for kind::i8");
@@ -557,9 +586,9 @@ TEST(Tcgen05VerifIdesc, EveryRuleWorded) {
     uint32_t idesc;
     const char* message;  // after "tcgen05.mma instruction descriptor 0x........: "
   };
-  const uint32_t f16 = 0x08400490;               // BF16 x BF16 -> F32, M=128, N=256
+  const uint32_t f16 = 0x08400490;                          // BF16 x BF16 -> F32, M=128, N=256
   const uint32_t i8 = 0x080C0020 | (1u << 7) | (1u << 10);  // S8 x S8 -> S32, M=128, N=48
-  const uint32_t mx8 = 0x08C00000;               // mxf8f6f4 E4M3 x E4M3, UE8M0, M=128, N=256
+  const uint32_t mx8 = 0x08C00000;                          // mxf8f6f4 E4M3 x E4M3, UE8M0, M=128, N=256
   const std::vector<Case> cases = {
       {MmaKind::f16, true, false, f16, "the sparse flag (bit 2) is 0 but the instruction is .sp"},
       {MmaKind::f16, false, false, f16 | 0x40, "reserved bit 6 is set"},
@@ -567,9 +596,12 @@ TEST(Tcgen05VerifIdesc, EveryRuleWorded) {
       {MmaKind::f16, false, false, f16 | 0x20000000, "reserved bit 29 is set"},
       {MmaKind::i8, true, false, i8 | 4 | 1, "the sparsity selector (bits 0-1) must be 0 for kind::i8"},
       {MmaKind::f16, false, false, f16 | 8, "saturate (bit 3) is only for kind::i8"},
-      {MmaKind::tf32, false, false, (f16 & ~0x1F80u) | (2u << 7) | (2u << 10) | 0x20, "D type 3 (bits 4-5) is not valid for kind::tf32"},
-      {MmaKind::f8f6f4, false, false, (f16 & ~0x1F80u) | (2u << 7), "A type 2 (bits 7-9) is not valid for kind::f8f6f4"},
-      {MmaKind::f8f6f4, false, false, (f16 & ~0x1F80u) | (7u << 10), "B type 7 (bits 10-12) is not valid for kind::f8f6f4"},
+      {MmaKind::tf32, false, false, (f16 & ~0x1F80u) | (2u << 7) | (2u << 10) | 0x20,
+       "D type 3 (bits 4-5) is not valid for kind::tf32"},
+      {MmaKind::f8f6f4, false, false, (f16 & ~0x1F80u) | (2u << 7),
+       "A type 2 (bits 7-9) is not valid for kind::f8f6f4"},
+      {MmaKind::f8f6f4, false, false, (f16 & ~0x1F80u) | (7u << 10),
+       "B type 7 (bits 10-12) is not valid for kind::f8f6f4"},
       {MmaKind::f16, false, false, f16 | 0x40000000, "the B-reuse shift (bits 30-31) is only for .ws"},
       {MmaKind::f16, false, true, (f16 & ~0x1F000000u) | (2u << 24), ""},  // .ws M=32, N=256: valid
       {MmaKind::f16, false, true, (f16 & ~0x1F000000u) | (2u << 24) | 0x40000000, ""},
@@ -580,7 +612,8 @@ TEST(Tcgen05VerifIdesc, EveryRuleWorded) {
       {MmaKind::mxf8f6f4, false, false, mx8 | (2u << 7), "A type 2 (bits 7-9) is not valid for kind::mxf8f6f4"},
       {MmaKind::mxf8f6f4, false, false, mx8 | (6u << 10), "B type 6 (bits 10-12) is not valid for kind::mxf8f6f4"},
       {MmaKind::mxf8f6f4, false, false, mx8 | (3u << 29) | (1u << 4), ""},  // SF IDs 0-3 allowed
-      {MmaKind::mxf4, false, false, 0x08C00480 | (1u << 4), "scale-factor IDs (bits 4-5, 29-30) must be 0 or 2 for kind::mxf4"},
+      {MmaKind::mxf4, false, false, 0x08C00480 | (1u << 4),
+       "scale-factor IDs (bits 4-5, 29-30) must be 0 or 2 for kind::mxf4"},
       {MmaKind::mxf4, false, false, 0x08C00480 | (1u << 12), "reserved bit 12 is set"},
       {MmaKind::mxf4nvf4, false, false, 0x08C00400, "A type 0 (bits 7-9) is not valid for kind::mxf4nvf4 (E2M1 = 1)"},
       {MmaKind::mxf4nvf4, false, false, 0x08C00080, "B type 0 (bits 10-11) is not valid for kind::mxf4nvf4 (E2M1 = 1)"},
@@ -679,20 +712,21 @@ TEST(Tcgen05VerifPtx, WalkthroughKernelIsClean) { EXPECT_EQ(check(kWalkthroughPt
 TEST(Tcgen05VerifPtx, TargetGates) {
   std::string text = kWalkthroughPtx;
   text.replace(text.find(".target sm_100a"), 15, ".target sm_90a");
-  EXPECT_EQ(check(text),
-            (std::vector<std::string>{
-                "k.ptx:19: error: tcgen05.alloc supported only on arch-conditional or family-conditional variants from "
-                "SM100 onwards.",
-                "k.ptx:24: error: tcgen05.mma supported only on arch-conditional or family-conditional variants from SM100 "
-                "onwards.",
-                "k.ptx:35: error: tcgen05.wait supported only on arch-conditional or family-conditional variants from SM100 "
-                "onwards.",
-                "k.ptx:36: error: tcgen05.ld supported only on arch-conditional or family-conditional variants from SM100 "
-                "onwards.",
-                "k.ptx:40: error: tcgen05.dealloc supported only on arch-conditional or family-conditional variants from "
-                "SM100 onwards.",
-                "k.ptx:41: error: tcgen05.relinquish_alloc_permit supported only on arch-conditional or family-conditional "
-                "variants from SM100 onwards."}));
+  EXPECT_EQ(
+      check(text),
+      (std::vector<std::string>{
+          "k.ptx:19: error: tcgen05.alloc supported only on arch-conditional or family-conditional variants from "
+          "SM100 onwards.",
+          "k.ptx:24: error: tcgen05.mma supported only on arch-conditional or family-conditional variants from SM100 "
+          "onwards.",
+          "k.ptx:35: error: tcgen05.wait supported only on arch-conditional or family-conditional variants from SM100 "
+          "onwards.",
+          "k.ptx:36: error: tcgen05.ld supported only on arch-conditional or family-conditional variants from SM100 "
+          "onwards.",
+          "k.ptx:40: error: tcgen05.dealloc supported only on arch-conditional or family-conditional variants from "
+          "SM100 onwards.",
+          "k.ptx:41: error: tcgen05.relinquish_alloc_permit supported only on arch-conditional or family-conditional "
+          "variants from SM100 onwards."}));
 }
 
 TEST(Tcgen05VerifPtx, StraightLineLifecycle) {
@@ -716,12 +750,13 @@ TEST(Tcgen05VerifPtx, StraightLineLifecycle) {
   tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [smem_u], 32;
 }
 )";
-  EXPECT_EQ(check(text),
-            (std::vector<std::string>{
-                "k.ptx:8: error: tcgen05.dealloc must post-dominate every use of its handle: tcgen05.st uses %r1 after its "
-                "tcgen05.dealloc",
-                "k.ptx:18: error: tcgen05.alloc of 32 columns is never deallocated before the kernel exits",
-                "k.ptx:19: error: tcgen05.relinquish_alloc_permit must be issued before the kernel exits"}));
+  EXPECT_EQ(
+      check(text),
+      (std::vector<std::string>{
+          "k.ptx:8: error: tcgen05.dealloc must post-dominate every use of its handle: tcgen05.st uses %r1 after its "
+          "tcgen05.dealloc",
+          "k.ptx:18: error: tcgen05.alloc of 32 columns is never deallocated before the kernel exits",
+          "k.ptx:19: error: tcgen05.relinquish_alloc_permit must be issued before the kernel exits"}));
 }
 
 // nvcc's shape of a straight-line kernel: the alloc names the slot through a register holding its
@@ -740,8 +775,9 @@ TEST(Tcgen05VerifPtx, HandleThroughSymbolAddress) {
   tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r2}, [%r3];
 }
 )";
-  EXPECT_EQ(check(text), (std::vector<std::string>{"k.ptx:11: error: tcgen05.dealloc must post-dominate every use of its "
-                                                   "handle: tcgen05.ld uses %r3 after its tcgen05.dealloc"}));
+  EXPECT_EQ(check(text),
+            (std::vector<std::string>{"k.ptx:11: error: tcgen05.dealloc must post-dominate every use of its "
+                                      "handle: tcgen05.ld uses %r3 after its tcgen05.dealloc"}));
   // A dealloc of a handle the function cannot trace may free the allocation: no leak reported.
   std::string untraced = text;
   untraced.replace(untraced.find("b32 %r3, 32;"), 12, "b32 %r9, 32;");
@@ -750,7 +786,8 @@ TEST(Tcgen05VerifPtx, HandleThroughSymbolAddress) {
   std::string leak = text;
   leak.erase(leak.find("  tcgen05.dealloc"), leak.find("  tcgen05.ld.sync") - leak.find("  tcgen05.dealloc"));
   EXPECT_EQ(check(leak),
-            std::vector<std::string>{"k.ptx:6: error: tcgen05.alloc of 32 columns is never deallocated before the kernel exits"});
+            std::vector<std::string>{
+                "k.ptx:6: error: tcgen05.alloc of 32 columns is never deallocated before the kernel exits"});
 }
 
 TEST(Tcgen05VerifPtx, InstructionRules) {
@@ -770,16 +807,17 @@ TEST(Tcgen05VerifPtx, InstructionRules) {
   tcgen05.mma.ws.cta_group::1.kind::f8f6f4 [%r1], %rd2, %rd3, %r_ok, 1;
 }
 )";
-  EXPECT_EQ(check(text),
-            (std::vector<std::string>{
-                "k.ptx:6: error: Cannot use collector::a::use or colletor::a::fill with ashift",
-                "k.ptx:7: error: tcgen05.mma instruction descriptor 0x06400490: M=96, N=256 is not a valid shape for "
-                "kind::f16 with cta_group::1",
-                "k.ptx:9: error: tcgen05.mma instruction descriptor 0x08400090: A and B types (bits 7-9, 10-12) differ; "
-                "kind::f16 needs both F16 or both BF16",
-                "k.ptx:10: error: Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp Op",
-                "k.ptx:12: error: Cannot use 1X as scale vector size for mxf4nvf4 type",
-                "k.ptx:14: error: Cannot use weight stationary with mxf8f6f4 and fp4 types"}));
+  EXPECT_EQ(
+      check(text),
+      (std::vector<std::string>{
+          "k.ptx:6: error: Cannot use collector::a::use or colletor::a::fill with ashift",
+          "k.ptx:7: error: tcgen05.mma instruction descriptor 0x06400490: M=96, N=256 is not a valid shape for "
+          "kind::f16 with cta_group::1",
+          "k.ptx:9: error: tcgen05.mma instruction descriptor 0x08400090: A and B types (bits 7-9, 10-12) differ; "
+          "kind::f16 needs both F16 or both BF16",
+          "k.ptx:10: error: Shape 64x128b requires multicast warpx2_01_23 or warpx2_02_13 for tcgen05.cp Op",
+          "k.ptx:12: error: Cannot use 1X as scale vector size for mxf4nvf4 type",
+          "k.ptx:14: error: Cannot use weight stationary with mxf8f6f4 and fp4 types"}));
   // sm_100f is family-conditional: rules 1-3 pass, rule 4 (scale input accumulator) is not in PTX text.
   EXPECT_EQ(check("tcgen05.mma.cta_group::2.kind::i8 [%r1], %rd2, %rd3, %r4, 1;", "sm_100f"),
             std::vector<std::string>{});
@@ -787,10 +825,12 @@ TEST(Tcgen05VerifPtx, InstructionRules) {
             (std::vector<std::string>{"k.ptx:1: error: tcgen05.mma supported only on arch-conditional or "
                                       "family-conditional variants from SM100 onwards."}));
   // A scale-input-d operand is the seed's scale_input_acc (rules 4 and 5).
-  EXPECT_EQ(check("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4, {%r5, %r6, %r7, %r8}, p, 3;", "sm_100f"),
-            (std::vector<std::string>{"k.ptx:1: error: Scale input accumulator is not supported on this architecture."}));
-  EXPECT_EQ(check("tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd2, %rd3, %r4, p, 3;", "sm_100a"),
-            (std::vector<std::string>{"k.ptx:1: error: Scale input accumulator can only be used with f16 and tf32 types"}));
+  EXPECT_EQ(
+      check("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4, {%r5, %r6, %r7, %r8}, p, 3;", "sm_100f"),
+      (std::vector<std::string>{"k.ptx:1: error: Scale input accumulator is not supported on this architecture."}));
+  EXPECT_EQ(
+      check("tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd2, %rd3, %r4, p, 3;", "sm_100a"),
+      (std::vector<std::string>{"k.ptx:1: error: Scale input accumulator can only be used with f16 and tf32 types"}));
   EXPECT_EQ(check("tcgen05.mma.sp.cta_group::1.kind::tf32 [%r1], %rd2, %rd3, [%r9], %r4, p, 3;", "sm_100a"),
             std::vector<std::string>{});
   // Bare statements, no target: no gates, lifecycle as one kernel.

@@ -174,6 +174,10 @@ void encode_struct(const ParamSpec& spec, const ParamEncodeContext& ctx, uint8_t
 
 }  // namespace
 
+// tensormap: a CUtensorMap for a buffer, as cuTensorMapEncodeTiled builds it (param_tensormap.cpp).
+void parse_tensormap(const Json& param, const std::string& path, const ParamParseContext& ctx, ParamSpec& spec);
+void encode_tensormap(const ParamSpec& spec, const ParamEncodeContext& ctx, uint8_t* dst);
+
 const std::vector<ParamKind>& param_kinds() {
   static const std::vector<ParamKind> kinds = {
       {"ptr", {"offset", "ptr_offset"}, parse_ptr, encode_ptr},
@@ -189,6 +193,7 @@ const std::vector<ParamKind>& param_kinds() {
       {"f64", {}, parse_float<8>, encode_data},
       {"bytes_hex", {}, parse_bytes_hex, encode_data},
       {"struct", {}, parse_struct, encode_struct},
+      {"tensormap", {}, parse_tensormap, encode_tensormap},
   };
   return kinds;
 }

@@ -90,7 +90,8 @@ std::optional<std::string> predicate_reason(const CopyRequest& c) {
   const bool ok = (c.src_scope == "local" && is_shared_scope(c.dst_scope)) ||
                   (is_shared_scope(c.src_scope) && c.dst_scope == "local");
   if (!ok)
-    return "unsupported scope pair (" + c.src_scope + ", " + c.dst_scope + ") (need (local, shared*) or (shared*, local))";
+    return "unsupported scope pair (" + c.src_scope + ", " + c.dst_scope +
+           ") (need (local, shared*) or (shared*, local))";
   return std::nullopt;
 }
 
@@ -178,13 +179,16 @@ Outcome verify_fit(const CopyRequest& c) {
   const Fit& f = *fit;
   const bool load = is_load(c);
   const std::string ptx = ptx_for(load, f.num, f.trans);
-  auto term = [](int64_t k, const std::string& v) { return k == 0 ? std::string() : " + " + std::to_string(k) + "*" + v; };
+  auto term = [](int64_t k, const std::string& v) {
+    return k == 0 ? std::string() : " + " + std::to_string(k) + "*" + v;
+  };
   std::string addr = std::to_string(f.p) + "*(laneid%8)";
   if (f.num > 1) addr += term(f.shared[4].stride, "(laneid/8)");
   if (f.m_outer > 1) addr += term(f.shared[3].stride, "mm");
   if (f.warps > 1) addr += term(f.shared[0].stride, "warpid");
   std::string regs;
-  for (int j = 0; j < f.num; ++j) regs += (j ? ", r_local[" : "r_local[") + std::to_string(handle_offset(f, 0, j)) + "]";
+  for (int j = 0; j < f.num; ++j)
+    regs += (j ? ", r_local[" : "r_local[") + std::to_string(handle_offset(f, 0, j)) + "]";
   if (f.m_outer > 1) regs += " (+ " + std::to_string(f.reg[3].stride) + "*mm)";
   out.result_lines.push_back("num: " + std::to_string(f.num));
   out.result_lines.push_back(std::string("trans: ") + (f.trans ? "true" : "false"));
@@ -199,17 +203,22 @@ Outcome verify_fit(const CopyRequest& c) {
     for (int lane = 0; lane < 32; ++lane) lanes.push_back(lane_shared_offset(f, 0, mm, lane));
     instrs.push_back({{"handles", handles}, {"lane_offsets", lanes}});
   }
-  out.result = {{"num", f.num},          {"trans", f.trans},     {"ptx", ptx},
-                {"direction", load ? "ld" : "st"}, {"p", f.p}, {"m_outer", f.m_outer},
-                {"warps", f.warps},      {"warp_stride", f.shared[0].stride}, {"instructions", instrs}};
+  out.result = {{"num", f.num},
+                {"trans", f.trans},
+                {"ptx", ptx},
+                {"direction", load ? "ld" : "st"},
+                {"p", f.p},
+                {"m_outer", f.m_outer},
+                {"warps", f.warps},
+                {"warp_stride", f.shared[0].stride},
+                {"instructions", instrs}};
   return out;
 }
 
 CopyRequest parse_fit_request(const nlohmann::json& r) {
   namespace req = ::ptxsim::verifiers::req;
-  req::check_keys(r,
-                  {"target", "exec_scope", "threads", "all_threads_active", "src_scope", "dst_scope", "dtype",
-                   "register_layout", "shared_layout"});
+  req::check_keys(r, {"target", "exec_scope", "threads", "all_threads_active", "src_scope", "dst_scope", "dtype",
+                      "register_layout", "shared_layout"});
   CopyRequest c;
   c.target = req::get_opt_string(r, "target").value_or("cuda");
   c.exec_scope = req::get_opt_string(r, "exec_scope").value_or("warp");
@@ -218,7 +227,8 @@ CopyRequest parse_fit_request(const nlohmann::json& r) {
   c.src_scope = req::get_string(r, "src_scope");
   c.dst_scope = req::get_string(r, "dst_scope");
   c.dtype = req::get_opt_string(r, "dtype").value_or("float16");
-  for (auto [key, dst] : {std::pair{"register_layout", &c.register_layout}, std::pair{"shared_layout", &c.shared_layout}}) {
+  for (auto [key, dst] :
+       {std::pair{"register_layout", &c.register_layout}, std::pair{"shared_layout", &c.shared_layout}}) {
     const std::string where = std::string("key \"") + key + "\": ";
     std::string text = tcgen05::trim(req::get_string(r, key));
     if (text.size() >= 3 && text.compare(0, 2, "S[") == 0 && text.back() == ']') text = text.substr(2, text.size() - 3);

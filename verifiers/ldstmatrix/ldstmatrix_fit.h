@@ -65,8 +65,7 @@ extern const char* const kDeclineMessage;  // "ldstmatrix layout doesn't fit any
 // Splits/merges the layout's leaves (row-major, first outermost) into groups of the given extents
 // (outermost first). nullopt when a leaf straddles a group boundary unevenly or a group's pieces
 // do not coalesce into one stride.
-std::optional<std::array<Group, 6>> regroup(const std::vector<Mode>& leaves,
-                                            const std::array<int64_t, 6>& extents);
+std::optional<std::array<Group, 6>> regroup(const std::vector<Mode>& leaves, const std::array<int64_t, 6>& extents);
 
 int64_t thread_count(const CopyRequest& c);
 // The predicate's reason to decline, or nullopt when the copy is an ldstmatrix candidate.

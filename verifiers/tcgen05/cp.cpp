@@ -14,10 +14,14 @@ const char* cp_shape_name(CpShape s) { return kShapeNames[static_cast<int>(s)]; 
 
 const char* cp_multicast_name(CpMulticast m) {
   switch (m) {
-    case CpMulticast::none: return "";
-    case CpMulticast::warpx2_02_13: return "warpx2::02_13";
-    case CpMulticast::warpx2_01_23: return "warpx2::01_23";
-    case CpMulticast::warpx4: return "warpx4";
+    case CpMulticast::none:
+      return "";
+    case CpMulticast::warpx2_02_13:
+      return "warpx2::02_13";
+    case CpMulticast::warpx2_01_23:
+      return "warpx2::01_23";
+    case CpMulticast::warpx4:
+      return "warpx4";
   }
   return "";
 }
@@ -79,13 +83,14 @@ Outcome verify_cp(const CpDescription& c) {
 CpDescription parse_cp_request(const nlohmann::json& r) {
   req::check_keys(r, {"shape", "multicast", "cta_group", "src_fmt", "target"});
   CpDescription c;
-  c.shape = static_cast<CpShape>(
-      req::get_choice(r, "shape", {"128x256b", "4x256b", "128x128b", "64x128b", "32x128b"}));
+  c.shape = static_cast<CpShape>(req::get_choice(r, "shape", {"128x256b", "4x256b", "128x128b", "64x128b", "32x128b"}));
   if (auto m = req::get_opt_string(r, "multicast")) {
     auto mc = cp_multicast_from_name(*m);
     if (!mc)
-      req::fail("key \"multicast\" must be null, \"warpx2::02_13\", \"warpx2::01_23\" or \"warpx4\" "
-                           "(or the seed's warpx2_02_13 / warpx2_01_23), got \"" + *m + "\"");
+      req::fail(
+          "key \"multicast\" must be null, \"warpx2::02_13\", \"warpx2::01_23\" or \"warpx4\" "
+          "(or the seed's warpx2_02_13 / warpx2_01_23), got \"" +
+          *m + "\"");
     c.multicast = *mc;
   }
   if (auto cg = req::get_opt_int(r, "cta_group")) {

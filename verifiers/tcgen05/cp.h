@@ -12,8 +12,8 @@ namespace ptxsim::verifiers::tcgen05 {
 enum class CpShape { s128x256b, s4x256b, s128x128b, s64x128b, s32x128b };
 enum class CpMulticast { none, warpx2_02_13, warpx2_01_23, warpx4 };
 
-const char* cp_shape_name(CpShape s);           // "64x128b"
-const char* cp_multicast_name(CpMulticast m);   // PTX spelling "warpx2::02_13"; "" for none
+const char* cp_shape_name(CpShape s);          // "64x128b"
+const char* cp_multicast_name(CpMulticast m);  // PTX spelling "warpx2::02_13"; "" for none
 std::optional<CpShape> cp_shape_from_name(const std::string& s);
 // Accepts the PTX spellings and the seed's underscore ones ("warpx2_02_13").
 std::optional<CpMulticast> cp_multicast_from_name(const std::string& s);

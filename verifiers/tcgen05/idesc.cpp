@@ -91,10 +91,12 @@ std::optional<std::string> check_idesc(uint32_t v, const IdescContext& c) {
     if (!ab_ok(f.a_type)) return fail("A type " + std::to_string(f.a_type) + " (bits 7-9) is not valid for " + kind);
     if (!ab_ok(f.b_type)) return fail("B type " + std::to_string(f.b_type) + " (bits 10-12) is not valid for " + kind);
     if (c.kind == MmaKind::f16) {
-      if (f.a_type != f.b_type) return fail("A and B types (bits 7-9, 10-12) differ; kind::f16 needs both F16 or both BF16");
+      if (f.a_type != f.b_type)
+        return fail("A and B types (bits 7-9, 10-12) differ; kind::f16 needs both F16 or both BF16");
       if (f.a_type == 1 && f.d_type != 1) return fail("BF16 inputs need an F32 D (bits 4-5 = 1)");
     }
-    if (c.kind == MmaKind::i8 && (f.negate_a || f.negate_b)) return fail("negate (bits 13-14) is not supported for kind::i8");
+    if (c.kind == MmaKind::i8 && (f.negate_a || f.negate_b))
+      return fail("negate (bits 13-14) is not supported for kind::i8");
     if (f.ws_shift && !c.ws) return fail("the B-reuse shift (bits 30-31) is only for .ws");
     if (!valid_shape(c, f.m, f.n))
       return fail("M=" + std::to_string(f.m) + ", N=" + std::to_string(f.n) + " is not a valid shape for " + kind +
@@ -111,11 +113,15 @@ std::optional<std::string> check_idesc(uint32_t v, const IdescContext& c) {
   if (mxf4 && (f.a_sf_id % 2 || f.b_sf_id % 2))
     return fail("scale-factor IDs (bits 4-5, 29-30) must be 0 or 2 for " + kind);
   if (!mxf4) {
-    if (!one_of(f.a_type, {0, 1, 3, 4, 5})) return fail("A type " + std::to_string(f.a_type) + " (bits 7-9) is not valid for " + kind);
-    if (!one_of(f.b_type, {0, 1, 3, 4, 5})) return fail("B type " + std::to_string(f.b_type) + " (bits 10-12) is not valid for " + kind);
+    if (!one_of(f.a_type, {0, 1, 3, 4, 5}))
+      return fail("A type " + std::to_string(f.a_type) + " (bits 7-9) is not valid for " + kind);
+    if (!one_of(f.b_type, {0, 1, 3, 4, 5}))
+      return fail("B type " + std::to_string(f.b_type) + " (bits 10-12) is not valid for " + kind);
   } else {
-    if (f.a_type != 1) return fail("A type " + std::to_string(f.a_type) + " (bits 7-9) is not valid for " + kind + " (E2M1 = 1)");
-    if (f.b_type != 1) return fail("B type " + std::to_string(f.b_type) + " (bits 10-11) is not valid for " + kind + " (E2M1 = 1)");
+    if (f.a_type != 1)
+      return fail("A type " + std::to_string(f.a_type) + " (bits 7-9) is not valid for " + kind + " (E2M1 = 1)");
+    if (f.b_type != 1)
+      return fail("B type " + std::to_string(f.b_type) + " (bits 10-11) is not valid for " + kind + " (E2M1 = 1)");
     if (f.transpose_a || f.transpose_b) return fail("transpose (bits 15-16) is not supported for " + kind);
   }
   if (!f.scale_type_ue8m0 && c.kind != MmaKind::mxf4nvf4)

@@ -28,19 +28,26 @@ std::optional<MmaKind> kind_from_value(unsigned v) {
 
 const char* scale_vec_name(ScaleVec v) {
   switch (v) {
-    case ScaleVec::x1: return "1X";
-    case ScaleVec::x2: return "2X";
-    case ScaleVec::x4: return "4X";
+    case ScaleVec::x1:
+      return "1X";
+    case ScaleVec::x2:
+      return "2X";
+    case ScaleVec::x4:
+      return "4X";
   }
   return "?";
 }
 
 const char* collector_name(CollectorA c) {
   switch (c) {
-    case CollectorA::discard: return "discard";
-    case CollectorA::fill: return "fill";
-    case CollectorA::use: return "use";
-    case CollectorA::lastuse: return "lastuse";
+    case CollectorA::discard:
+      return "discard";
+    case CollectorA::fill:
+      return "fill";
+    case CollectorA::use:
+      return "use";
+    case CollectorA::lastuse:
+      return "lastuse";
   }
   return "?";
 }
@@ -186,20 +193,22 @@ Outcome verify_kind(const MmaDescription& m) {
 }
 
 MmaDescription parse_kind_request(const nlohmann::json& r) {
-  req::check_keys(r,
-                  {"kind", "cta_group", "scale_vec_size", "scale_input_acc", "block_scale", "weight_stationary",
-                   "sparse", "ashift", "collector_a", "arch_conditional", "target"});
+  req::check_keys(r, {"kind", "cta_group", "scale_vec_size", "scale_input_acc", "block_scale", "weight_stationary",
+                      "sparse", "ashift", "collector_a", "arch_conditional", "target"});
   MmaDescription m;
-  m.kind = kKindValues[req::get_choice(r, "kind",
-                                       {"f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4"})];
+  m.kind = kKindValues[req::get_choice(r, "kind", {"f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4"})];
   int64_t cg = req::get_int(r, "cta_group");
   if (cg != 1 && cg != 2) req::fail("key \"cta_group\" must be 1 or 2, got " + std::to_string(cg));
   m.cta_group = static_cast<unsigned>(cg);
   if (auto sv = req::get_opt_string(r, "scale_vec_size")) {
-    if (*sv == "1X") m.scale_vec = ScaleVec::x1;
-    else if (*sv == "2X") m.scale_vec = ScaleVec::x2;
-    else if (*sv == "4X") m.scale_vec = ScaleVec::x4;
-    else req::fail("key \"scale_vec_size\" must be null, \"1X\", \"2X\" or \"4X\", got \"" + *sv + "\"");
+    if (*sv == "1X")
+      m.scale_vec = ScaleVec::x1;
+    else if (*sv == "2X")
+      m.scale_vec = ScaleVec::x2;
+    else if (*sv == "4X")
+      m.scale_vec = ScaleVec::x4;
+    else
+      req::fail("key \"scale_vec_size\" must be null, \"1X\", \"2X\" or \"4X\", got \"" + *sv + "\"");
   }
   m.scale_input_acc = req::get_bool(r, "scale_input_acc", false);
   m.block_scale = req::get_bool(r, "block_scale", false);
@@ -207,8 +216,7 @@ MmaDescription parse_kind_request(const nlohmann::json& r) {
   m.sparse = req::get_bool(r, "sparse", false);
   m.ashift = req::get_bool(r, "ashift", false);
   if (r.contains("collector_a") && !r["collector_a"].is_null())
-    m.collector_a = static_cast<CollectorA>(
-        req::get_choice(r, "collector_a", {"discard", "fill", "use", "lastuse"}));
+    m.collector_a = static_cast<CollectorA>(req::get_choice(r, "collector_a", {"discard", "fill", "use", "lastuse"}));
   m.target = req::get_target(r, "target", "sm_100a");
   m.arch_conditional = req::get_bool(r, "arch_conditional", m.target.suffix == 'a' || m.target.suffix == 'f');
   return m;

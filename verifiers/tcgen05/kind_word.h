@@ -27,8 +27,8 @@ enum class CollectorA : uint8_t { discard = 0, fill = 1, use = 2, lastuse = 3 };
 const char* kind_name(MmaKind k);
 std::optional<MmaKind> kind_from_name(const std::string& s);
 std::optional<MmaKind> kind_from_value(unsigned v);  // nullopt for the unassigned value 6
-const char* scale_vec_name(ScaleVec v);               // "1X", "2X", "4X"
-const char* collector_name(CollectorA c);             // "discard", "fill", "use", "lastuse"
+const char* scale_vec_name(ScaleVec v);              // "1X", "2X", "4X"
+const char* collector_name(CollectorA c);            // "discard", "fill", "use", "lastuse"
 
 // The five fields of the 9-bit word, as raw field values (so every 9-bit value unpacks).
 struct KindWordFields {
@@ -36,12 +36,12 @@ struct KindWordFields {
   unsigned scale_vec_size = 0;  // 2 bits
   bool scale_input_acc = false;
   bool block_scale = false;
-  unsigned mma_kind = 0;        // 3 bits
+  unsigned mma_kind = 0;  // 3 bits
   bool operator==(const KindWordFields&) const = default;
 };
 
-inline constexpr unsigned kCtaGroupShift = 0, kScaleVecShift = 2, kScaleInputAccBit = 4,
-                          kBlockScaleBit = 5, kMmaKindShift = 6;
+inline constexpr unsigned kCtaGroupShift = 0, kScaleVecShift = 2, kScaleInputAccBit = 4, kBlockScaleBit = 5,
+                          kMmaKindShift = 6;
 inline constexpr uint16_t kKindWordMask = 0x1ff;
 
 // Fields wider than their bit ranges are truncated to them.
@@ -51,8 +51,8 @@ KindWordFields unpack_kind_word(uint16_t raw);  // bits above 8 are ignored
 // One tcgen05.mma as the verifier sees it (the request of the "tcgen05-kind" verifier).
 struct MmaDescription {
   MmaKind kind = MmaKind::f16;
-  unsigned cta_group = 1;               // 1 or 2
-  std::optional<ScaleVec> scale_vec;    // nullopt: not given (packs as 1X)
+  unsigned cta_group = 1;             // 1 or 2
+  std::optional<ScaleVec> scale_vec;  // nullopt: not given (packs as 1X)
   bool scale_input_acc = false;
   bool block_scale = false;
   bool weight_stationary = false;

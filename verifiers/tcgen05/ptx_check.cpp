@@ -44,22 +44,31 @@ std::optional<MmaDescription> describe_mma(const Instr& in, const std::optional<
   m.block_scale = in.has("block_scale");
   m.ashift = in.has("ashift");
   std::string sv = in.qualifier("scale_vec");
-  if (sv == "1X") m.scale_vec = ScaleVec::x1;
-  else if (sv == "2X") m.scale_vec = ScaleVec::x2;
-  else if (sv == "4X") m.scale_vec = ScaleVec::x4;
-  else if (in.has("block16")) m.scale_vec = ScaleVec::x4;
-  else if (in.has("block32")) m.scale_vec = m.kind == MmaKind::mxf8f6f4 ? ScaleVec::x1 : ScaleVec::x2;
-  else if (m.kind == MmaKind::mxf4 && m.block_scale) m.scale_vec = ScaleVec::x2;  // PTX: mxf4 defaults to .block32
+  if (sv == "1X")
+    m.scale_vec = ScaleVec::x1;
+  else if (sv == "2X")
+    m.scale_vec = ScaleVec::x2;
+  else if (sv == "4X")
+    m.scale_vec = ScaleVec::x4;
+  else if (in.has("block16"))
+    m.scale_vec = ScaleVec::x4;
+  else if (in.has("block32"))
+    m.scale_vec = m.kind == MmaKind::mxf8f6f4 ? ScaleVec::x1 : ScaleVec::x2;
+  else if (m.kind == MmaKind::mxf4 && m.block_scale)
+    m.scale_vec = ScaleVec::x2;  // PTX: mxf4 defaults to .block32
   for (const std::string& p : in.parts)
     if (p.rfind("collector::a::", 0) == 0) {
       std::string op = p.substr(14);
-      if (op == "fill") m.collector_a = CollectorA::fill;
-      else if (op == "use") m.collector_a = CollectorA::use;
-      else if (op == "lastuse") m.collector_a = CollectorA::lastuse;
+      if (op == "fill")
+        m.collector_a = CollectorA::fill;
+      else if (op == "use")
+        m.collector_a = CollectorA::use;
+      else if (op == "lastuse")
+        m.collector_a = CollectorA::lastuse;
     }
   // scale-input-d: an operand after enable-input-d (not in the block-scale or .ws forms).
   if (!m.weight_stationary && !m.block_scale) {
-    size_t i = (m.sparse ? 4 : 3) + 1;                                     // after idesc
+    size_t i = (m.sparse ? 4 : 3) + 1;                                                       // after idesc
     if (i < in.operands.size() && !in.operands[i].empty() && in.operands[i][0] == '{') ++i;  // disable-output-lane
     m.scale_input_acc = i + 1 < in.operands.size();
   }
@@ -75,7 +84,7 @@ void check_instruction(const Instr& in, const std::optional<req::Target>& target
   if (in.parts.size() < 2 || in.parts[0] != "tcgen05") return;
   const std::string& sub = in.parts[1];
   if (target && !req::is_conditional_sm100_plus(*target)) {
-    std::string d = sub == "mma"                 ? std::string(kMmaTargetDiagnostic)
+    std::string d = sub == "mma"                ? std::string(kMmaTargetDiagnostic)
                     : sub.rfind("wait", 0) == 0 ? std::string(kWaitTargetDiagnostic)
                                                 : tcgen05_target_diagnostic("tcgen05." + sub);
     out.push_back({in.line, d});
@@ -146,8 +155,9 @@ void check_function(const Function& f, const std::optional<req::Target>& target,
   if (facts.straight_line && !f.has_labels) {
     opt.kernel_exit = false;  // the exit comes as an event
     if (!f.entry)
-      events.erase(std::remove_if(events.begin(), events.end(), [](const TmemEvent& e) { return e.kind == TmemEvent::Exit; }),
-                   events.end());
+      events.erase(
+          std::remove_if(events.begin(), events.end(), [](const TmemEvent& e) { return e.kind == TmemEvent::Exit; }),
+          events.end());
     else {
       TmemEvent e;
       e.kind = TmemEvent::Exit;
@@ -201,13 +211,16 @@ std::vector<PtxDiagnostic> check_tcgen05_ptx(const std::vector<std::pair<int, st
         if (depth > 0 && --depth == 0) funcs.back().close_line = s.line;
         break;
       case Statement::Label:
-        if (depth > 0) funcs.back().has_labels = true;
-        else bare.has_labels = true;
+        if (depth > 0)
+          funcs.back().has_labels = true;
+        else
+          bare.has_labels = true;
         break;
       case Statement::Instruction: {
         auto in = parse_instruction(s.text, s.line);
         if (!in) break;
-        if (depth > 0) funcs.back().instrs.push_back(std::move(*in));
+        if (depth > 0)
+          funcs.back().instrs.push_back(std::move(*in));
         else {
           bare.instrs.push_back(std::move(*in));
           bare_used = true;
@@ -221,11 +234,13 @@ std::vector<PtxDiagnostic> check_tcgen05_ptx(const std::vector<std::pair<int, st
   std::vector<PtxDiagnostic> out;
   if (bare_used) check_function(bare, target, out);
   for (const Function& f : funcs) check_function(f, target, out);
-  std::stable_sort(out.begin(), out.end(), [](const PtxDiagnostic& a, const PtxDiagnostic& b) { return a.line < b.line; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PtxDiagnostic& a, const PtxDiagnostic& b) { return a.line < b.line; });
   return out;
 }
 
-std::vector<std::string> check_tcgen05_ptx(const std::string& file, const std::vector<std::pair<int, std::string>>& lines,
+std::vector<std::string> check_tcgen05_ptx(const std::string& file,
+                                           const std::vector<std::pair<int, std::string>>& lines,
                                            const PtxCheckOptions& opt) {
   std::vector<std::string> out;
   for (const PtxDiagnostic& d : check_tcgen05_ptx(lines, opt))

@@ -35,7 +35,8 @@ std::vector<PtxDiagnostic> check_tcgen05_ptx(const std::vector<std::pair<int, st
                                              const PtxCheckOptions& opt = {});
 
 // The same, formatted "FILE:LINE: error: MESSAGE".
-std::vector<std::string> check_tcgen05_ptx(const std::string& file, const std::vector<std::pair<int, std::string>>& lines,
+std::vector<std::string> check_tcgen05_ptx(const std::string& file,
+                                           const std::vector<std::pair<int, std::string>>& lines,
                                            const PtxCheckOptions& opt = {});
 
 }  // namespace ptxsim::verifiers::tcgen05

@@ -105,8 +105,10 @@ std::vector<Statement> split_statements(const std::vector<SourceLine>& lines) {
       }
       append(c, sl.line);
     }
-    if (is_line_directive(trim(cur))) flush();
-    else if (!cur.empty()) cur.push_back(' ');
+    if (is_line_directive(trim(cur)))
+      flush();
+    else if (!cur.empty())
+      cur.push_back(' ');
   }
   flush();
   return out;
@@ -169,11 +171,33 @@ std::optional<Instr> parse_instruction(std::string_view stmt, int line) {
 }
 
 std::string destination_register(const Instr& in) {
-  static const char* const no_dst[] = {"st",       "stmatrix",  "red",      "bar",           "barrier",    "fence",
-                                       "membar",   "tcgen05",   "cp",       "bra",           "brx",        "ret",
-                                       "exit",     "call",      "trap",     "prefetch",      "prefetchu",  "wgmma",
-                                       "griddepcontrol", "setmaxnreg", "pmevent", "nanosleep", "multimem", "tensormap",
-                                       "applypriority", "discard", "brkpt"};
+  static const char* const no_dst[] = {"st",
+                                       "stmatrix",
+                                       "red",
+                                       "bar",
+                                       "barrier",
+                                       "fence",
+                                       "membar",
+                                       "tcgen05",
+                                       "cp",
+                                       "bra",
+                                       "brx",
+                                       "ret",
+                                       "exit",
+                                       "call",
+                                       "trap",
+                                       "prefetch",
+                                       "prefetchu",
+                                       "wgmma",
+                                       "griddepcontrol",
+                                       "setmaxnreg",
+                                       "pmevent",
+                                       "nanosleep",
+                                       "multimem",
+                                       "tensormap",
+                                       "applypriority",
+                                       "discard",
+                                       "brkpt"};
   if (in.parts.empty() || in.operands.empty()) return "";
   for (const char* n : no_dst)
     if (in.parts[0] == n) return "";
@@ -219,10 +243,14 @@ std::optional<int64_t> parse_int_literal(std::string_view s) {
   for (; i < t.size(); ++i) {
     char c = t[i];
     int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (base == 16 && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (base == 16 && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return std::nullopt;
     if (v > (UINT64_MAX - d) / base) return std::nullopt;
     v = v * base + d;
   }

@@ -19,8 +19,8 @@ struct SourceLine {
 struct Statement {
   enum Kind { Instruction, Directive, Label, BlockOpen, BlockClose };
   Kind kind = Instruction;
-  int line = 0;       // where the statement starts
-  std::string text;   // trimmed, without the ';'
+  int line = 0;      // where the statement starts
+  std::string text;  // trimmed, without the ';'
 };
 
 // Comments (// and /* */, also across lines) are removed; a statement spanning lines reports its

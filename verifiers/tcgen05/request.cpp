@@ -60,8 +60,7 @@ std::string get_string(const json& r, const char* key) {
   return *v;
 }
 
-size_t get_choice(const json& r, const char* key,
-                  std::initializer_list<const char*> choices) {
+size_t get_choice(const json& r, const char* key, std::initializer_list<const char*> choices) {
   std::string s = get_string(r, key);
   size_t i = 0;
   for (const char* c : choices) {

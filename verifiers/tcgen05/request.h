@@ -26,8 +26,7 @@ std::optional<int64_t> get_opt_int(const json& r, const char* key);
 std::string get_string(const json& r, const char* key);  // required
 std::optional<std::string> get_opt_string(const json& r, const char* key);
 // The index of the key's string value in `choices`; throws when it is none of them.
-size_t get_choice(const json& r, const char* key,
-                  std::initializer_list<const char*> choices);
+size_t get_choice(const json& r, const char* key, std::initializer_list<const char*> choices);
 
 [[noreturn]] void fail(const std::string& message);  // throws RequestError
 

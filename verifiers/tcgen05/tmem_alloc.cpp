@@ -108,7 +108,8 @@ std::vector<TmemEvent> tmem_events_from_ops(const std::vector<StreamOp>& ops, St
       const unsigned cg = parse_cta_group(in);
       const std::string inst = "tcgen05." + sub;
       if (sub == "alloc") {
-        TmemEvent e = alloc_event(op.pos, cg, in.operands.size() >= 2 ? parse_int_literal(in.operands[1]) : std::nullopt);
+        TmemEvent e =
+            alloc_event(op.pos, cg, in.operands.size() >= 2 ? parse_int_literal(in.operands[1]) : std::nullopt);
         std::string skey = in.operands.empty() ? "" : norm(address_key(in.operands[0]));
         e.has_scratch = !skey.empty();
         e.name = skey;
@@ -228,8 +229,8 @@ std::vector<LifecycleDiagnostic> check_lifecycle(const std::vector<TmemEvent>& e
       const State& s = st[k];
       if (!opt.closed_world && untraced_dealloc) break;
       if (s.live && !s.failed)
-        out.push_back({s.pos, "tcgen05.alloc of " + columns_text(s.columns) +
-                                  " is never deallocated before the kernel exits"});
+        out.push_back(
+            {s.pos, "tcgen05.alloc of " + columns_text(s.columns) + " is never deallocated before the kernel exits"});
     }
     if (any_alloc && !relinquished) out.push_back({pos, kRelinquishMissing});
   };
@@ -238,10 +239,11 @@ std::vector<LifecycleDiagnostic> check_lifecycle(const std::vector<TmemEvent>& e
     last_pos = e.pos;
     std::optional<std::string> d;
     if (e.cta_group) {
-      if (!first_cg) first_cg = e.cta_group;
+      if (!first_cg)
+        first_cg = e.cta_group;
       else if (e.cta_group != first_cg)
-        d = "all tcgen05 instructions in a kernel must use the same .cta_group: " + e.inst + " uses cta_group::" +
-            std::to_string(e.cta_group) + " after cta_group::" + std::to_string(first_cg);
+        d = "all tcgen05 instructions in a kernel must use the same .cta_group: " + e.inst +
+            " uses cta_group::" + std::to_string(e.cta_group) + " after cta_group::" + std::to_string(first_cg);
     }
     switch (e.kind) {
       case TmemEvent::Alloc: {
@@ -288,8 +290,8 @@ std::vector<LifecycleDiagnostic> check_lifecycle(const std::vector<TmemEvent>& e
           break;
         }
         if (e.columns && s.columns && *e.columns != *s.columns && !d)
-          d = e.inst + " of " + e.name + " frees " + std::to_string(*e.columns) + " columns, but it was allocated with " +
-              std::to_string(*s.columns);
+          d = e.inst + " of " + e.name + " frees " + std::to_string(*e.columns) +
+              " columns, but it was allocated with " + std::to_string(*s.columns);
         s.live = false;
         s.freed = true;
         live -= s.counted;
@@ -311,13 +313,16 @@ std::vector<LifecycleDiagnostic> check_lifecycle(const std::vector<TmemEvent>& e
               " after its tcgen05.dealloc";
         break;
       }
-      case TmemEvent::Relinquish: relinquished = true; break;
+      case TmemEvent::Relinquish:
+        relinquished = true;
+        break;
       case TmemEvent::Exit:
         if (d) out.push_back({e.pos, *d});
         exit_checks(e.pos);
         exited = true;
         break;
-      case TmemEvent::Other: break;
+      case TmemEvent::Other:
+        break;
     }
     if (exited) break;
     if (d) out.push_back({e.pos, *d});
@@ -332,7 +337,8 @@ std::vector<LifecycleDiagnostic> check_lifecycle(const std::vector<TmemEvent>& e
 
 Outcome verify_tmem_alloc_request(const nlohmann::json& r) {
   req::check_keys(r, {"ops", "exit", "closed_world", "tmem_columns"});
-  if (!r.contains("ops") || !r["ops"].is_array()) req::fail("key \"ops\" must be an array of PTX instruction strings or op objects");
+  if (!r.contains("ops") || !r["ops"].is_array())
+    req::fail("key \"ops\" must be an array of PTX instruction strings or op objects");
   std::vector<StreamOp> ops;
   int pos = 0;
   for (const auto& o : r["ops"]) {
@@ -347,7 +353,8 @@ Outcome verify_tmem_alloc_request(const nlohmann::json& r) {
       req::check_keys(o, {"op", "handle", "columns", "scratch", "inst", "cta_group"});
       StructuredOp& s = so.structured;
       static const char* kOps[] = {"alloc", "dealloc", "relinquish", "use", "exit", "mma", "ld", "st", "cp", "shift"};
-      size_t k = req::get_choice(o, "op", {"alloc", "dealloc", "relinquish", "use", "exit", "mma", "ld", "st", "cp", "shift"});
+      size_t k =
+          req::get_choice(o, "op", {"alloc", "dealloc", "relinquish", "use", "exit", "mma", "ld", "st", "cp", "shift"});
       s.op = kOps[k];
       if (k >= 5) {
         s.inst = std::string("tcgen05.") + kOps[k];
@@ -361,8 +368,10 @@ Outcome verify_tmem_alloc_request(const nlohmann::json& r) {
       if (s.op == "alloc") {
         if (!s.columns) req::fail(where + ": an alloc needs \"columns\"");
         auto it = o.find("scratch");
-        if (it != o.end() && it->is_null()) s.has_scratch = false;
-        else if (auto sc = req::get_opt_string(o, "scratch")) s.scratch = *sc;
+        if (it != o.end() && it->is_null())
+          s.has_scratch = false;
+        else if (auto sc = req::get_opt_string(o, "scratch"))
+          s.scratch = *sc;
       }
       if (auto cg = req::get_opt_int(o, "cta_group")) {
         if (*cg != 1 && *cg != 2) req::fail(where + ": \"cta_group\" must be 1 or 2");
@@ -396,7 +405,8 @@ Outcome verify_tmem_alloc_request(const nlohmann::json& r) {
   out.result_lines.push_back("tmem allocations: " + std::to_string(sum.allocations));
   out.result_lines.push_back("peak tmem columns: " + std::to_string(sum.peak_columns) + " of " +
                              std::to_string(opt.total_columns));
-  out.result = {{"allocations", sum.allocations}, {"peak_columns", sum.peak_columns}, {"tmem_columns", opt.total_columns}};
+  out.result = {
+      {"allocations", sum.allocations}, {"peak_columns", sum.peak_columns}, {"tmem_columns", opt.total_columns}};
   return out;
 }
 

@@ -23,10 +23,10 @@ namespace ptxsim::verifiers::tcgen05 {
 inline constexpr int64_t kSeedTmemColumns = 256;
 
 // The seed's verbatim allocator strings.
-extern const char* const kTmemOutOfResource;   // "allocated tmem out of resource: " (+ ptxsim's detail)
-extern const char* const kTmemNoScratch;       // "failed to find scratch smem to allocate tmem"
-extern const char* const kTmemInitFailed;      // "failed to init tmem"
-extern const char* const kRelinquishMissing;   // ptxsim wording of the seed's relinquish rule
+extern const char* const kTmemOutOfResource;  // "allocated tmem out of resource: " (+ ptxsim's detail)
+extern const char* const kTmemNoScratch;      // "failed to find scratch smem to allocate tmem"
+extern const char* const kTmemInitFailed;     // "failed to init tmem"
+extern const char* const kRelinquishMissing;  // ptxsim wording of the seed's relinquish rule
 
 struct TmemEvent {
   enum Kind { Alloc, Dealloc, Relinquish, Use, Exit, Other };
@@ -38,8 +38,8 @@ struct TmemEvent {
   bool known = true;             // false: the handle comes from no alloc in the stream
   bool allocated_later = false;  // Use/Dealloc of a handle whose alloc comes later in the stream
   std::optional<int64_t> columns;
-  bool has_scratch = true;       // Alloc: a shared-memory scratch slot receives the address
-  unsigned cta_group = 0;        // 0: the instruction has no .cta_group
+  bool has_scratch = true;  // Alloc: a shared-memory scratch slot receives the address
+  unsigned cta_group = 0;   // 0: the instruction has no .cta_group
 };
 
 struct LifecycleOptions {
@@ -63,7 +63,7 @@ std::vector<LifecycleDiagnostic> check_lifecycle(const std::vector<TmemEvent>& e
 
 // One op of a stream: a parsed PTX instruction, or a structured op (see docs/verifiers-tcgen05.md).
 struct StructuredOp {
-  std::string op;      // alloc | dealloc | relinquish | use | exit (| mma | ld | st | cp | shift)
+  std::string op;  // alloc | dealloc | relinquish | use | exit (| mma | ld | st | cp | shift)
   std::string handle;
   std::optional<int64_t> columns;
   bool has_scratch = true;

@@ -4,16 +4,18 @@
 
 namespace ptxsim::verifiers::tcgen05 {
 
-const char* const kUmmaMnStrideFailure = "Not a canonical UMMA_MN Layout: Expected stride failure.";
-const char* const kUmmaKMnSizePrefix = "Not a canonical UMMA_K Layout: Expected MN-size multiple of ";
-
 const char* swizzle_name(UmmaSwizzle s) {
   switch (s) {
-    case UmmaSwizzle::none: return "none";
-    case UmmaSwizzle::b32: return "32B";
-    case UmmaSwizzle::b64: return "64B";
-    case UmmaSwizzle::b128: return "128B";
-    case UmmaSwizzle::b128_base32b: return "128B_base32B";
+    case UmmaSwizzle::none:
+      return "none";
+    case UmmaSwizzle::b32:
+      return "32B";
+    case UmmaSwizzle::b64:
+      return "64B";
+    case UmmaSwizzle::b128:
+      return "128B";
+    case UmmaSwizzle::b128_base32b:
+      return "128B_base32B";
   }
   return "?";
 }
@@ -57,7 +59,9 @@ struct Canonical {
       for (int64_t x : v) c.push_back(layout::IntTuple::integer(x));
       return layout::IntTuple::tuple(std::move(c));
     };
-    auto pair = [](layout::IntTuple a, layout::IntTuple b) { return layout::IntTuple::tuple({std::move(a), std::move(b)}); };
+    auto pair = [](layout::IntTuple a, layout::IntTuple b) {
+      return layout::IntTuple::tuple({std::move(a), std::move(b)});
+    };
     if (major == UmmaMajor::MN) {
       int64_t m = mn / (T * W), kq = k / Kr;
       if (!swizzled) return {pair(tup({T, 1, m}), tup({Kr, kq})), pair(tup({1, T, s}), tup({T, l}))};
@@ -121,11 +125,15 @@ UmmaResult check_umma_layout(const UmmaOperand& op) {
   const std::string k_rule = prefix + "Expected K-size multiple of " + std::to_string(kq) + ".";
   const std::string mn_rule = prefix + "Expected MN-size multiple of " + std::to_string(mn_atom) + ".";
   if (mn_major) {
-    if (op.k % kq) res.diagnostic = k_rule;
-    else if (op.mn % mn_atom) res.diagnostic = mn_rule;
+    if (op.k % kq)
+      res.diagnostic = k_rule;
+    else if (op.mn % mn_atom)
+      res.diagnostic = mn_rule;
   } else {
-    if (op.mn % mn_atom) res.diagnostic = mn_rule;
-    else if (op.k % kq) res.diagnostic = k_rule;
+    if (op.mn % mn_atom)
+      res.diagnostic = mn_rule;
+    else if (op.k % kq)
+      res.diagnostic = k_rule;
   }
   if (res.diagnostic) return res;
 
@@ -136,10 +144,8 @@ UmmaResult check_umma_layout(const UmmaOperand& op) {
     c.lbo_used = !c.swizzled && op.k > c.T;
     c.sbo_used = op.mn > 8;
   }
-  if (!op.layout && c.lbo_used && !op.lbo)
-    throw RequestError("this layout uses LBO: give \"lbo\" or \"layout\"");
-  if (!op.layout && c.sbo_used && !op.sbo)
-    throw RequestError("this layout uses SBO: give \"sbo\" or \"layout\"");
+  if (!op.layout && c.lbo_used && !op.lbo) throw RequestError("this layout uses LBO: give \"lbo\" or \"layout\"");
+  if (!op.layout && c.sbo_used && !op.sbo) throw RequestError("this layout uses SBO: give \"sbo\" or \"layout\"");
 
   // 3. LBO/SBO in elements: the descriptor's where given, else read off the layout.
   auto to_elems = [&](int64_t bytes) { return bytes * 8 / bits; };
@@ -223,7 +229,7 @@ Outcome verify_umma_layout_request(const nlohmann::json& r) {
     const int64_t lmn = op.layout->mode(0).static_size(), lk = op.layout->mode(1).static_size();
     if ((mn && *mn != lmn) || (k && *k != lk))
       req::fail("keys \"mn\"/\"k\" disagree with the layout's mode sizes " + std::to_string(lmn) + " and " +
-                       std::to_string(lk));
+                std::to_string(lk));
     op.mn = lmn;
     op.k = lk;
   } else {

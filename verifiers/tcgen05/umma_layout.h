@@ -21,22 +21,19 @@ const char* swizzle_name(UmmaSwizzle s);  // "none", "32B", "64B", "128B", "128B
 
 struct UmmaOperand {
   UmmaMajor major = UmmaMajor::K;
-  int elem_bits = 16;                   // 4, 8, 16 or 32 (6-bit values sit in 8-bit containers)
+  int elem_bits = 16;  // 4, 8, 16 or 32 (6-bit values sit in 8-bit containers)
   UmmaSwizzle swizzle = UmmaSwizzle::none;
   bool sparse = false;
   std::optional<layout::Layout> layout;  // rank 2: modes (MN, K), element units, integer strides
-  int64_t mn = 0, k = 0;                // the tile extents (from the layout when given)
-  std::optional<int64_t> lbo, sbo;      // descriptor byte offsets
+  int64_t mn = 0, k = 0;                 // the tile extents (from the layout when given)
+  std::optional<int64_t> lbo, sbo;       // descriptor byte offsets
 };
 
 struct UmmaResult {
-  std::optional<std::string> diagnostic;          // the first failing rule
-  layout::Layout canonical;                       // the canonical layout (element units)
-  std::optional<int64_t> lbo, sbo;                // bytes; nullopt where the layout does not use them
+  std::optional<std::string> diagnostic;  // the first failing rule
+  layout::Layout canonical;               // the canonical layout (element units)
+  std::optional<int64_t> lbo, sbo;        // bytes; nullopt where the layout does not use them
 };
-
-extern const char* const kUmmaMnStrideFailure;  // seed verbatim
-extern const char* const kUmmaKMnSizePrefix;    // seed verbatim prefix "Not a canonical UMMA_K Layout: Expected MN-size multiple of "
 
 // Throws RequestError when no layout is given and the canonical form uses an LBO/SBO the
 // operand does not give.

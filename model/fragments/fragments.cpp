@@ -1,0 +1,143 @@
+#include "model/fragments/fragments.h"
+
+namespace ptxsim::model::frag {
+
+// ---- ldmatrix / stmatrix -------------------------------------------------------------------------
+
+int ldst_elem_bytes(const LdstSpec& s) { return s.shape == LdstShape::M8N8_B16 ? 2 : 1; }
+int ldst_elems_per_reg(const LdstSpec& s) { return 4 / ldst_elem_bytes(s); }
+int ldst_row_elems(const LdstSpec& s) { return 16 / ldst_elem_bytes(s); }
+
+int ldst_regs(const LdstSpec& s) {
+  // m16n16 moves two registers per matrix; every other shape one.
+  return s.shape == LdstShape::M16N16_B8 ? 2 * s.num : s.num;
+}
+
+int ldst_rows(const LdstSpec& s) { return (s.shape == LdstShape::M16N16_B8 ? 16 : 8) * s.num; }
+
+RowElem ldst_map(const LdstSpec& s, int lane, int reg, int elem) {
+  const int g = lane / 4, q = lane % 4;
+  switch (s.shape) {
+    case LdstShape::M8N8_B16:
+      // Four consecutive lanes hold one row (two elements each); .trans swaps rows and columns.
+      if (!s.trans) return {8 * reg + g, 2 * q + elem};
+      return {8 * reg + 2 * q + elem, g};
+    case LdstShape::M16N16_B8:
+      // Transposed 16x16 bytes: lane t gets column g (reg 2m) or g + 8 (reg 2m+1) of rows
+      // 4q..4q+3 of matrix m.
+      return {16 * (reg / 2) + 4 * q + elem, g + 8 * (reg % 2)};
+    case LdstShape::M8N16_B8:
+      return {8 * reg + g, 4 * q + elem};
+    case LdstShape::M16N8_B8:
+      // The 16x8 matrix is stored column-major: each addressed 16-byte row is one column.
+      return {8 * reg + 2 * q + elem % 2, g + 8 * (elem / 2)};
+  }
+  return {0, 0};
+}
+
+// ---- mma.sync fragments ---------------------------------------------------------------------------
+
+MmaDims mma_dims(MmaShape s) {
+  switch (s) {
+    case MmaShape::M8N8K4: return {8, 8, 4};
+    case MmaShape::M8N8K16: return {8, 8, 16};
+    case MmaShape::M16N8K4: return {16, 8, 4};
+    case MmaShape::M16N8K8: return {16, 8, 8};
+    case MmaShape::M16N8K16: return {16, 8, 16};
+    case MmaShape::M16N8K32: return {16, 8, 32};
+  }
+  return {0, 0, 0};
+}
+
+RC mma_matrix_size(MmaShape s, Operand op) {
+  MmaDims d = mma_dims(s);
+  switch (op) {
+    case Operand::A: return {d.m, d.k};
+    case Operand::B: return {d.k, d.n};
+    case Operand::C: return {d.m, d.n};
+  }
+  return {0, 0};
+}
+
+int mma_elems_per_reg(ElemClass c) {
+  switch (c) {
+    case ElemClass::B16: return 2;
+    case ElemClass::B8: return 4;
+    case ElemClass::Acc16: return 2;
+    default: return 1;
+  }
+}
+
+bool mma_layout_exists(MmaShape s, Operand op, ElemClass c) {
+  const bool acc = c == ElemClass::Acc32 || c == ElemClass::Acc16;
+  if (op == Operand::C) {
+    if (c == ElemClass::B64) return s == MmaShape::M8N8K4 || s == MmaShape::M16N8K4 || s == MmaShape::M16N8K8 ||
+                                     s == MmaShape::M16N8K16;
+    if (!acc) return false;
+    if (s == MmaShape::M8N8K4) return false;  // the .f16 m8n8k4 form is not modelled
+    if (s == MmaShape::M8N8K16) return c == ElemClass::Acc32;
+    if (s == MmaShape::M16N8K4) return c == ElemClass::Acc32;  // .tf32 accumulates in .f32 only
+    return true;
+  }
+  if (acc) return false;
+  switch (s) {
+    case MmaShape::M8N8K4: return c == ElemClass::B64;
+    case MmaShape::M8N8K16: return c == ElemClass::B8;
+    case MmaShape::M16N8K4: return c == ElemClass::B32 || c == ElemClass::B64;
+    case MmaShape::M16N8K8: return c == ElemClass::B16 || c == ElemClass::B32 || c == ElemClass::B64;
+    case MmaShape::M16N8K16: return c == ElemClass::B16 || c == ElemClass::B8 || c == ElemClass::B64;
+    case MmaShape::M16N8K32: return c == ElemClass::B8;
+  }
+  return false;
+}
+
+int mma_elems(MmaShape s, Operand op, ElemClass c) {
+  RC size = mma_matrix_size(s, op);
+  return size.row * size.col / 32;
+}
+
+int mma_regs(MmaShape s, Operand op, ElemClass c) { return mma_elems(s, op, c) / mma_elems_per_reg(c); }
+
+RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
+  const int g = lane >> 2, q = lane % 4;
+  if (op == Operand::C) {
+    // Every m16n8 shape: c0,c1 in row g, c2,c3 in row g+8, columns 2q and 2q+1.
+    // m8n8k4 (.f64) and m8n8k16 (.s32): c0,c1 in row g.
+    if (s == MmaShape::M8N8K4 || s == MmaShape::M8N8K16) return {g, 2 * q + i};
+    return {g + 8 * (i / 2), 2 * q + i % 2};
+  }
+  if (op == Operand::A) {
+    switch (s) {
+      case MmaShape::M8N8K4: return {g, q};
+      case MmaShape::M8N8K16: return {g, 4 * q + i};
+      case MmaShape::M16N8K4: return {g + 8 * i, q};
+      case MmaShape::M16N8K8:
+        if (c == ElemClass::B16) return {g + 8 * (i / 2), 2 * q + i % 2};
+        return {g + 8 * (i % 2), q + 4 * (i / 2)};  // .tf32, .f64
+      case MmaShape::M16N8K16:
+        if (c == ElemClass::B16) return {g + 8 * ((i / 2) % 2), 2 * q + i % 2 + 8 * (i / 4)};
+        if (c == ElemClass::B8) return {g + 8 * (i / 4), 4 * q + i % 4};
+        return {g + 8 * (i % 2), 4 * (i / 2) + q};  // .f64
+      case MmaShape::M16N8K32:
+        return {g + 8 * ((i / 4) % 2), 4 * q + i % 4 + 16 * (i / 8)};
+    }
+  }
+  // B (KxN): the column is always the group.
+  switch (s) {
+    case MmaShape::M8N8K4: return {q, g};
+    case MmaShape::M8N8K16: return {4 * q + i, g};
+    case MmaShape::M16N8K4: return {q, g};
+    case MmaShape::M16N8K8:
+      if (c == ElemClass::B16) return {2 * q + i, g};
+      return {q + 4 * i, g};  // .tf32, .f64
+    case MmaShape::M16N8K16:
+      if (c == ElemClass::B16) return {2 * q + i % 2 + 8 * (i / 2), g};
+      if (c == ElemClass::B8) return {4 * q + i, g};
+      return {q + 4 * i, g};  // .f64
+    case MmaShape::M16N8K32:
+      return {4 * q + i % 4 + 16 * (i / 4), g};
+  }
+  return {0, 0};
+}
+
+}  // namespace ptxsim::model::frag

@@ -1,0 +1,92 @@
+// Register <-> matrix element mappings of the warp-level matrix instructions, as pure functions
+// (namespace ptxsim::model::frag). No PTX text, no simulator state: given a lane and an element
+// index they say which matrix element it is. The instruction semantics (sim/sem/ldmatrix.cpp,
+// sim/sem/mma_sync.cpp) and the tests use these; docs/matrix-units.md lists them with sources.
+//
+// Notation: t = %laneid, g = t / 4 ("groupID"), q = t % 4 ("threadID_in_group").
+//
+// ldmatrix / stmatrix (PTX ISA 9.7.14.5.15-16; per-lane tables in shared/reference/ptx-facts.md
+// 4.2, derived there from CUTLASS copy_traits_sm75/sm90/sm100.hpp and rechecked here against the
+// CuTe layouts): each matrix row is 16 bytes in shared memory, its address supplied by one lane.
+// "row(k)" below is the row whose address lane k supplied.
+//   m8n8 .b16          reg j elem e (e = 0 low half): row(8j + g)[2q + e]
+//   m8n8 .b16 .trans   reg j elem e: row(8j + 2q + e)[g]
+//   m16n16 .trans .b8  reg j byte e: row(16*(j/2) + 4q + e)[g + 8*(j%2)]
+//   m8n16 .b8 (expanded from 4/6-bit)  reg j byte e: row(8j + g)[4q + e]
+//   stmatrix m8n8 .b16 (+.trans): the same positions as ldmatrix (the store is the inverse)
+//   stmatrix m16n8 .trans .b8  reg j byte e: row(8j + 2q + e%2)[g + 8*(e/2)]
+//
+// mma.sync fragments (PTX ISA 9.7.14.5.2-10, the row/col formulas of each "Matrix Fragments for
+// mma.mXnYkZ" section).
+#pragma once
+#include <cstdint>
+
+namespace ptxsim::model::frag {
+
+// ---- ldmatrix / stmatrix -------------------------------------------------------------------------
+
+enum class LdstShape : uint8_t {
+  M8N8_B16,    // 8x8 matrices of 16-bit elements (ldmatrix, stmatrix)
+  M16N16_B8,   // 16x16 of 8-bit, .trans only (ldmatrix, sm_100a+); also the expanding src_fmt forms
+  M8N16_B8,    // 8x16 of 8-bit expanded from 6/4-bit (ldmatrix src_fmt forms, sm_100a+), no .trans
+  M16N8_B8,    // 16x8 of 8-bit, .trans only (stmatrix, sm_100a+)
+};
+
+// One ldmatrix/stmatrix form. stmatrix m8n8 uses the ldmatrix positions (it is the inverse).
+struct LdstSpec {
+  LdstShape shape = LdstShape::M8N8_B16;
+  int num = 1;        // .x1 / .x2 / .x4
+  bool trans = false;
+};
+
+// Where a register element lives in shared memory: byte `col * elem_bytes` of the 16-byte row
+// whose address lane `addr_lane` supplied.
+struct RowElem {
+  int addr_lane;
+  int col;  // element index within the row
+};
+
+int ldst_regs(const LdstSpec& s);           // 32-bit registers per lane
+int ldst_elems_per_reg(const LdstSpec& s);  // 2 for .b16, 4 for .b8
+int ldst_elem_bytes(const LdstSpec& s);     // 2 or 1
+int ldst_rows(const LdstSpec& s);           // row addresses used (lanes 0 .. rows-1 supply them)
+int ldst_row_elems(const LdstSpec& s);      // elements per 16-byte row (8 or 16)
+// The element held in register `reg`, element `elem` (0 = least significant) of lane `lane`.
+RowElem ldst_map(const LdstSpec& s, int lane, int reg, int elem);
+
+// ---- mma.sync fragments ---------------------------------------------------------------------------
+
+enum class MmaShape : uint8_t { M8N8K4, M8N8K16, M16N8K4, M16N8K8, M16N8K16, M16N8K32 };
+enum class Operand : uint8_t { A, B, C };  // D has C's layout
+// Element class of an operand: what the fragment tables of the PTX ISA distinguish.
+enum class ElemClass : uint8_t {
+  B16,    // .f16 / .bf16 multiplicands
+  B32,    // .tf32 multiplicands
+  B8,     // .s8 / .u8 / .e4m3 / .e5m2 multiplicands
+  B64,    // .f64 (multiplicands and accumulators)
+  Acc32,  // .f32 / .s32 accumulators
+  Acc16,  // .f16 accumulators (two per .f16x2 register)
+};
+
+struct MmaDims {
+  int m, n, k;
+};
+MmaDims mma_dims(MmaShape s);
+
+struct RC {
+  int row, col;
+};
+
+// Whether the PTX ISA defines this combination (e.g. B8 at m16n8k8 is not).
+bool mma_layout_exists(MmaShape s, Operand op, ElemClass c);
+// Elements per lane, elements per register, registers per lane.
+int mma_elems(MmaShape s, Operand op, ElemClass c);
+int mma_elems_per_reg(ElemClass c);
+int mma_regs(MmaShape s, Operand op, ElemClass c);
+// Rows and columns of the operand's matrix: A is MxK, B is KxN, C/D are MxN.
+RC mma_matrix_size(MmaShape s, Operand op);
+// Element `i` of lane `lane`'s fragment (element i sits in register i / elems_per_reg, at bit
+// (i % elems_per_reg) * element_bits).
+RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i);
+
+}  // namespace ptxsim::model::frag

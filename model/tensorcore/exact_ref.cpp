@@ -1,0 +1,260 @@
+#include "model/tensorcore/exact_ref.h"
+
+#include <algorithm>
+#include <boost/multiprecision/cpp_bin_float.hpp>
+#include <vector>
+
+namespace ptxsim::model::tc::ref {
+
+namespace {
+
+namespace mp = boost::multiprecision;
+// 64 significant bits: products have at most 48 (24-bit x 24-bit), truncated sums at most
+// F + 2 + 7 = 44; every operation below is therefore exact.
+using Real = mp::number<mp::cpp_bin_float<64, mp::digit_base_2>, mp::et_off>;
+
+// Bit-field description of a storage format, written out here rather than taken from numerics/.
+struct Layout {
+  int ebits, mbits, bias;
+  enum Spec { IEEE, NanOnly, NoSpecial } spec;
+  int emin() const { return 1 - bias; }
+};
+
+Layout layout(ElemFmt f) {
+  switch (f) {
+    case ElemFmt::F16: return {5, 10, 15, Layout::IEEE};
+    case ElemFmt::BF16: return {8, 7, 127, Layout::IEEE};
+    case ElemFmt::TF32: return {8, 23, 127, Layout::IEEE};
+    case ElemFmt::F32: return {8, 23, 127, Layout::IEEE};
+    case ElemFmt::E4M3: return {4, 3, 7, Layout::NanOnly};
+    case ElemFmt::E5M2: return {5, 2, 15, Layout::IEEE};
+    case ElemFmt::E3M2: return {3, 2, 3, Layout::NoSpecial};
+    case ElemFmt::E2M3: return {2, 3, 1, Layout::NoSpecial};
+    case ElemFmt::E2M1: return {2, 1, 1, Layout::NoSpecial};
+  }
+  return {8, 23, 127, Layout::IEEE};
+}
+Layout layout(AccFmt f) { return layout(f == AccFmt::F32 ? ElemFmt::F32 : ElemFmt::F16); }
+
+struct Num {
+  enum Kind { Finite, Inf, NaN } kind = Finite;
+  bool neg = false;
+  Real mag = 0;  // |value| for Finite
+};
+
+Num decode_bits(const Layout& L, uint64_t bits) {
+  const int w = 1 + L.ebits + L.mbits;
+  bits &= (w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1);
+  Num r;
+  r.neg = (bits >> (L.ebits + L.mbits)) & 1;
+  const uint64_t emax_field = (uint64_t{1} << L.ebits) - 1;
+  const uint64_t E = (bits >> L.mbits) & emax_field;
+  const uint64_t M = bits & ((uint64_t{1} << L.mbits) - 1);
+  if (L.spec == Layout::IEEE && E == emax_field) {
+    r.kind = M ? Num::NaN : Num::Inf;
+    return r;
+  }
+  if (L.spec == Layout::NanOnly && E == emax_field && M == (uint64_t{1} << L.mbits) - 1) {
+    r.kind = Num::NaN;
+    return r;
+  }
+  if (E == 0) r.mag = ldexp(Real(M), L.emin() - L.mbits);
+  else r.mag = ldexp(Real((uint64_t{1} << L.mbits) + M), int(E) - L.bias - L.mbits);
+  return r;
+}
+
+Num decode_elem(ElemFmt f, uint32_t bits) {
+  if (f == ElemFmt::TF32) bits = bits >> 13 << 13;  // TF32 operands are truncated to 19 bits
+  return decode_bits(layout(f), bits);
+}
+
+// floor(log2 x) for x > 0.
+int ilog2(const Real& x) {
+  int e;
+  frexp(x, &e);  // x = f * 2^e, 0.5 <= f < 1
+  return e - 1;
+}
+
+// The alignment exponent: max(floor(log2 |x|), emin of the format the datapath reads x in).
+int align_exp(const Real& mag, const Layout& seen) { return std::max(ilog2(mag), seen.emin()); }
+
+uint64_t to_u64(const Real& x) { return x.convert_to<uint64_t>(); }
+
+// Encodes an exactly representable magnitude (or an overflowing one as Inf) with a sign.
+uint32_t encode(const Layout& L, bool neg, const Real& mag) {
+  const uint32_t sign = uint32_t(neg) << (L.ebits + L.mbits);
+  const int emax = int((uint64_t{1} << L.ebits) - 2) - L.bias;
+  if (mag == 0) return sign;
+  const int x = ilog2(mag);
+  if (x > emax) return sign | uint32_t(((uint64_t{1} << L.ebits) - 1) << L.mbits);  // Inf
+  if (x < L.emin()) return sign | uint32_t(to_u64(ldexp(mag, L.mbits - L.emin())));
+  const uint64_t frac = to_u64(ldexp(mag, L.mbits - x)) - (uint64_t{1} << L.mbits);
+  return sign | uint32_t(uint64_t(x + L.bias) << L.mbits) | uint32_t(frac);
+}
+
+uint32_t nan_of(const Layout& L) {
+  return L.mbits == 23 ? 0x7FFFFFFFu : 0x7FFFu;  // canonical NaN of f32 / f16
+}
+
+// Rounds |s| toward zero keeping `p` fraction bits in L's exponent range.
+Real round_rz(const Real& mag, const Layout& L, int p) {
+  const int xe = std::max(ilog2(mag), L.emin());
+  return ldexp(trunc(ldexp(mag, p - xe)), xe - p);
+}
+
+// Rounds |s| to nearest, ties to even, in L (may produce 2^(emax+1), which encode() makes Inf).
+Real round_rne(const Real& mag, const Layout& L) {
+  const int xe = std::max(ilog2(mag), L.emin());
+  const Real q = ldexp(mag, L.mbits - xe);
+  Real fl = floor(q);
+  const Real frac = q - fl;
+  if (frac > Real(0.5) || (frac == Real(0.5) && (to_u64(fl) & 1))) fl += 1;
+  return ldexp(fl, xe - L.mbits);
+}
+
+uint32_t convert_sum(const Real& s, OutRound out) {
+  if (s == 0) return 0;  // exact zero sum: +0
+  const bool neg = s < 0;
+  const Real mag = abs(s);
+  switch (out) {
+    case OutRound::RZ_F32:
+    case OutRound::RZ_E8M13: {
+      const Layout L = layout(ElemFmt::F32);
+      if (mag >= ldexp(Real(1), 128)) return (neg ? 0x80000000u : 0u) | 0x7F800000u;
+      return encode(L, neg, round_rz(mag, L, out == OutRound::RZ_E8M13 ? 13 : 23));
+    }
+    case OutRound::RNE_F16: {
+      const Layout L = layout(ElemFmt::F16);
+      return encode(L, neg, round_rne(mag, L));
+    }
+  }
+  return 0;
+}
+
+// An operand decoded once, with its alignment exponent in the format the datapath reads it in.
+struct Elem {
+  Num v;
+  int e = 0;  // max(floor(log2|x|), emin); unused for zero and non-finite values
+};
+
+Elem make_elem(ElemFmt f, ElemFmt seen, uint32_t bits) {
+  Elem r;
+  r.v = decode_elem(f, bits);
+  if (r.v.kind == Num::Finite && r.v.mag != 0) r.e = align_exp(r.v.mag, layout(seen == kSame ? f : seen));
+  return r;
+}
+
+// The T-FDPA of the products a[i] * b[i] (i < n) and c (in the output format of p.out).
+uint32_t fdpa_core(const FdpaParams& p, const Elem* const* a, const Elem* const* b, int n, uint32_t c) {
+  const Layout Lc = layout(out_fmt(p.out));
+  const Num C = decode_bits(Lc, c);
+  // Special values. A product is NaN when a factor is NaN or it is Inf * 0; infinite when a factor
+  // is infinite; then NaN + anything = NaN, Inf - Inf = NaN.
+  bool any_nan = C.kind == Num::NaN, pos_inf = C.kind == Num::Inf && !C.neg, neg_inf = C.kind == Num::Inf && C.neg;
+  for (int i = 0; i < n; ++i) {
+    const Num& x = a[i]->v;
+    const Num& y = b[i]->v;
+    if (x.kind == Num::NaN || y.kind == Num::NaN) {
+      any_nan = true;
+    } else if (x.kind == Num::Inf || y.kind == Num::Inf) {
+      const bool zero = (x.kind == Num::Finite && x.mag == 0) || (y.kind == Num::Finite && y.mag == 0);
+      if (zero) any_nan = true;
+      else if (x.neg != y.neg) neg_inf = true;
+      else pos_inf = true;
+    }
+  }
+  if (any_nan || (pos_inf && neg_inf)) return nan_of(Lc);
+  if (pos_inf || neg_inf) return encode(Lc, neg_inf, ldexp(Real(1), 1000));  // overflows to Inf
+
+  // Alignment: E is the largest exponent of the terms; zero products and a zero c count as e_zero.
+  int E = C.mag == 0 ? p.e_zero : align_exp(C.mag, Lc);
+  for (int i = 0; i < n; ++i) {
+    const bool zero = a[i]->v.mag == 0 || b[i]->v.mag == 0;
+    E = std::max(E, zero ? p.e_zero : a[i]->e + b[i]->e);
+  }
+  // Each exact term, in units of 2^(E - F), truncated toward zero; the integers add exactly.
+  Real units = 0;
+  for (int i = 0; i < n; ++i) {
+    const Real prod = ldexp(a[i]->v.mag * b[i]->v.mag, p.F - E);
+    units += (a[i]->v.neg != b[i]->v.neg) ? Real(-trunc(prod)) : trunc(prod);
+  }
+  const Real cu = trunc(ldexp(C.mag, p.F - E));
+  units += C.neg ? Real(-cu) : cu;
+  return convert_sum(ldexp(units, E - p.F), p.out);
+}
+
+// The k of each T-FDPA group of model m, in evaluation order.
+std::vector<std::vector<int>> k_groups(const DotModel& m, int K) {
+  std::vector<std::vector<int>> groups;
+  if (m.split == KSplit::Consecutive) {
+    for (int k0 = 0; k0 < K; k0 += m.fdpa.L) {
+      groups.emplace_back();
+      for (int k = k0; k < std::min(K, k0 + m.fdpa.L); ++k) groups.back().push_back(k);
+    }
+  } else {
+    for (int half = 0; half < 2; ++half) {
+      std::vector<int> ks;
+      for (int k = 0; k < K; ++k)
+        if ((k % 4 < 2) == (half == 0)) ks.push_back(k);
+      for (size_t i = 0; i < ks.size(); i += size_t(m.fdpa.L))
+        groups.emplace_back(ks.begin() + long(i), ks.begin() + long(std::min(ks.size(), i + size_t(m.fdpa.L))));
+    }
+  }
+  return groups;
+}
+
+// One output element: the chain of groups, then C last where the model says so.
+uint32_t chain(const DotModel& m, const std::vector<std::vector<int>>& groups, const Elem* a, int a_stride,
+               const Elem* b, int b_stride, uint32_t c) {
+  uint32_t acc = m.c_last ? 0u : c;
+  const Elem* pa[64];
+  const Elem* pb[64];
+  for (const auto& g : groups) {
+    int n = 0;
+    for (int k : g) {
+      pa[n] = a + k * a_stride;
+      pb[n] = b + k * b_stride;
+      ++n;
+    }
+    acc = fdpa_core(m.fdpa, pa, pb, n, acc);
+  }
+  return m.c_last ? add_rn(m.acc, c, acc) : acc;
+}
+
+}  // namespace
+
+uint32_t add_rn(AccFmt f, uint32_t x, uint32_t y) {
+  const Layout L = layout(f);
+  const Num X = decode_bits(L, x), Y = decode_bits(L, y);
+  if (X.kind == Num::NaN || Y.kind == Num::NaN) return nan_of(L);
+  if (X.kind == Num::Inf || Y.kind == Num::Inf) {
+    if (X.kind == Num::Inf && Y.kind == Num::Inf && X.neg != Y.neg) return nan_of(L);
+    const bool neg = X.kind == Num::Inf ? X.neg : Y.neg;
+    return encode(L, neg, ldexp(Real(1), 1000));
+  }
+  const Real s = (X.neg ? Real(-X.mag) : X.mag) + (Y.neg ? Real(-Y.mag) : Y.mag);
+  if (s == 0) return encode(L, X.neg && Y.neg, Real(0));  // -0 only for -0 + -0 (RN)
+  return encode(L, s < 0, round_rne(abs(s), L));
+}
+
+uint32_t dot(const DotModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, int K, uint32_t c) {
+  std::vector<Elem> A, B;
+  for (int k = 0; k < K; ++k) {
+    A.push_back(make_elem(fa, m.a_as, a[k]));
+    B.push_back(make_elem(fb, m.b_as, b[k]));
+  }
+  return chain(m, k_groups(m, K), A.data(), 1, B.data(), 1, c);
+}
+
+void gemm(const DotModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, const uint32_t* c,
+          uint32_t* d, int M, int N, int K) {
+  std::vector<Elem> A, B;
+  for (int i = 0; i < M * K; ++i) A.push_back(make_elem(fa, m.a_as, a[i]));
+  for (int i = 0; i < K * N; ++i) B.push_back(make_elem(fb, m.b_as, b[i]));
+  const auto groups = k_groups(m, K);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j)
+      d[i * N + j] = chain(m, groups, A.data() + i * K, 1, B.data() + j, N, c[i * N + j]);
+}
+
+}  // namespace ptxsim::model::tc::ref

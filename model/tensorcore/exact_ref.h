@@ -1,0 +1,26 @@
+// An independent, exact evaluation of the tensor-core arithmetic of tensorcore.h, written from the
+// published description (MMA-Sim's T-FDPA; shared/reference/tensor-core-numerics.md (a)) on
+// Boost.Multiprecision binary floats rather than on shifted integers. It decodes raw bits itself,
+// computes products and sums as exact real numbers, takes exponents with frexp, truncates with
+// trunc and rounds by comparing remainders, so it shares no arithmetic with the fast path. Slow
+// (tens of microseconds per dot product): for tests only.
+#pragma once
+#include <cstdint>
+
+#include "model/tensorcore/tensorcore.h"
+
+namespace ptxsim::model::tc::ref {
+
+// d = sum_k a[k] * b[k] + c as the instruction model m defines it, from raw bits.
+uint32_t dot(const DotModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, int K, uint32_t c);
+
+// D = A * B + C for an M x N x K tile (row-major A: MxK, B: KxN, C and D: MxN), decoding every
+// operand once: the fast way to run many reference dot products.
+void gemm(const DotModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, const uint32_t* c,
+          uint32_t* d, int M, int N, int K);
+
+// IEEE round-to-nearest-even addition x + y in the accumulator format (canonical NaN), as FADD /
+// HADD2 compute it; an independent check of model/numerics.
+uint32_t add_rn(AccFmt f, uint32_t x, uint32_t y);
+
+}  // namespace ptxsim::model::tc::ref

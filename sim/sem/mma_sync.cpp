@@ -1,0 +1,340 @@
+// mma.sync.aligned (PTX ISA 9.7.14.5.14): D = A * B + C for one warp, with A, B, C and D spread
+// over the lanes' registers as the fragment tables of PTX ISA 9.7.14.5.2-10 say
+// (model/fragments/fragments.h).
+//
+// Arithmetic:
+//  * floating point (.f16, .bf16, .tf32, .e4m3, .e5m2): the tensor-core model of
+//    model/tensorcore/tensorcore.h, row chosen by (architecture of the .target, A/B types,
+//    accumulator); docs/matrix-units.md lists the parameters and their evidence;
+//  * .f64: a chain of IEEE fmas in increasing k, d = fma(a_k, b_k, d) starting from c, with the
+//    instruction's rounding (.rn default, .rz, .rm, .rp): the PTX ISA says the precision is that of
+//    .f64 fma, and MMA-Sim validated the k-ordered chain on A100 and H100;
+//  * .s8/.u8: exact; the sum wraps modulo 2^32, or with .satfinite is clamped to the s32 range.
+//
+// Simulated: m16n8k8 / m16n8k16 .f16 (f16 or f32 accumulator), .bf16; m16n8k4 / m16n8k8 .tf32;
+// m16n8k16 / m16n8k32 .e4m3/.e5m2 (sm_89+); m8n8k16 / m16n8k16 / m16n8k32 .s8/.u8; m8n8k4 and
+// (sm_90+) m16n8k4 / m16n8k8 / m16n8k16 .f64. Recognised but not simulated (load-time
+// "unimplemented"): m8n8k4 .f16, the .s4/.u4 and .b1 shapes, the sm_120a .kind / .block_scale
+// forms, and .e4m3/.e5m2 for sm_120+ targets (a native fp8 MMA there, with other numerics).
+//
+// A lane predicated off, inactive or exited makes the instruction fault: every lane of the warp
+// holds part of every matrix.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/fragments/fragments.h"
+#include "model/numerics/f64_ops.h"
+#include "model/tensorcore/tensorcore.h"
+#include "sim/exec/engine.h"
+#include "sim/sem/sem_util.h"
+
+namespace ptxsim {
+
+namespace sem {
+void check_reg_vector(const Binder& b, size_t i, int count, uint32_t width, const char* name);
+}  // namespace sem
+
+namespace {
+
+namespace frag = model::frag;
+namespace tc = model::tc;
+namespace num = model::num;
+
+enum MmaKind : uint8_t { kFloat, kInt, kF64 };
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08" PRIx32, v);
+  return buf;
+}
+
+frag::ElemClass class_of(DType t, bool acc) {
+  switch (t) {
+    case DType::F16: return acc ? frag::ElemClass::Acc16 : frag::ElemClass::B16;
+    case DType::BF16: return frag::ElemClass::B16;
+    case DType::TF32: return frag::ElemClass::B32;
+    case DType::F32:
+    case DType::S32: return frag::ElemClass::Acc32;
+    case DType::F64: return frag::ElemClass::B64;
+    default: return frag::ElemClass::B8;  // .s8 .u8 .e4m3 .e5m2
+  }
+}
+
+int class_bits(frag::ElemClass c) {
+  switch (c) {
+    case frag::ElemClass::B16:
+    case frag::ElemClass::Acc16: return 16;
+    case frag::ElemClass::B8: return 8;
+    case frag::ElemClass::B64: return 64;
+    default: return 32;
+  }
+}
+
+tc::ElemFmt elem_fmt(DType t) {
+  switch (t) {
+    case DType::F16: return tc::ElemFmt::F16;
+    case DType::BF16: return tc::ElemFmt::BF16;
+    case DType::TF32: return tc::ElemFmt::TF32;
+    case DType::E4M3: return tc::ElemFmt::E4M3;
+    default: return tc::ElemFmt::E5M2;
+  }
+}
+
+// Reads one operand's fragments of all 32 lanes into a row-major matrix of element bits.
+void gather(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::Operand op, frag::ElemClass cls,
+            uint64_t* out) {
+  const frag::RC size = frag::mma_matrix_size(s, op);
+  const int n = frag::mma_elems(s, op, cls), per = frag::mma_elems_per_reg(cls), bits = class_bits(cls);
+  const uint64_t emask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  for (int r = 0; r < n / per; ++r) {
+    const uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    for (int lane = 0; lane < 32; ++lane)
+      for (int e = 0; e < per; ++e) {
+        const frag::RC rc = frag::mma_map(s, op, cls, lane, r * per + e);
+        out[rc.row * size.col + rc.col] = (col[lane] >> (bits * e)) & emask;
+      }
+  }
+}
+
+// Writes D (row-major element bits) back to the lanes' registers.
+void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass cls, const uint64_t* d) {
+  const frag::RC size = frag::mma_matrix_size(s, frag::Operand::C);
+  const int n = frag::mma_elems(s, frag::Operand::C, cls), per = frag::mma_elems_per_reg(cls),
+            bits = class_bits(cls);
+  for (int r = 0; r < n / per; ++r) {
+    uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    for (int lane = 0; lane < 32; ++lane) {
+      uint64_t v = 0;
+      for (int e = 0; e < per; ++e) {
+        const frag::RC rc = frag::mma_map(s, frag::Operand::C, cls, lane, r * per + e);
+        v |= d[rc.row * size.col + rc.col] << (bits * e);
+      }
+      col[lane] = v;
+    }
+  }
+}
+
+// Instr fields: in.a = MmaShape, in.c = .satfinite (int) or num::Round (f64),
+// in.types = {d, a, b, c}, in.imm = the tc::DotModel* (float kinds).
+template <uint8_t Kind>
+void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask == 0) return;
+  if (mask != 0xffffffffu)
+    c.fault("error", "mma.sync.aligned needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
+                         " execute it (inactive, exited or predicated off lanes)");
+  const frag::MmaShape s = frag::MmaShape(in.a);
+  const frag::MmaDims dim = frag::mma_dims(s);
+  const DType td = in.types[0], ta = in.types[1], tb = in.types[2], tcy = in.types[3];
+  const frag::ElemClass ca = class_of(ta, false), cb = class_of(tb, false), cc = class_of(tcy, true),
+                        cd = class_of(td, true);
+  const int M = dim.m, N = dim.n, K = dim.k;
+  uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
+  // Read everything before writing: D may share registers with A, B or C.
+  gather(c, in.op[1], s, frag::Operand::A, ca, A);
+  gather(c, in.op[2], s, frag::Operand::B, cb, B);
+  gather(c, in.op[3], s, frag::Operand::C, cc, C);
+  if constexpr (Kind == kFloat) {
+    const auto& model = *reinterpret_cast<const tc::DotModel*>(in.imm);
+    const tc::ElemFmt fa = elem_fmt(ta), fb = elem_fmt(tb);
+    tc::Value va[16 * 32], vbt[8 * 32];  // A row-major, B transposed (column k-vectors)
+    for (int i = 0; i < M * K; ++i) va[i] = tc::decode_a(model, fa, uint32_t(A[i]));
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j) vbt[j * K + k] = tc::decode_b(model, fb, uint32_t(B[k * N + j]));
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) D[i * N + j] = tc::dot(model, va + i * K, vbt + j * K, K, uint32_t(C[i * N + j]));
+  } else if constexpr (Kind == kInt) {
+    const bool sa = ta == DType::S8, sb = tb == DType::S8, sat = in.c != 0;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        int64_t acc = int32_t(uint32_t(C[i * N + j]));
+        for (int k = 0; k < K; ++k) {
+          const int64_t x = sa ? int8_t(A[i * K + k]) : int64_t(uint8_t(A[i * K + k]));
+          const int64_t y = sb ? int8_t(B[k * N + j]) : int64_t(uint8_t(B[k * N + j]));
+          acc += x * y;
+        }
+        if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        D[i * N + j] = uint32_t(acc);
+      }
+  } else {
+    const num::Round rm = num::Round(in.c);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        uint64_t acc = C[i * N + j];
+        for (int k = 0; k < K; ++k) acc = num::fma_f64(A[i * K + k], B[k * N + j], acc, rm);
+        D[i * N + j] = acc;
+      }
+  }
+  scatter(c, in.op[0], s, cd, D);
+}
+
+// ---- binder ---------------------------------------------------------------------------------------
+
+struct ShapeName {
+  const char* mod;
+  frag::MmaShape shape;
+  bool simulated;
+};
+constexpr ShapeName kShapes[] = {
+    {".m8n8k4", frag::MmaShape::M8N8K4, true},     {".m8n8k16", frag::MmaShape::M8N8K16, true},
+    {".m16n8k4", frag::MmaShape::M16N8K4, true},   {".m16n8k8", frag::MmaShape::M16N8K8, true},
+    {".m16n8k16", frag::MmaShape::M16N8K16, true}, {".m16n8k32", frag::MmaShape::M16N8K32, true},
+    {".m8n8k32", frag::MmaShape::M8N8K4, false},   {".m8n8k128", frag::MmaShape::M8N8K4, false},
+    {".m16n8k64", frag::MmaShape::M8N8K4, false},  {".m16n8k128", frag::MmaShape::M8N8K4, false},
+    {".m16n8k256", frag::MmaShape::M8N8K4, false},
+};
+
+bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
+bool is_int8(DType t) { return t == DType::S8 || t == DType::U8; }
+
+struct Gate {
+  uint32_t sm;
+  uint32_t ptx;
+};
+
+void require(const Binder& b, Gate g, const std::string& feature) {
+  const Program& p = b.dec.program();
+  if (!target_satisfies(p.target, "sm_" + std::to_string(g.sm)))
+    b.error("Feature '" + feature + "' requires .target sm_" + std::to_string(g.sm) + " or higher");
+  if (p.ptx_version < g.ptx)
+    b.error("Feature '" + feature + "' requires PTX ISA .version " + std::to_string(g.ptx / 10) + "." +
+            std::to_string(g.ptx % 10) + " or later");
+}
+
+// The .alayout/.blayout pair in the order written.
+std::string layouts(const Binder& b) {
+  std::string out;
+  std::string_view op = b.src.opcode;
+  size_t i = 0;
+  while (i < op.size()) {
+    size_t j = op.find('.', i);
+    if (j == std::string_view::npos) j = op.size();
+    std::string_view part = op.substr(i, j - i);
+    if (part == "row" || part == "col") out += "." + std::string(part);
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_mma(Binder& b) {
+  if (!b.has(".sync")) b.error(".sync modifier required for instruction 'mma'");
+  if (!b.has(".aligned")) b.error(".aligned modifier required for instruction 'mma'");
+  for (const char* m : {".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4", ".block_scale",
+                        ".e3m2", ".e2m3", ".e2m1"})
+    if (b.has(m)) b.unimplemented(std::string("mma.sync with ") + m + " (sm_120a forms)");
+  const ShapeName* shape = nullptr;
+  for (const ShapeName& sn : kShapes)
+    if (b.has(sn.mod)) {
+      if (shape) b.error("more than one shape modifier for instruction 'mma'");
+      shape = &sn;
+    }
+  if (!shape) b.error("a shape modifier (.m16n8k16, ...) is required for instruction 'mma'");
+  for (const char* m : {".s4", ".u4", ".b1", ".xor", ".and", ".popc"})
+    if (b.has(m)) b.unimplemented(std::string("mma.sync with ") + m + " (4-bit and 1-bit integer forms)");
+  if (!shape->simulated) b.unimplemented(std::string("mma.sync") + shape->mod);
+  b.require_ops(4, 4);
+  if (b.type_count() != 4) b.error("Unexpected instruction types specified for 'mma' (need .dtype.atype.btype.ctype)");
+  const DType td = b.type(0), ta = b.type(1), tb = b.type(2), tcy = b.type(3);
+  const frag::MmaShape s = shape->shape;
+  const std::string lay = layouts(b);
+  if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+  if (ta == DType::F16 && tb == DType::F16 && s == frag::MmaShape::M8N8K4)
+    b.unimplemented("mma.sync.m8n8k4 with .f16 (four 8x8x4 products per warp; emulated by ptxas on sm_80+)");
+  if (lay != ".row.col") {
+    if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
+    b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");
+  }
+  const std::string shape_name = shape->mod;
+  auto bad_types = [&] { b.error("Unexpected instruction types specified for 'mma' with shape '" + shape_name + "'"); };
+  const bool sat = b.has(".satfinite");
+  const int rmods = int(b.has(".rn")) + int(b.has(".rz")) + int(b.has(".rm")) + int(b.has(".rp"));
+  if (rmods > 1) b.error("Multiple rounding modifiers specified");
+  const bool f64 = ta == DType::F64;
+  if (rmods && !f64) b.error("Illegal rounding modifier for instruction 'mma'");
+  if (sat && !is_int8(ta)) bad_types();
+
+  MmaKind kind = kFloat;
+  tc::AccFmt acc = tc::AccFmt::F32;
+  if (ta == DType::F16 || ta == DType::BF16) {
+    if (tb != ta) bad_types();
+    if (s == frag::MmaShape::M16N8K8) require(b, ta == DType::BF16 ? Gate{80, 70} : Gate{75, 65}, "mma" + shape_name);
+    else if (s == frag::MmaShape::M16N8K16) require(b, {80, 70}, "mma" + shape_name);
+    else bad_types();
+    if (td != tcy) b.error(".dtype must be the same as .ctype for 'mma' instruction with shape '" + shape_name + "'");
+    if (td == DType::F16 && ta == DType::F16) acc = tc::AccFmt::F16;
+    else if (td != DType::F32) bad_types();
+  } else if (ta == DType::TF32) {
+    if (tb != ta || td != DType::F32 || tcy != DType::F32) bad_types();
+    if (s != frag::MmaShape::M16N8K4 && s != frag::MmaShape::M16N8K8) bad_types();
+    require(b, {80, 70}, "mma .tf32");
+  } else if (is_fp8(ta)) {
+    if (!is_fp8(tb) || td != tcy) bad_types();
+    if (s == frag::MmaShape::M16N8K32) require(b, {89, 84}, "mma with FP8 floating point type");
+    else if (s == frag::MmaShape::M16N8K16) require(b, {89, 87}, "mma with FP8 floating point type and .m16n8k16 shape");
+    else bad_types();
+    if (td == DType::F16) {
+      require(b, {89, 87}, "mma with FP8 floating point type and FP16 accumulation");
+      acc = tc::AccFmt::F16;
+    } else if (td != DType::F32) {
+      bad_types();
+    }
+  } else if (is_int8(ta)) {
+    if (!is_int8(tb) || td != DType::S32 || tcy != DType::S32) bad_types();
+    if (s == frag::MmaShape::M8N8K16) require(b, {75, 65}, "mma.m8n8k16");
+    else if (s == frag::MmaShape::M16N8K16 || s == frag::MmaShape::M16N8K32) require(b, {80, 70}, "mma" + shape_name);
+    else bad_types();
+    kind = kInt;
+  } else if (f64) {
+    if (tb != DType::F64 || td != DType::F64 || tcy != DType::F64) bad_types();
+    if (s == frag::MmaShape::M8N8K4) require(b, {80, 70}, "mma.m8n8k4 with double types");
+    else if (s == frag::MmaShape::M16N8K4 || s == frag::MmaShape::M16N8K8 || s == frag::MmaShape::M16N8K16)
+      require(b, {90, 78}, shape_name + " with double types");
+    else bad_types();
+    kind = kF64;
+  } else {
+    bad_types();
+  }
+
+  const frag::ElemClass ca = class_of(ta, false), cb = class_of(tb, false), cc = class_of(tcy, true),
+                        cd = class_of(td, true);
+  if (!frag::mma_layout_exists(s, frag::Operand::A, ca) || !frag::mma_layout_exists(s, frag::Operand::B, cb) ||
+      !frag::mma_layout_exists(s, frag::Operand::C, cc))
+    bad_types();
+  const uint32_t width = f64 ? 64 : 32;
+  sem::check_reg_vector(b, 0, frag::mma_regs(s, frag::Operand::C, cd), width, "mma");
+  sem::check_reg_vector(b, 1, frag::mma_regs(s, frag::Operand::A, ca), width, "mma");
+  sem::check_reg_vector(b, 2, frag::mma_regs(s, frag::Operand::B, cb), width, "mma");
+  sem::check_reg_vector(b, 3, frag::mma_regs(s, frag::Operand::C, cc), width, "mma");
+
+  b.in.a = uint8_t(s);
+  if (kind == kInt) {
+    b.in.c = sat;
+    b.in.fn = exec_mma<kInt>;
+  } else if (kind == kF64) {
+    b.in.c = uint8_t(b.has(".rz") ? num::Round::RZ : b.has(".rm") ? num::Round::RM
+                     : b.has(".rp") ? num::Round::RP : num::Round::RN);
+    b.in.fn = exec_mma<kF64>;
+  } else {
+    // The simulated device follows the target: sm_100 and newer use the Blackwell rows, everything
+    // older the Hopper rows (ptxsim models sm_90a/sm_100a-class devices).
+    const uint32_t sm = b.dec.program().target.sm;
+    if (sm >= 120 && is_fp8(ta))
+      b.unimplemented("mma.sync with .e4m3/.e5m2 on sm_120 and newer (a native QMMA there; not modelled)");
+    const tc::Arch arch = sm >= 100 ? tc::Arch::SM100 : tc::Arch::SM90;
+    const tc::DotModel* m = tc::find_model(arch, tc::Unit::MmaSync, elem_fmt(ta), elem_fmt(tb), acc);
+    if (!m) b.unimplemented("no tensor-core arithmetic model for this mma.sync type combination");
+    b.in.imm = reinterpret_cast<uint64_t>(m);
+    b.in.fn = exec_mma<kFloat>;
+  }
+}
+
+void bind_wmma(Binder& b) {
+  b.unimplemented("wmma.* is not simulated (the PTX ISA leaves its fragment layouts unspecified); use mma.sync");
+}
+
+}  // namespace ptxsim

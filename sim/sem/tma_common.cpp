@@ -1,0 +1,220 @@
+#include "sim/sem/tma_common.h"
+
+#include <array>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace ptxsim::sem::tma {
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+size_t mod_pos(const std::string& op, std::string_view tok) {
+  size_t at = 0;
+  while ((at = op.find(tok, at)) != std::string::npos) {
+    size_t end = at + tok.size();
+    if (end == op.size() || op[end] == '.') return at;
+    at = end;
+  }
+  return std::string::npos;
+}
+
+uint64_t elem_value(const ExecCtx& c, const Operand& o, uint32_t i, int lane) {
+  const uint32_t base = o.kind == Operand::Kind::Addr ? o.aux : o.slot;
+  const Operand& e = c.fn->vec_pool[base + i];
+  return c.regs[size_t(e.slot) * 32 + size_t(lane)];
+}
+
+bool is_reg_or_imm(const Operand& o, uint32_t bits) {
+  return o.kind == Operand::Kind::Imm || (o.kind == Operand::Kind::Reg && o.width == bits);
+}
+
+std::string cta_name(const ExecCtx& c, const Cta& cta) {
+  return &cta == c.cta ? "this CTA" : "CTA rank " + std::to_string(cta.rank);
+}
+
+// ---- tensor maps --------------------------------------------------------------------------------
+
+namespace {
+
+bool in_const_variable(const Engine& e, uint64_t a) {
+  for (const auto& mv : e.prog.module_vars)
+    if (mv.is_const && a - mv.address < mv.init.size()) return true;
+  return false;
+}
+
+std::string byte_ranges(const uint8_t* a, const uint8_t* b) {
+  std::string out;
+  for (int i = 0; i < 128;) {
+    if (a[i] == b[i]) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j + 1 < 128 && a[j + 1] != b[j + 1]) ++j;
+    char s[32];
+    if (j == i) std::snprintf(s, sizeof s, "0x%02x", i);
+    else std::snprintf(s, sizeof s, "0x%02x-0x%02x", i, j);
+    out += out.empty() ? s : std::string(", ") + s;
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+model::tmap::TensorMap read_tensor_map(ExecCtx& c, const Operand& o, int l, uint64_t* where) {
+  Engine& e = *c.eng;
+  uint64_t v = sem::addr_of(c, o, l);
+  if (where) *where = v;
+  std::array<uint8_t, 128> bytes;
+  const char* space = "global";
+  auto misaligned = [&](uint64_t a) {
+    if (a % 64)
+      c.fault("misaligned address", "tensor map address " + hex(v) + " (lane " + std::to_string(l) +
+                                        ") is not 64-byte aligned (a CUtensorMap must be)");
+  };
+  // Kernel parameter: the operand names it, or holds its generic address (cvta.param), or holds
+  // the parameter's offset as `mov.u64 %rd, param` gives it.
+  const bool param = o.space == Space::Param || in_window(v, kParamWindow) ||
+                     (v + 128 <= e.params.size() && !e.global.translate(v, 1));
+  if (param) {
+    uint64_t off = in_window(v, kParamWindow) ? v - kParamWindow : v;
+    misaligned(off);
+    if (off + 128 > e.params.size())
+      c.fault("illegal address", "tensor map at param offset " + hex(off) + " (lane " + std::to_string(l) +
+                                     ") extends beyond the kernel's " + std::to_string(e.params.size()) +
+                                     "-byte parameter buffer");
+    std::memcpy(bytes.data(), e.params.data() + off, 128);
+    space = "param";
+  } else {
+    if (in_window(v, kSharedWindow) || in_window(v, kLocalWindow))
+      c.fault("illegal address", "tensor map address " + hex(v) + " (lane " + std::to_string(l) +
+                                     ") is not in .param, .const or .global memory");
+    misaligned(v);
+    const uint8_t* p = e.global.translate(v, 128);
+    if (!p) {
+      const auto* a = e.global.find(v);
+      c.fault("illegal address", "tensor map at " + hex(v) + " (lane " + std::to_string(l) + "): " +
+                                     (a ? "the 128 bytes extend past the end of allocation '" + a->name + "'"
+                                        : std::string("not inside any allocation")));
+    }
+    std::memcpy(bytes.data(), p, 128);
+    if (in_const_variable(e, v)) {
+      space = "const";
+    } else {
+      // The tensormap proxy's view of a map in global memory.
+      auto it = c.cta->tmap_acquired.find(v);
+      if (it == c.cta->tmap_acquired.end()) {
+        e.warn(c, "tensor map at " + hex(v) + " used without fence.proxy.tensormap::generic acquire in this CTA "
+                  "(the tensormap proxy may not see the generic proxy's writes; ptxsim uses the current bytes)");
+      } else if (std::memcmp(it->second.data(), bytes.data(), 128) != 0) {
+        e.warn(c, "tensor map at " + hex(v) + ": modified through the generic proxy after this CTA's last "
+                  "fence.proxy.tensormap::generic acquire (bytes " + byte_ranges(it->second.data(), bytes.data()) +
+                  " differ); the tensormap proxy may still see the acquired copy, which ptxsim uses");
+        bytes = it->second;
+      }
+    }
+  }
+  auto d = model::tmap::decode(bytes.data());
+  if (!d.valid())
+    c.fault("error", "invalid tensor map at " + std::string(space) + " address " + hex(v) + ": field '" +
+                         d.validity.field + "': " + d.validity.message);
+  return d.map;
+}
+
+void acquire_tensor_map(ExecCtx& c, uint64_t addr, int l) {
+  const uint8_t* p = c.eng->global.translate(addr, 128);
+  if (!p)
+    c.fault("illegal address", "fence.proxy.tensormap::generic.acquire: [" + hex(addr) + ", +128) (lane " +
+                                   std::to_string(l) + ") is not inside one global allocation");
+  std::array<uint8_t, 128> snap;
+  std::memcpy(snap.data(), p, 128);
+  c.cta->tmap_acquired[addr] = snap;
+}
+
+// ---- bulk async-groups --------------------------------------------------------------------------
+
+BulkTicket bulk_open(ExecCtx& c, int lane) {
+  BulkGroups& b = c.warp->bulk[size_t(lane)];
+  BulkTicket t{c.warp, uint32_t(lane), b.committed};
+  for (auto& p : b.pending)
+    if (p.first == t.group) {
+      ++p.second;
+      return t;
+    }
+  b.pending.emplace_back(t.group, 1);
+  return t;
+}
+
+void bulk_done(Engine& e, const BulkTicket& t) {
+  auto& v = t.warp->bulk[t.lane].pending;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].first == t.group) {
+      if (--v[i].second == 0) v.erase(v.begin() + long(i));
+      break;
+    }
+  e.wake(WaitKind::BulkGroup, uint64_t(reinterpret_cast<uintptr_t>(t.warp)), ~0ull);
+}
+
+// ---- generic-proxy writes read by the async proxy -----------------------------------------------
+
+void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, model::tma::Swizzle sw,
+                          const std::string& what) {
+  for (uint64_t i = 0; i < bytes; i += 8) {
+    uint32_t a = model::tma::swizzle_address(sw, uint32_t(off + i));
+    if (a / 16 < cta.generic_dirty.size() && cta.generic_dirty[a / 16]) {
+      c.eng->warn(c, what + " reads shared memory at " + hex(a & ~15u) + " (" + cta_name(c, cta) +
+                         ") written through the generic proxy without an intervening fence.proxy.async; "
+                         "the async proxy may read stale data");
+      return;
+    }
+  }
+}
+
+void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what) {
+  if (!cta.live_mbars || !bytes) return;
+  for (uint32_t w = off / 8; w <= (off + bytes - 1) / 8 && w < cta.mbar_word.size(); ++w)
+    if (cta.mbar_word[w])
+      c.fault("error", what + " would overwrite the live mbarrier at shared address " + hex(uint64_t(w) * 8) + " of " +
+                           cta_name(c, cta));
+}
+
+void clear_generic_writes(Cta& cta) { std::fill(cta.generic_dirty.begin(), cta.generic_dirty.end(), 0); }
+
+// ---- mbarriers ----------------------------------------------------------------------------------
+
+MbarrierSlot* live_mbarrier(Cta& cta, uint32_t off) {
+  auto it = cta.mbars.find(off);
+  return it != cta.mbars.end() && it->second.bar.live() ? &it->second : nullptr;
+}
+
+void require_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, const std::string& what) {
+  if (!live_mbarrier(cta, off))
+    c.fault("error", what + ": shared address " + hex(off) + " of " + cta_name(c, cta) +
+                         " holds no initialised mbarrier for the complete-tx (mbarrier.init it first" +
+                         (&cta == c.cta ? ")" : " and synchronise the cluster before the copy)"));
+}
+
+void complete_tx(Engine& e, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what) {
+  MbarrierSlot* m = live_mbarrier(cta, off);
+  if (!m)
+    throw KernelFault{what + " completed, but shared address " + hex(off) + " of CTA rank " +
+                          std::to_string(cta.rank) + " no longer holds an initialised mbarrier for its complete-tx",
+                      "error"};
+  auto r = m->bar.complete_tx(int64_t(bytes));
+  if (r.error != model::Mbarrier::Error::None)
+    throw KernelFault{what + ": complete-tx of " + std::to_string(bytes) + " bytes on the mbarrier at shared address " +
+                          hex(off) + " of CTA rank " + std::to_string(cta.rank) + ": " +
+                          model::Mbarrier::describe(r.error),
+                      "error"};
+  m->tx_completed_total += bytes;
+  if (r.completed) e.mbarrier_phase_completed(cta, *m);
+  e.mbarrier_changed(*m);
+}
+
+}  // namespace ptxsim::sem::tma
