@@ -1,0 +1,26 @@
+// Whole-tile tensor-core products: D = A * B + C for an M x N x K tile in one call.
+//
+// This is the matrix hot path shared by wgmma and tcgen05.mma (and usable by mma.sync): callers
+// gather the element bits of one instruction's operands into plain arrays and get the output bits
+// back, so the datapath can decode each operand once and keep its inner loop free of the
+// instruction-level plumbing. Results are bit-identical to calling tc::dot per output element
+// (the tests compare the two); only the speed differs.
+#pragma once
+#include <cstdint>
+
+#include "model/tensorcore/tensorcore.h"
+
+namespace ptxsim::model::tc {
+
+// Float kinds. a: M x K element bits, row-major (a[m*K + k]); bt: N x K, i.e. B transposed
+// (bt[n*K + k] = B[k][n]); c and d: M x N accumulator bits, row-major (f16 in the low 16 bits).
+// d may alias c. fa / fb are the instruction's A and B element types.
+void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
+              const uint32_t* bt, const uint32_t* c, uint32_t* d);
+
+// Integer kinds (s8/u8 x s8/u8 -> s32): exact products summed into a 64-bit accumulator with C,
+// then wrapped to 32 bits, or clamped to the s32 range when `saturate`.
+void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,
+                  const uint8_t* bt, const int32_t* c, int32_t* d);
+
+}  // namespace ptxsim::model::tc
