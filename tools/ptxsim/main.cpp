@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/ptxsim/check_command.h"
 #include "tools/ptxsim/run_command.h"
 #include "tools/ptxsim/verify_command.h"
 
@@ -29,7 +30,7 @@ constexpr Verb kVerbs[] = {
     {"run", "run one kernel launch described by a case file", ptxsim::cli::run_command},
     {"exec", "", nullptr},
     {"verify", "run a compiler-side contract verifier on a JSON request", ptxsim::cli::verify_command},
-    {"check", "", nullptr},
+    {"check", "check a PTX module without running it (forms, TMA and tcgen05 rules)", ptxsim::cli::check_command},
     {"fuzz", "", nullptr},
     {"replay", "", nullptr},
     {"bench", "", nullptr},
