@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tools/ptxsim/check_command.h"
+#include "tools/ptxsim/fuzz_command.h"
 #include "tools/ptxsim/run_command.h"
 #include "tools/ptxsim/verify_command.h"
 
@@ -31,7 +32,7 @@ constexpr Verb kVerbs[] = {
     {"exec", "", nullptr},
     {"verify", "run a compiler-side contract verifier on a JSON request", ptxsim::cli::verify_command},
     {"check", "check a PTX module without running it (forms, TMA and tcgen05 rules)", ptxsim::cli::check_command},
-    {"fuzz", "", nullptr},
+    {"fuzz", "property-based fuzzing of descriptors and layouts (RapidCheck generators)", ptxsim::cli::fuzz_command},
     {"replay", "", nullptr},
     {"bench", "", nullptr},
 };
