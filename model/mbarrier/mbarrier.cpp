@@ -63,6 +63,13 @@ Mbarrier::ArriveResult Mbarrier::arrive(int64_t count, int64_t tx, bool no_compl
   return r;
 }
 
+Mbarrier::Error Mbarrier::add_pending(int64_t n) {
+  if (!live_) return Error::Uninitialized;
+  if (n < 1 || pending_ + n > kMaxCount) return Error::CountOutOfRange;
+  pending_ += n;
+  return Error::None;
+}
+
 Mbarrier::Error Mbarrier::expect_tx(int64_t n) {
   if (!live_) return Error::Uninitialized;
   if (tx_ + n > kMaxTx || tx_ + n < -kMaxTx) return Error::TxOutOfRange;

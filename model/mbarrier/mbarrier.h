@@ -49,6 +49,8 @@ class Mbarrier {
   Error inval();
   // arrive-on(count) with an optional expect-tx(tx) first; drop also lowers expected permanently.
   ArriveResult arrive(int64_t count, int64_t tx, bool no_complete, bool drop);
+  // pending += n (cp.async.mbarrier.arrive without .noinc announces its later arrival this way).
+  Error add_pending(int64_t n);
   // expect-tx(n): tx-count += n.
   Error expect_tx(int64_t n);
   // complete-tx(n): tx-count -= n; may complete the phase.

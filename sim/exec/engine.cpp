@@ -152,7 +152,7 @@ void Engine::issue_async(AsyncOp op) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   z ^= z >> 31;
-  op.due = steps + 64 + z % 512;
+  op.due = std::max(steps + 64 + z % 512, op.min_due);
   op.seq = async_seq_++;
   if (op.dst_cta) op.dst_cta->async_dst++;
   async_.push_back(std::move(op));
@@ -302,6 +302,10 @@ void Engine::setup_cluster(uint64_t cl) {
     cta->live_warps = nwarps;
     ctas.push_back(std::move(cta));
   }
+  cluster_barrier = ClusterBarrier{};
+  cluster_barrier.pending = threads * uint32_t(ctas.size());
+  cluster_barrier.arrived.assign(cluster_barrier.pending, 0);
+  cluster_barrier.arrive_phase.assign(cluster_barrier.pending, 0);
   for (auto& cta : ctas) {
     for (uint32_t wi = 0; wi < nwarps; ++wi) {
       Warp& w = cta->warps[wi];
@@ -373,22 +377,55 @@ void Engine::exit_lanes(ExecCtx& c, uint32_t mask) {
   Warp& w = *c.warp;
   w.exited |= mask;
   c.cta->exited_threads += uint32_t(std::popcount(mask));
-  if ((w.exited & w.valid) == w.valid) on_warp_exit(*c.cta, w);
+  if ((w.exited & w.valid) == w.valid) --c.cta->live_warps;
+  // Groups waiting to converge may have waited for these lanes: let them re-evaluate (they run
+  // now, or fault because their membermask names exited lanes).
+  for (auto& o : w.groups)
+    if (o.state == GroupState::Converge) {
+      o.state = GroupState::Ready;
+      o.wait = WaitKind::None;
+    }
+  on_threads_exit(*c.cta, w, mask);
 }
 
-void Engine::on_warp_exit(Cta& cta, Warp&) {
-  --cta.live_warps;
-  // Barriers count the threads of live warps; an exit can be the arrival a barrier waited for.
+void Engine::on_threads_exit(Cta& cta, Warp& w, uint32_t lanes) {
+  // The cluster barrier waits for the non-exited threads: exiting ones that had not arrived are no
+  // longer expected.
+  ClusterBarrier& cb = cluster_barrier;
+  const uint32_t t0 = cta.rank * cta.threads + w.index * 32;
+  for_lanes(lanes, [&](int l) {
+    if (!cb.arrived[t0 + uint32_t(l)]) --cb.pending;
+  });
+  if (cb.pending == 0 && std::find(cb.arrived.begin(), cb.arrived.end(), 1) != cb.arrived.end())
+    complete_cluster_barrier();
+  // A CTA-wide barrier waits for the non-exited threads; an exit can be the arrival it waited for.
   for (uint32_t id = 0; id < cta.bars.size(); ++id) {
     CtaBarrier& b = cta.bars[id];
     if (b.arrived == 0 || b.expected != 0) continue;
-    if (b.arrived >= cta.live_warps * 32) {
-      b.generation++;
-      b.arrived = 0;
-      b.arrived_warps.clear();
-      wake(WaitKind::CtaBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
-    }
+    if (b.arrived >= cta.threads - cta.exited_threads) complete_barrier(b);
   }
+}
+
+void Engine::complete_cluster_barrier() {
+  ClusterBarrier& b = cluster_barrier;
+  b.generation++;
+  std::fill(b.arrived.begin(), b.arrived.end(), 0);
+  b.pending = 0;
+  for (auto& cta : ctas) b.pending += cta->threads - cta->exited_threads;
+  wake(WaitKind::ClusterBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
+}
+
+void Engine::complete_barrier(CtaBarrier& b) {
+  b.generation++;
+  b.arrived = 0;
+  b.arrived_warps.clear();
+  b.last_popc = b.red_popc;
+  b.last_and = b.red_and;
+  b.last_or = b.red_or;
+  b.red_popc = 0;  // the next generation's reduction starts afresh
+  b.red_and = true;
+  b.red_or = false;
+  wake(WaitKind::CtaBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
 }
 
 void Engine::call(ExecCtx& c, const Function& callee, const Operand* rets, uint32_t nrets, const Operand* args,
@@ -489,20 +526,16 @@ bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t ma
                          " while " + std::to_string(b.arrived) + " threads already arrived expecting " +
                          (b.expected ? std::to_string(b.expected) : std::string("all threads")));
   }
-  b.arrived += aligned ? 32 : uint32_t(std::popcount(mask));
+  // A thread count is in warp-size units for .aligned arrivals (the whole warp counts); without a
+  // count the barrier waits for every non-exited thread of the CTA, so arrivals count threads: an
+  // aligned arrival brings the warp's non-exited lanes.
+  const uint32_t live = c.warp->valid & ~c.warp->exited;
+  if (b.expected) b.arrived += aligned ? 32 : uint32_t(std::popcount(mask));
+  else b.arrived += uint32_t(std::popcount(aligned ? live : mask));
   b.arrived_warps.push_back(c.warp->index);
-  uint32_t needed = b.expected ? b.expected : (aligned ? cta.live_warps * 32 : cta.threads - cta.exited_threads);
+  uint32_t needed = b.expected ? b.expected : cta.threads - cta.exited_threads;
   if (b.arrived >= needed) {
-    b.generation++;
-    b.arrived = 0;
-    b.arrived_warps.clear();
-    b.last_popc = b.red_popc;
-    b.last_and = b.red_and;
-    b.last_or = b.red_or;
-    b.red_popc = 0;  // the next generation's reduction starts afresh
-    b.red_and = true;
-    b.red_or = false;
-    wake(WaitKind::CtaBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
+    complete_barrier(b);
     return false;
   }
   return true;
@@ -510,17 +543,28 @@ bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t ma
 
 // ---- scheduling -----------------------------------------------------------------------------
 
-bool Engine::collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c) {
+bool Engine::collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec) {
   uint32_t required;
   if (in.flags & kFlagSyncMask) {
-    const Operand& mo = in.op[in.membermask_op];
-    required = uint32_t(c.regs[size_t(mo.slot) * 32 + size_t(std::countr_zero(g.mask))]);
-    if (g.mask & ~required)
-      c.fault("error", "lanes " + hex(g.mask & ~required) + " execute a .sync instruction whose membermask " +
-                           hex(required) + " does not name them");
+    // Every predicated-on lane names its own membermask (logical sub-warps pass one each); all
+    // lanes named by any of them must be here. Guard-false lanes take no part.
+    const uint64_t* mm = c.col(in.op[in.membermask_op].slot);
+    required = 0;
+    uint32_t outside = 0;
+    for_lanes(exec, [&](int l) {
+      const uint32_t m = uint32_t(mm[l]);
+      required |= m;
+      if (!(m >> l & 1)) outside |= 1u << l;
+    });
+    if (outside) {
+      const int l = std::countr_zero(outside);
+      c.fault("error", "lanes " + hex(outside) + " execute a .sync instruction whose membermask does not name them (lane " +
+                           std::to_string(l) + ": membermask " + hex(uint32_t(mm[l])) + ")");
+    }
     if (required & ~w.valid)
       c.fault("error", "membermask " + hex(required) + " names lanes " + hex(required & ~w.valid) +
                            " that do not exist in this warp");
+    if (in.flags & kFlagSkipExited) required &= ~w.exited;
   } else {
     required = w.valid & ~w.exited;
   }
@@ -538,7 +582,7 @@ void Engine::merge(Warp& w, size_t gi) {
     if (j == gi) continue;
     Group& o = w.groups[j];
     if (o.pc == g.pc && o.frame == g.frame && o.state != GroupState::Blocked && g.state != GroupState::Blocked &&
-        o.resumed == g.resumed) {
+        o.resumed == g.resumed && o.sync_passed == g.sync_passed) {
       g.mask |= o.mask;
       g.state = GroupState::Ready;
       g.wait = WaitKind::None;
@@ -570,6 +614,40 @@ int Engine::pick(Warp& w) {
     if (better) best = int(i);
   }
   return best;
+}
+
+// bar.warp.sync on sm_70+: lanes may meet at different bar.warp.sync instructions (and frames).
+// Releases every group waiting at such an instruction whose lanes' membermasks are covered by the
+// lanes waiting at such instructions; each then executes its own instruction once.
+void Engine::release_any_pc_syncs(Warp& w) {
+  auto waiting = [](const Group& g) {
+    const auto& code = g.frame->fn->code;
+    return g.state == GroupState::Converge && g.pc < code.size() && (code[g.pc].flags & kFlagAnyPcSync);
+  };
+  auto needs = [](const Group& g) {
+    const Instr& in = g.frame->fn->code[g.pc];
+    const uint64_t* mm = g.frame->regs.data() + size_t(in.op[in.membermask_op].slot) * 32;
+    uint32_t m = 0;
+    for_lanes(g.mask, [&](int l) { m |= uint32_t(mm[l]); });
+    return m;
+  };
+  uint32_t set = 0;
+  for (auto& g : w.groups)
+    if (waiting(g)) set |= g.mask;
+  for (bool changed = true; changed && set;) {  // drop groups that need lanes outside the set
+    changed = false;
+    for (auto& g : w.groups)
+      if (waiting(g) && (g.mask & set) && (needs(g) & ~set)) {
+        set &= ~g.mask;
+        changed = true;
+      }
+  }
+  for (auto& g : w.groups)
+    if (waiting(g) && (g.mask & set)) {
+      g.state = GroupState::Ready;
+      g.wait = WaitKind::None;
+      g.sync_passed = true;
+    }
 }
 
 void Engine::check_stuck_warp(Warp& w) {
@@ -622,7 +700,11 @@ bool Engine::step(Warp& w, int gi) {
   cur_pc_ = c.pc;
   cur_warp_ = &w;
   cur_mask_ = mask;
-  if ((in.flags & (kFlagAligned | kFlagSyncMask)) && mask && !collective_ready(w, *g, in, c)) return false;
+  if ((in.flags & (kFlagAligned | kFlagSyncMask)) && mask && !g->sync_passed && !collective_ready(w, *g, in, c, mask)) {
+    if (in.flags & kFlagAnyPcSync) release_any_pc_syncs(w);
+    return false;
+  }
+  g->sync_passed = false;
   uint32_t lanes = uint32_t(std::popcount(g->mask));
   in.fn(c, in, mask);
   g = c.group;
@@ -728,6 +810,7 @@ std::string Engine::describe_mbarrier_wait(const Group& g) {
 std::string Engine::deadlock_report() {
   std::ostringstream os;
   os << "deadlock: no thread can make progress\n";
+  bool cluster_waiters = false;
   for (auto& cta : ctas) {
     for (auto& w : cta->warps) {
       for (auto& g : w.groups) {
@@ -741,7 +824,7 @@ std::string Engine::deadlock_report() {
           for (uint32_t id = 0; id < cta->bars.size(); ++id) {
             const CtaBarrier& b = cta->bars[id];
             if (uint64_t(reinterpret_cast<uintptr_t>(&b)) != g.wait_obj) continue;
-            uint32_t needed = b.expected ? b.expected : cta->live_warps * 32;
+            uint32_t needed = b.expected ? b.expected : cta->threads - cta->exited_threads;
             os << "    waiting on CTA barrier " << id << ": " << b.arrived << " of " << needed
                << " threads arrived in this phase";
             if (!b.expected) os << " (" << cta->live_warps << " live warps, " << (cta->warps.size() - cta->live_warps) << " exited)";
@@ -749,6 +832,10 @@ std::string Engine::deadlock_report() {
           }
         } else if (g.wait == WaitKind::Mbarrier) {
           os << describe_mbarrier_wait(g);
+        } else if (g.wait == WaitKind::ClusterBarrier) {
+          cluster_waiters = true;
+          os << "    waiting on the cluster barrier (barrier.cluster) to complete phase " << cluster_barrier.generation
+             << "\n";
         } else if (g.wait == WaitKind::Collective) {
           os << "    waiting for the rest of its warp to reach this warp-collective instruction\n";
         }
@@ -766,6 +853,53 @@ std::string Engine::deadlock_report() {
       if (!missing.empty()) os << "  CTA barrier " << id << " still expects warps:" << missing << "\n";
     }
   }
+  if (cluster_waiters) os << describe_cluster_barrier();
+  return os.str();
+}
+
+std::string Engine::describe_cluster_barrier() {
+  // Per CTA: which threads arrived in this phase, which (non-exited) have not, and which of those
+  // wait at barrier.cluster.wait without having arrived.
+  const ClusterBarrier& b = cluster_barrier;
+  std::ostringstream os;
+  uint32_t live = 0, arrived = 0, exited = 0;
+  std::string not_arrived, waiting_unarrived;
+  for (auto& cta : ctas) {
+    const uint32_t t0 = cta->rank * cta->threads;
+    std::vector<uint8_t> yes(cta->threads), no(cta->threads), wait_no(cta->threads, 0);
+    for (uint32_t t = 0; t < cta->threads; ++t) {
+      const bool gone = cta->warps[t / 32].exited >> (t % 32) & 1;
+      yes[t] = b.arrived[t0 + t];
+      no[t] = !gone && !b.arrived[t0 + t];
+      live += !gone;
+      arrived += yes[t] && !gone;
+      exited += gone;
+    }
+    for (auto& w : cta->warps)
+      for (auto& g : w.groups)
+        if (g.wait == WaitKind::ClusterBarrier)
+          for_lanes(g.mask, [&](int l) {
+            if (!b.arrived[t0 + w.index * 32 + uint32_t(l)]) wait_no[w.index * 32 + uint32_t(l)] = 1;
+          });
+    const std::string rank = "CTA rank " + std::to_string(cta->rank);
+    os << "  cluster barrier phase " << b.generation << ", " << rank << ": arrived: threads " << thread_ranges(yes, true) << "; not arrived: threads " << thread_ranges(no, true)
+       << "\n";
+    if (std::find(no.begin(), no.end(), 1) != no.end())
+      not_arrived += (not_arrived.empty() ? "" : ", ") + rank + " threads " + thread_ranges(no, true);
+    if (std::find(wait_no.begin(), wait_no.end(), 1) != wait_no.end())
+      waiting_unarrived += (waiting_unarrived.empty() ? "" : ", ") + rank + " threads " + thread_ranges(wait_no, true);
+  }
+  os << "  cluster barrier: " << arrived << " of " << live << " non-exited threads of the cluster arrived in phase "
+     << b.generation;
+  if (exited) os << " (" << exited << " exited threads are not waited for)";
+  os << "\n";
+  os << "    diagnosis: ";
+  if (!waiting_unarrived.empty())
+    os << waiting_unarrived
+       << " wait at barrier.cluster.wait without a barrier.cluster.arrive in this phase; the phase needs their own "
+          "arrival, so it can never complete\n";
+  else
+    os << "missing barrier.cluster.arrive from " << not_arrived << "\n";
   return os.str();
 }
 

@@ -49,6 +49,7 @@ struct Group {
   uint64_t wait_obj = 0, wait_gen = 0;
   uint64_t last_run = 0;
   bool resumed = false;             // woken from Blocked; cleared after its next instruction
+  bool sync_passed = false;         // released from a kFlagAnyPcSync wait; cleared after it executes
   // A test_wait that returned false: if the group comes back to the same pc while the barrier is
   // unchanged, it is spinning, and it blocks until the barrier changes.
   uint32_t spin_pc = ~0u;
@@ -65,6 +66,13 @@ struct BulkGroups {
   std::vector<std::pair<uint64_t, uint32_t>> pending;
 };
 
+// Ampere cp.async state of one thread (sim/sem/cp_async.cpp): its cp.async-groups, and the latest
+// due time of its copies in flight (a cp.async.mbarrier.arrive completes after them).
+struct CpAsyncLane {
+  BulkGroups groups;
+  uint64_t last_due = 0;
+};
+
 struct Warp {
   uint32_t index = 0;               // warp index within the CTA
   uint32_t valid = 0;               // lanes that exist (the last warp may be partial)
@@ -72,6 +80,7 @@ struct Warp {
   std::vector<Group> groups;        // at most 32; reserved so pointers stay valid
   std::array<std::vector<uint8_t>, 32> stack;  // per-lane local memory
   std::array<BulkGroups, 32> bulk;             // per-lane bulk async-groups
+  std::array<CpAsyncLane, 32> cp_async;        // per-lane cp.async-groups
   Cta* cta = nullptr;
   uint64_t diverged_steps = 0;
   bool done() const { return groups.empty(); }
@@ -86,6 +95,15 @@ struct CtaBarrier {
   uint32_t last_popc = 0;           // results of the generation that just completed
   bool last_and = true, last_or = false;
   std::vector<uint32_t> arrived_warps;  // warp index per arrival, for deadlock reports
+};
+
+// The cluster barrier of barrier.cluster.arrive/wait (sim/sem/cluster_barrier.cpp). Threads are
+// numbered rank * threads-per-CTA + tid. A phase completes when every non-exited thread arrived.
+struct ClusterBarrier {
+  uint64_t generation = 0;           // completed phases
+  uint32_t pending = 0;              // non-exited threads not arrived in this phase
+  std::vector<uint8_t> arrived;      // per thread: arrived in this phase
+  std::vector<uint64_t> arrive_phase;  // per thread: generation + 1 at its last arrival not yet waited on (0: none)
 };
 
 // An mbarrier bound to its 8 bytes of shared memory, with what the deadlock report needs.
@@ -136,6 +154,7 @@ struct AsyncOp {
   uint32_t dst_off = 0, dst_bytes = 0;
   bool src_only = false;            // the range is a source the operation reads: only plain writes race
   uint32_t line = 0;                // issuing instruction
+  uint64_t min_due = 0;             // completes no earlier than this (ordering after earlier operations)
 };
 
 class Engine {
@@ -154,6 +173,7 @@ class Engine {
   Dim3 cluster_dim;
   std::vector<std::unique_ptr<Cta>> ctas;  // the CTAs of the cluster being simulated
   uint64_t steps = 0;                      // warp-instructions so far (the simulated clock)
+  ClusterBarrier cluster_barrier;          // of the cluster being simulated
 
   // Lanes `taken` of the current group continue at `target`; the rest at pc + 1.
   void branch(ExecCtx& c, uint32_t taken, uint32_t target);
@@ -171,6 +191,8 @@ class Engine {
   // bar.sync/bar.arrive/bar.red on CTA barrier `id` for the current group's lanes `mask`.
   // Returns true if the caller must block.
   bool barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned);
+  // The cluster barrier's phase completes: wakes its waiters and starts the next phase.
+  void complete_cluster_barrier();
   Cta* cta_by_rank(uint32_t rank) { return rank < ctas.size() ? ctas[rank].get() : nullptr; }
   // The CTA and shared::cta offset a shared (or generic-shared) address names; faults when it is not
   // a shared address of this cluster or is out of range for `size` bytes.
@@ -195,13 +217,16 @@ class Engine {
   int pick(Warp& w);
   uint64_t run_warp(Warp& w, uint64_t budget);
   bool step(Warp& w, int gi);
-  bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c);
+  bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec);
   void merge(Warp& w, size_t gi);
   void remove_empty(Warp& w);
-  void on_warp_exit(Cta& cta, Warp& w);
+  void on_threads_exit(Cta& cta, Warp& w, uint32_t lanes);
+  std::string describe_cluster_barrier();
+  void complete_barrier(CtaBarrier& b);
   std::string deadlock_report();
   std::string describe_mbarrier_wait(const Group& g);
   void check_stuck_warp(Warp& w);
+  void release_any_pc_syncs(Warp& w);
 
   // What is executing now, so a fault is reported at the right instruction and thread.
   const Function* cur_fn_ = nullptr;

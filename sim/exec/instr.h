@@ -44,6 +44,10 @@ enum InstrFlag : uint32_t {
   kFlagAligned = 1u << 1,    // `.aligned`: all threads of the warp must execute it together
   kFlagSyncMask = 1u << 2,   // `.sync` with a membermask operand: named lanes execute together
   kFlagWholeWarp = 1u << 3,  // collective over every non-exited lane (e.g. bar.warp.sync w/o mask)
+  kFlagAnyPcSync = 1u << 4,  // kFlagSyncMask whose lanes may meet at different instructions of the
+                             // same kind (bar.warp.sync on sm_70+)
+  kFlagSkipExited = 1u << 5, // kFlagSyncMask whose membermask may name exited lanes: they take no part
+                             // (vote/match/redux: "all non-exited threads corresponding to membermask")
 };
 
 struct Instr {

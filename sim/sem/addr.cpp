@@ -275,10 +275,24 @@ void bind_getctarank(Binder& b) {
 // prefetch{.global,.local}.{L1,L2} [a]; prefetch.global.L2::evict_{last,normal} [a]; prefetchu.L1 [a].
 // A prefetch is a hint: it never faults (prefetching past the end of an array is a common pattern)
 // and changes nothing.
+//
+// prefetch{.const,.param}.tensormap [a] brings a CUtensorMap into the tensormap cache: a hint as
+// well (the TMA operation reads the map through the tensormap proxy when it runs, tma_common.cpp).
 void bind_prefetch(Binder& b) {
-  if (b.has(".tensormap")) b.unimplemented("prefetch.tensormap belongs to the tensor-map family");
   b.require_ops(1, 1);
   if (b.op_kind(0) != Operand::Kind::Addr) b.error("'" + b.src.opcode + "' needs an address operand [..]");
+  if (b.has(".tensormap")) {
+    if (b.has(".global") || b.has(".local"))
+      b.error(std::string("Modifier '.tensormap' cannot be applied to '") + (b.has(".global") ? ".global" : ".local") +
+              "' space for instruction 'prefetch'");
+    if (b.has(".L1") || b.has(".L2") || b.has(".L2::evict_last") || b.has(".L2::evict_normal"))
+      b.error("'prefetch.tensormap' takes no cache level");
+    const Space sp = b.has(".const") ? Space::Const : b.has(".param") ? Space::Param : Space::Generic;
+    if (sp == Space::Generic && b.in.op[0].space == Space::Param)
+      b.error("State space mismatch between instruction and address in instruction 'prefetch'");
+    b.in.fn = exec_nop;
+    return;
+  }
   int levels = b.has(".L1") + b.has(".L2") + b.has(".L2::evict_last") + b.has(".L2::evict_normal");
   if (levels != 1) b.error("'" + b.src.opcode + "' needs one cache level (.L1, .L2, .L2::evict_last or .L2::evict_normal)");
   if ((b.has(".L2::evict_last") || b.has(".L2::evict_normal")) && b.has(".local"))

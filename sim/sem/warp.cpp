@@ -16,8 +16,10 @@
 //  * A lane whose membermask does not include itself is undefined behaviour; ptxsim faults.
 //  * elect.sync elects the lowest predicated-on lane of the membermask (the ISA only promises a
 //    deterministic choice for a given membermask).
-//  * Exited lanes, or lanes that do not exist, named by a membermask: the engine reports them
-//    before these semantics run (see collective_ready).
+//  * Lanes that do not exist, named by a membermask: the engine reports them before these
+//    semantics run (see collective_ready). Exited lanes named by the membermask take no part in
+//    vote, match, redux and elect (the ISA waits for the non-exited threads of the membermask); for
+//    shfl.sync and bar.warp.sync the engine reports them.
 #include <bit>
 #include <cinttypes>
 #include <cstdio>

@@ -1162,7 +1162,9 @@ TEST(MemBind, RejectedAndUnimplementedForms) {
     return load_error(".visible .entry k(.param .u64 p) {\n  .reg .b64 %rd<4>;\n  .reg .b32 %r<4>;\n  .reg .pred %p<2>;\n" + decls +
                       "  " + instr + "\n  ret;\n}\n");
   };
-  EXPECT_NE(err("prefetch.const.tensormap [%rd1];").find("unimplemented: 'prefetch.const.tensormap'"), std::string::npos);
+  EXPECT_EQ(err("prefetch.const.tensormap [%rd1];"), "");
+  EXPECT_NE(err("prefetch.global.tensormap [%rd1];").find("Modifier '.tensormap' cannot be applied to '.global' space"), std::string::npos);
+  EXPECT_NE(err("prefetch.tensormap [p];").find("State space mismatch between instruction and address"), std::string::npos);
   EXPECT_NE(err("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];").find("unimplemented: 'st.async"), std::string::npos);
   EXPECT_NE(err("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r1], %r2, [%r3];").find("unimplemented: 'red.async"), std::string::npos);
   EXPECT_NE(err("prefetch.global [%rd1];").find("needs one cache level"), std::string::npos);

@@ -558,19 +558,11 @@ void check_partial_exit(bool exit_first) {
 
 TEST(SchedBarrier, PartialWarpExitsBeforeBarSync) { check_partial_exit(true); }
 
-// DISABLED: engine bug — the live lanes reach bar.sync first (lower pc) and wait to converge
-// (GroupState::Converge) for lanes that then exit; nothing re-evaluates a Converge group when lanes
-// exit, so the live lanes wait forever (reported as a deadlock / "reached a warp-collective
-// instruction diverged"). This is nvcc's shape for `if (tid >= n) return; ... __syncthreads();`.
-// See the report (engine issue: re-check Converge groups on exit).
-TEST(SchedBarrier, DISABLED_PartialWarpExitsAfterLiveLanesReachBarSync) { check_partial_exit(false); }
+TEST(SchedBarrier, PartialWarpExitsAfterLiveLanesReachBarSync) { check_partial_exit(false); }
 
 // barrier.sync (not .aligned): lanes 0..15 of warp 1 arrive; lanes 16..31 of warp 1 exit later.
 // Per the ISA the barrier waits only for non-exited threads, so it must complete.
-// DISABLED: engine bug — Engine::exit_lanes re-checks CTA barriers only when a whole warp exits
-// (on_warp_exit), and on_warp_exit compares thread arrivals with live_warps * 32; the barrier
-// waits forever (deadlock). See the report (engine issue: barrier completion on exit).
-TEST(SchedBarrier, DISABLED_NonAlignedBarrierCompletesWhenRemainingLanesExit) {
+TEST(SchedBarrier, NonAlignedBarrierCompletesWhenRemainingLanesExit) {
   const std::string body = std::string(
                                ".shared .align 4 .b32 s[64];\n"
                                ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
@@ -726,10 +718,7 @@ TEST(SchedFault, ShflMembermaskNamesExitedLanes) {
 }
 
 // The same, but the lanes exit after the others already wait at the shfl.
-// DISABLED: engine bug — the waiting group is never re-evaluated when the lanes exit, so the run
-// ends as a deadlock ("waiting for the rest of its warp") instead of the "membermask names lanes
-// that have exited" fault. See the report (engine issue: re-check Converge groups on exit).
-TEST(SchedFault, DISABLED_ShflMembermaskNamesLanesThatExitLater) {
+TEST(SchedFault, ShflMembermaskNamesLanesThatExitLater) {
   const std::string body = std::string(".visible .entry k(.param .u64 A, .param .u64 B)\n{") + kPrologue + R"(
   ld.global.u32 %r3, [%rd4];
   setp.ge.u32 %p1, %r2, 16;
@@ -771,10 +760,7 @@ TEST(SchedFault, AlignedBarrierReachedByDivergedWarp) {
 
 // sm_70+: threads may meet at *different* bar.warp.sync instructions (the ISA restricts only
 // sm_6x to "the same bar.warp.sync instruction in convergence").
-// DISABLED: engine limitation — collectives rendezvous only at the same pc in the same frame; the
-// two halves wait forever and the run faults with "reached a warp-collective instruction
-// diverged". See the report (engine issue: bar.warp.sync at different instructions).
-TEST(SchedFault, DISABLED_WarpSyncAtDifferentInstructionsCompletes) {
+TEST(SchedFault, WarpSyncAtDifferentInstructionsCompletes) {
   const std::string body = std::string(
                                ".shared .align 4 .b32 s[32];\n"
                                ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +

@@ -309,10 +309,7 @@ TEST(WarpShfl, PartialWarpBlockHasNoMissingLanes) {
 
 // CUB's logical sub-warps: every half-warp passes its own membermask to the same shfl.sync. Legal
 // on sm_70+ (each lane's mask includes itself and names lanes executing the same instruction).
-// DISABLED: engine bug — Engine::collective_ready reads the membermask of the group's first lane
-// only and faults "lanes 0xffff0000 execute a .sync instruction whose membermask 0x0000ffff does not
-// name them". See the report (engine issue: per-lane membermasks).
-TEST(WarpShfl, DISABLED_PerLaneMembermasksOfLogicalSubWarps) {
+TEST(WarpShfl, PerLaneMembermasksOfLogicalSubWarps) {
   const std::string ptx = module(std::string(".visible .entry k(.param .u64 A, .param .u64 D)\n{") + kPrologue +
                                  load_u32("%r3", "A", 2) +
                                  "  setp.lt.u32 %p1, %r2, 16;\n"
@@ -332,10 +329,7 @@ TEST(WarpShfl, DISABLED_PerLaneMembermasksOfLogicalSubWarps) {
 
 // A guard that turns off the lanes outside the membermask (nvcc predicates short if-bodies:
 // `if (lane < 16) v = __shfl_xor_sync(0xffff, v, 1);`).
-// DISABLED: engine bug — collective_ready compares the membermask with the whole group (g.mask),
-// not with the predicated-on lanes, and faults "lanes 0xffff0000 execute a .sync instruction whose
-// membermask 0x0000ffff does not name them". See the report (engine issue: guard-applied mask).
-TEST(WarpShfl, DISABLED_GuardedOffLanesOutsideMembermask) {
+TEST(WarpShfl, GuardedOffLanesOutsideMembermask) {
   const std::string ptx = module(std::string(".visible .entry k(.param .u64 A, .param .u64 D)\n{") + kPrologue +
                                  load_u32("%r3", "A", 2) +
                                  "  mov.u32 %r5, %r3;\n"

@@ -1,0 +1,245 @@
+// Ampere asynchronous copies (PTX 9.7.9.25.3): cp.async, cp.async.commit_group,
+// cp.async.wait_group, cp.async.wait_all and cp.async.mbarrier.arrive{.noinc}.
+//
+//   cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | , ignore-src}{, policy}
+//     copies cp-size (4, 8 or 16; .cg: 16) bytes: the first src-size bytes from global memory, the
+//     rest zeros (ignore-src true: all zeros). Both addresses are aligned to cp-size. The global
+//     source is read at issue (a fault names the instruction); the shared destination is written
+//     when the engine completes the copy, later than its issue, so reading it before the wait is a
+//     race (reported, and the data read is stale). The copy is a generic-proxy write.
+//   commit_group   closes the executing thread's open cp.async-group (empty groups are allowed).
+//   wait_group N   waits until at most the N most recent committed groups are pending.
+//   wait_all       = commit_group; wait_group 0.
+//   cp.async.mbarrier.arrive{.noinc}.b64 [mbar]
+//     an arrive-on the mbarrier once every cp.async the thread issued before it has completed.
+//     Without .noinc the pending count is first incremented by 1 (a net-zero arrival, so the init
+//     count need not include it); with .noinc the async arrival counts like a normal one.
+// Each thread's groups are Warp::cp_async (the same bookkeeping as the bulk async-groups).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "sim/sem/tma_common.h"
+
+namespace ptxsim {
+
+namespace {
+
+using sem::tma::hex;
+
+// in.imm: cp-size; in.a: 0 none, 1 src-size operand, 2 ignore-src predicate (operand 3);
+// in.b: 1 = .cg; in.c: 1 = .noinc (mbarrier.arrive).
+constexpr uint8_t kSrcSize = 1, kIgnoreSrc = 2;
+
+uint64_t groups_obj(Warp& w) { return uint64_t(reinterpret_cast<uintptr_t>(&w.cp_async)); }
+
+sem::tma::BulkTicket open_ticket(ExecCtx& c, int lane) {
+  BulkGroups& b = c.warp->cp_async[size_t(lane)].groups;
+  sem::tma::BulkTicket t{c.warp, uint32_t(lane), b.committed};
+  for (auto& p : b.pending)
+    if (p.first == t.group) {
+      ++p.second;
+      return t;
+    }
+  b.pending.emplace_back(t.group, 1);
+  return t;
+}
+
+void ticket_done(Engine& e, const sem::tma::BulkTicket& t) {
+  auto& v = t.warp->cp_async[t.lane].groups.pending;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].first == t.group) {
+      if (--v[i].second == 0) v.erase(v.begin() + long(i));
+      break;
+    }
+  e.wake(WaitKind::BulkGroup, groups_obj(*t.warp), ~0ull);
+}
+
+// Records the due time of the operation just queued, so a later cp.async.mbarrier.arrive of the
+// same thread completes after it.
+void note_due(ExecCtx& c, int lane) {
+  CpAsyncLane& s = c.warp->cp_async[size_t(lane)];
+  s.last_due = std::max(s.last_due, c.eng->in_flight().back().due);
+}
+
+void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
+  Engine& e = *c.eng;
+  const uint32_t n = uint32_t(in.imm);
+  const std::string what = std::string(in.b ? "cp.async.cg" : "cp.async.ca") + " of " + std::to_string(n) + " bytes";
+  for_lanes(mask, [&](int l) {
+    const uint64_t dst = sem::addr_of(c, in.op[0], l), src = sem::addr_of(c, in.op[1], l);
+    uint32_t src_size = n;
+    if (in.a == kSrcSize) src_size = uint32_t(c.col(in.op[3])[l]);
+    if (in.a == kIgnoreSrc && ((c.col(in.op[3])[l] & 1) != uint64_t(in.op[3].neg))) src_size = 0;
+    if (src_size > n)
+      c.fault("error", what + ": src-size " + std::to_string(src_size) + " (lane " + std::to_string(l) +
+                           ") is larger than cp-size " + std::to_string(n));
+    if (dst % n || src % n)
+      c.fault("misaligned address", what + ": " + (dst % n ? "destination " + hex(dst) : "source " + hex(src)) +
+                                        " (lane " + std::to_string(l) + ") is not " + std::to_string(n) +
+                                        "-byte aligned");
+    auto [dcta, doff] = e.resolve_shared(c, in.space, dst, n, l);
+    sem::tma::check_no_mbarrier(c, *dcta, doff, n, what);
+    std::array<uint8_t, 16> data{};
+    if (src_size) std::memcpy(data.data(), c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
+    const sem::tma::BulkTicket t = open_ticket(c, l);
+    AsyncOp op;
+    op.what = what + " to shared address " + hex(doff);
+    op.bytes = n;
+    op.dst_cta = dcta;
+    op.dst_off = doff;
+    op.dst_bytes = n;
+    op.line = in.line;
+    Engine* ep = &e;
+    Cta* dc = dcta;
+    const uint32_t off = doff;
+    op.complete = [ep, dc, off, n, data, t] {
+      std::memcpy(dc->smem.data() + off, data.data(), n);
+      // A generic-proxy write: a bulk copy reading it needs fence.proxy.async first.
+      for (uint32_t ch = off / 16; ch <= (off + n - 1) / 16; ++ch) dc->generic_dirty[ch] = 1;
+      ticket_done(*ep, t);
+    };
+    e.issue_async(std::move(op));
+    note_due(c, l);
+  });
+}
+
+void exec_commit(ExecCtx& c, const Instr&, uint32_t mask) {
+  for_lanes(mask, [&](int l) { c.warp->cp_async[size_t(l)].groups.committed++; });
+}
+
+// in.imm: N; in.a: 1 = wait_all.
+void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
+  bool wait = false;
+  for_lanes(mask, [&](int l) {
+    const BulkGroups& b = c.warp->cp_async[size_t(l)].groups;
+    const uint64_t limit = in.a ? ~0ull : b.committed > in.imm ? b.committed - in.imm : 0;
+    for (auto& p : b.pending)
+      if (p.first < limit) wait = true;
+  });
+  if (wait) {
+    c.eng->block(c, WaitKind::BulkGroup, groups_obj(*c.warp), 0);
+    c.hold = true;  // re-executed when a copy completes
+    return;
+  }
+  if (in.a) exec_commit(c, in, mask);  // wait_all commits the open group (now empty)
+}
+
+void exec_mbarrier_arrive(ExecCtx& c, const Instr& in, uint32_t mask) {
+  Engine& e = *c.eng;
+  for_lanes(mask, [&](int l) {
+    const uint64_t a = sem::addr_of(c, in.op[0], l);
+    if (a & 7) c.fault("misaligned address", "cp.async.mbarrier.arrive: mbarrier address " + hex(a) + " is not 8-byte aligned");
+    auto [cta, off] = e.resolve_shared(c, in.space, a, 8, l);
+    if (cta != c.cta) c.fault("error", "cp.async.mbarrier.arrive: the mbarrier must be in the executing CTA's shared memory");
+    sem::tma::require_mbarrier(c, *cta, off, "cp.async.mbarrier.arrive");
+    MbarrierSlot* m = sem::tma::live_mbarrier(*cta, off);
+    if (!in.c) {
+      const model::Mbarrier::Error err = m->bar.add_pending(1);
+      if (err != model::Mbarrier::Error::None)
+        c.fault("error", "cp.async.mbarrier.arrive: mbarrier at shared address " + hex(off) + ": " +
+                             model::Mbarrier::describe(err));
+    }
+    AsyncOp op;
+    op.what = std::string("cp.async.mbarrier.arrive") + (in.c ? ".noinc" : "") + " on the mbarrier at shared address " +
+              hex(off) + " (after the thread's earlier cp.async operations)";
+    op.bar = m;
+    op.line = in.line;
+    op.min_due = c.warp->cp_async[size_t(l)].last_due;
+    Engine* ep = &e;
+    Cta* bc = cta;
+    const uint32_t bo = off, tid = c.warp->index * 32 + uint32_t(l), line = in.line;
+    op.complete = [ep, bc, bo, tid, line] {
+      MbarrierSlot* s = sem::tma::live_mbarrier(*bc, bo);
+      const std::string w = "cp.async.mbarrier.arrive (line " + std::to_string(line) + ")";
+      if (!s) throw KernelFault{w + ": shared address " + hex(bo) + " no longer holds an initialised mbarrier", "error"};
+      auto r = s->bar.arrive(1, 0, false, false);
+      if (r.error != model::Mbarrier::Error::None)
+        throw KernelFault{w + ": mbarrier at shared address " + hex(bo) + ": " + model::Mbarrier::describe(r.error), "error"};
+      s->arrived_now[tid] = 1;
+      if (r.completed) ep->mbarrier_phase_completed(*bc, *s);
+      ep->mbarrier_changed(*s);
+    };
+    e.issue_async(std::move(op));
+  });
+}
+
+// ---- binders ------------------------------------------------------------------------------------
+
+[[noreturn]] void mismatch(const Binder& b) { b.error("Arguments mismatch for instruction '" + std::string(b.form.opcode) + "'"); }
+
+bool reg_or_imm(const Operand& o, uint32_t bits) {
+  return o.kind == Operand::Kind::Imm || (o.kind == Operand::Kind::Reg && o.width == bits);
+}
+
+}  // namespace
+
+void bind_cp_async(Binder& b) {
+  const bool ca = b.has(".ca"), cg = b.has(".cg");
+  if (ca == cg) b.error("'.ca or .cg' modifier required for instruction 'cp.async'");
+  if (!b.has(".global") || !(b.has(".shared") || b.has(".shared::cta")))
+    b.error("State space incorrect for instruction 'cp.async'");
+  if (b.op_count() < 3 || b.op_kind(0) != Operand::Kind::Addr || b.op_kind(1) != Operand::Kind::Addr ||
+      b.op_kind(2) != Operand::Kind::Imm)
+    mismatch(b);
+  const int64_t n = b.imm(2);
+  if (cg && n != 16) b.error("Argument 2 of instruction 'cp.async': unexpected value '" + std::to_string(n) + "', expected to be 16");
+  if (n != 4 && n != 8 && n != 16)
+    b.error("Argument 2 of instruction 'cp.async': unexpected value '" + std::to_string(n) + "', expected to be 4 or 8 or 16");
+  const bool hint = b.has(".L2::cache_hint");
+  size_t next = 3;
+  uint8_t src = 0;
+  if (next < b.op_count() && !(hint && next + 1 == b.op_count())) {
+    const Operand& o = b.in.op[next];
+    if (o.kind == Operand::Kind::Reg && o.width == 1) {
+      if (b.dec.program().ptx_version < 75) b.error("Feature 'igonre-src on cp.async' requires PTX ISA .version 7.5 or later");
+      src = kIgnoreSrc;
+    } else if (reg_or_imm(o, 32)) {
+      if (o.kind == Operand::Kind::Imm && (o.imm < 0 || o.imm > n))
+        b.error("Argument 3 of instruction 'cp.async': value '" + std::to_string(o.imm) +
+                "' out of range, expected to be in range [0.." + std::to_string(n) + "]");
+      src = kSrcSize;
+    } else {
+      mismatch(b);
+    }
+    ++next;
+  }
+  if (hint) {
+    if (next >= b.op_count() || !reg_or_imm(b.in.op[next], 64)) mismatch(b);
+    ++next;
+  }
+  if (next != b.op_count()) mismatch(b);
+  b.in.imm = uint64_t(n);
+  b.in.a = src;
+  b.in.b = cg;
+  b.in.space = Space::Shared;
+  b.in.fn = exec_cp_async;
+}
+
+void bind_cp_async_commit_group(Binder& b) {
+  if (b.op_count() != 0) mismatch(b);
+  b.in.fn = exec_commit;
+}
+
+void bind_cp_async_wait_group(Binder& b) {
+  const bool all = std::string_view(b.form.opcode) == "cp.async.wait_all";
+  if (all ? b.op_count() != 0 : (b.op_count() != 1 || b.op_kind(0) != Operand::Kind::Imm)) mismatch(b);
+  b.in.imm = all ? 0 : uint64_t(b.in.op[0].imm);
+  b.in.a = all;
+  b.in.fn = exec_wait;
+}
+
+void bind_cp_async_mbarrier_arrive(Binder& b) {
+  if (b.op_count() != 1 || b.op_kind(0) != Operand::Kind::Addr) mismatch(b);
+  if (b.type_count() != 1 || b.type(0) != DType::B64)
+    b.error("Unexpected instruction types specified for 'cp.async.mbarrier.arrive'");
+  b.in.c = b.has(".noinc");
+  b.in.space = b.has(".shared") || b.has(".shared::cta") ? Space::Shared : Space::Generic;
+  if (b.in.space == Space::Generic) {  // a shared variable named directly: its generic address
+    Operand& o = b.in.op[0];
+    if (o.space == Space::Shared && !o.frame_rel) o.imm += int64_t(kSharedWindow);
+  }
+  b.in.fn = exec_mbarrier_arrive;
+}
+
+}  // namespace ptxsim
