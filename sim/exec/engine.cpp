@@ -624,6 +624,7 @@ bool Engine::step(Warp& w, int gi) {
   cur_mask_ = mask;
   if ((in.flags & (kFlagAligned | kFlagSyncMask)) && mask && !collective_ready(w, *g, in, c)) return false;
   uint32_t lanes = uint32_t(std::popcount(g->mask));
+  if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
   g = c.group;
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;
