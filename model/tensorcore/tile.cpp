@@ -30,6 +30,9 @@ struct Decoded {
   std::vector<uint32_t> m;
   std::vector<int32_t> q, e;
   std::vector<uint8_t> neg;
+  std::vector<int32_t> sm;           // signed significand (compact path)
+  bool compact = true;               // every finite element has m < 2^12 and q == e - mbits
+  int mbits = 0;                     // fraction bits of the format (compact path)
   std::vector<uint8_t> special_row;  // per row: an Inf or NaN somewhere in it
   std::vector<Value> vals;           // the Values, for the per-element fallback
   void fill(const DotModel& model, ElemFmt f, bool is_b, int rows, int K, const uint32_t* bits) {
@@ -39,7 +42,11 @@ struct Decoded {
     e.resize(n);
     neg.resize(n);
     vals.resize(n);
+    sm.resize(n);
     special_row.assign(size_t(rows), 0);
+    compact = f != ElemFmt::F32;
+    mbits = 0;
+    bool have = false;
     for (size_t i = 0; i < n; ++i) {
       const Value v = is_b ? decode_b(model, f, bits[i]) : decode_a(model, f, bits[i]);
       vals[i] = v;
@@ -48,7 +55,14 @@ struct Decoded {
         m[i] = uint32_t(v.m);
         q[i] = v.q;
         e[i] = v.e;
+        sm[i] = v.neg ? -int32_t(v.m) : int32_t(v.m);
+        if (!have) {
+          mbits = v.e - v.q;
+          have = true;
+        }
+        compact &= v.m < (1u << 12) && v.e - v.q == mbits;
       } else {
+        sm[i] = 0;
         m[i] = 0;
         q[i] = 0;
         e[i] = kZeroExp;
@@ -125,16 +139,66 @@ inline bool fast_dot(const FdpaParams& p, AccFmt acc, const Decoded& A, const De
   return true;
 }
 
+// The same T-FDPA for operands whose significands are below 2^12 and whose q is e - mbits (every
+// 8/16-bit format and tf32 read as themselves): a product's truncation shift is then
+// e_a + e_b - (mbits_a + mbits_b) - lsb <= F < 32, so floor(|p| * 2^s) = (|p| << 32) >> (32 - s)
+// with |p| < 2^24 is one shift, and the sign rides on the signed significands.
+template <int L>
+inline bool compact_dot(const FdpaParams& p, AccFmt acc, const Decoded& A, const Decoded& B, size_t ai, size_t bi,
+                        int K, uint32_t c, uint32_t& out) {
+  const int Lr = L > 0 ? L : p.L;
+  const int32_t* sa = A.sm.data() + ai;
+  const int32_t* sb = B.sm.data() + bi;
+  const int32_t* ea = A.e.data() + ai;
+  const int32_t* eb = B.e.data() + bi;
+  const int mb = A.mbits + B.mbits;
+  uint32_t cur = c;
+  for (int k0 = 0; k0 < K; k0 += Lr) {
+    const Value cv = acc == AccFmt::F32 ? decode_f32(cur) : decode(acc, cur);
+    if (cv.cls >= Value::Inf) return false;
+    const int n = std::min(Lr, K - k0);
+    int32_t pe[L > 0 ? L : 64];
+    int E = cv.cls == Value::Zero ? p.e_zero : cv.e;
+    int zero = 0;
+    for (int i = 0; i < n; ++i) {
+      pe[i] = ea[k0 + i] + eb[k0 + i];
+      E = std::max(E, pe[i]);
+      zero |= (sa[k0 + i] == 0) | (sb[k0 + i] == 0);
+    }
+    if (zero) E = std::max(E, p.e_zero);
+    const int lsb = E - p.F;
+    const int base = lsb + mb + 32;  // shift right by base - pe
+    int64_t S = 0;
+    for (int i = 0; i < n; ++i) {
+      const int64_t prod = int64_t(sa[k0 + i]) * sb[k0 + i];
+      const int64_t sg = prod >> 63;
+      const uint64_t mag = uint64_t((prod ^ sg) - sg) << 32;
+      const int r = std::min(base - pe[i], 63);
+      const int64_t T = int64_t(mag >> r);
+      S += (T ^ sg) - sg;
+    }
+    if (cv.cls == Value::Finite) {
+      const int64_t T = int64_t(trunc_shift(cv.m, cv.q - lsb));
+      S += cv.neg ? -T : T;
+    }
+    cur = fdpa_round(S, lsb, p.out);
+  }
+  out = cur;
+  return true;
+}
+
 template <int L>
 void tile_fast(const DotModel& model, const Decoded& A, const Decoded& B, int M, int N, int K, const uint32_t* c,
                uint32_t* d) {
+  const bool compact = A.compact && B.compact;
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
       const size_t ai = size_t(m) * size_t(K), bi = size_t(n) * size_t(K);
       const uint32_t cin = c[size_t(m) * size_t(N) + size_t(n)];
       uint32_t out;
       if (A.special_row[size_t(m)] || B.special_row[size_t(n)] ||
-          !fast_dot<L>(model.fdpa, model.acc, A, B, ai, bi, K, cin, out))
+          !(compact ? compact_dot<L>(model.fdpa, model.acc, A, B, ai, bi, K, cin, out)
+                    : fast_dot<L>(model.fdpa, model.acc, A, B, ai, bi, K, cin, out)))
         out = dot(model, A.vals.data() + ai, B.vals.data() + bi, K, cin);
       d[size_t(m) * size_t(N) + size_t(n)] = out;
     }
