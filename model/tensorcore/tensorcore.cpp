@@ -121,6 +121,8 @@ uint32_t round_out(int64_t S, int lsb, OutRound out) {
 
 }  // namespace
 
+uint32_t fdpa_round(int64_t S, int lsb, OutRound out) { return round_out(S, lsb, out); }
+
 const char* fmt_name(ElemFmt f) {
   switch (f) {
     case ElemFmt::F16: return "f16";

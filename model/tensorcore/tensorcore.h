@@ -67,6 +67,9 @@ struct FdpaParams {
   int e_zero;     // alignment exponent of a zero product or zero c
 };
 
+// Step 4 alone: the exact sum S * 2^lsb converted to the output bits (shared with the tile fast path).
+uint32_t fdpa_round(int64_t S, int lsb, OutRound out);
+
 // One T-FDPA of n (<= L) products a[i]*b[i] plus c (already decoded, c in the output format).
 // Returns the output bits.
 uint32_t fdpa(const FdpaParams& p, const Value* a, const Value* b, int n, const Value& c);

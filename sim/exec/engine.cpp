@@ -706,6 +706,7 @@ bool Engine::step(Warp& w, int gi) {
   }
   g->sync_passed = false;
   uint32_t lanes = uint32_t(std::popcount(g->mask));
+  if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
   g = c.group;
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;

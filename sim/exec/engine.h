@@ -24,6 +24,7 @@
 #include "sim/api.h"
 #include "sim/exec/exec_ctx.h"
 #include "sim/exec/program.h"
+#include "sim/exec/wgmma_state.h"
 
 namespace ptxsim {
 
@@ -83,6 +84,7 @@ struct Warp {
   std::array<CpAsyncLane, 32> cp_async;        // per-lane cp.async-groups
   Cta* cta = nullptr;
   uint64_t diverged_steps = 0;
+  std::unique_ptr<WgmmaWarpState> wgmma;       // created by the warp's first wgmma instruction
   bool done() const { return groups.empty(); }
 };
 

@@ -1,0 +1,70 @@
+// The wgmma shared-memory matrix descriptor (sm_90a; PTX ISA 9.7.15.5.1.2.2 "Matrix Descriptor
+// Format") and the canonical shared-memory layouts it describes (PTX ISA 9.7.15.5.1.2 "Shared
+// Memory Matrix Layout", 9.7.15.5.1.2.1.3 "Canonical Layouts"); docs/matrix-units.md explains both.
+//
+// The descriptor is one 64-bit register value:
+//   bits 13:0   start address          (byte address & 0x3FFFF) >> 4
+//   bits 29:16  leading byte offset    (LBO & 0x3FFFF) >> 4
+//   bits 45:32  stride byte offset     (SBO & 0x3FFFF) >> 4
+//   bits 51:49  base offset            phase of the swizzle pattern (swizzled modes only)
+//   bits 63:62  layout / swizzle mode  0 none (interleave), 1 128B, 2 64B, 3 32B
+// Every other bit is reserved.
+//
+// A matrix operand is an (MN x K) array: A is M x K, B is N x K (B transposed). "K-major" means
+// consecutive k are adjacent in memory (imm-trans = 0), "MN-major" that consecutive m / n are
+// (imm-trans = 1, .f16/.bf16 only). Element (mn, k) lives at (byte offsets; W = swizzle width in
+// bytes, eb = element bits, kb = k * eb / 8, mb = mn * eb / 8):
+//   K-major,  none:     start + (mn/8)*SBO + (mn%8)*16 + (kb/16)*LBO + kb%16
+//   K-major,  W-swizzle: start + (mn/8)*SBO + (mn%8)*W  + kb                 (LBO unused)
+//   MN-major, none:     start + (mb/16)*SBO + mb%16 + (k%8)*16 + (k/8)*LBO
+//   MN-major, W-swizzle: start + (mb/W)*LBO  + mb%W  + (k%8)*W  + (k/8)*SBO
+// and a swizzled mode then XORs address bits like the TMA's swizzle of the same width
+// (model/tma/swizzle.h: 128B A[6:4] ^= A[9:7], 64B A[5:4] ^= A[8:7], 32B A[4] ^= A[7]) with the
+// phase bits A[9:7] taken relative to the pattern start: (A >> 7) - base_offset.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxsim::model::wgmma {
+
+enum class Layout : uint8_t { Interleave = 0, Swizzle128B = 1, Swizzle64B = 2, Swizzle32B = 3 };
+const char* layout_name(Layout l);
+// Bytes in one swizzled row (0 for the interleave / no-swizzle mode).
+uint32_t swizzle_bytes(Layout l);
+
+struct SmemDesc {
+  uint32_t start_address = 0;        // bits 13:0, in 16-byte units
+  uint32_t leading_byte_offset = 0;  // bits 29:16, in 16-byte units
+  uint32_t stride_byte_offset = 0;   // bits 45:32, in 16-byte units
+  uint32_t base_offset = 0;          // bits 51:49
+  Layout layout = Layout::Interleave;  // bits 63:62
+  uint64_t reserved = 0;             // the reserved bits, in place (bits 15:14, 31:30, 48:46, 61:52)
+
+  uint32_t start_bytes() const { return start_address << 4; }
+  uint32_t lbo_bytes() const { return leading_byte_offset << 4; }
+  uint32_t sbo_bytes() const { return stride_byte_offset << 4; }
+};
+
+constexpr uint64_t kReservedMask = (uint64_t{3} << 14) | (uint64_t{3} << 30) | (uint64_t{7} << 46) |
+                                   (uint64_t{0x3FF} << 52);
+
+SmemDesc decode(uint64_t word);
+uint64_t encode(const SmemDesc& d);
+// The PTX "matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4".
+constexpr uint32_t encode_bytes(uint32_t x) { return (x & 0x3FFFFu) >> 4; }
+
+// Problems with a descriptor, each naming the field and the rule broken (empty when valid).
+std::vector<std::string> validate(const SmemDesc& d);
+
+// The operand an address computation is for.
+struct Operand {
+  bool mn_major = false;  // imm-trans = 1
+  int elem_bits = 16;     // 1 (b1), 8, 16, 32
+};
+
+// The shared::cta byte address of element (mn, k); for sub-byte elements, the byte holding it
+// (bit (k * elem_bits) % 8 of that byte).
+uint32_t element_address(const SmemDesc& d, const Operand& op, uint32_t mn, uint32_t k);
+
+}  // namespace ptxsim::model::wgmma

@@ -1,0 +1,45 @@
+// Per-warp state of the wgmma asynchronous pipeline (sim/sem/wgmma.cpp): the wgmma-groups of PTX
+// ISA 9.7.15.6 ("wgmma.commit_group", "wgmma.wait_group") and what the register-hazard checks need.
+//
+// ptxsim computes a wgmma.mma_async when it is issued (reading its shared-memory operands and A
+// registers then) and keeps the result in flight; the accumulator registers receive it when a
+// wgmma.wait_group covering its group completes. Any instruction touching an in-flight
+// accumulator register (or writing an in-flight A register) in between is reported as a hazard.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace ptxsim {
+
+struct ExecCtx;
+struct Instr;
+struct Function;
+
+struct WgmmaInFlight {
+  uint64_t group = 0;                 // the wgmma-group (commit count at issue)
+  uint32_t line = 0;                  // PTX line of the mma_async
+  const Function* fn = nullptr;       // frame the registers belong to
+  std::vector<uint32_t> d_slots;      // accumulator registers, in operand order
+  std::vector<uint64_t> d_values;     // d_slots.size() x 32 lanes: the result
+  std::vector<uint32_t> a_slots;      // A-fragment registers (register-A forms)
+};
+
+struct WgmmaWarpState {
+  uint64_t committed = 0;             // wgmma.commit_group count: the open group's number
+  bool fenced = false;                // a wgmma.fence since the warp's last non-wgmma register write
+  std::deque<WgmmaInFlight> in_flight;  // issue order
+  // Per register slot of `fn`: the newest in-flight result for it (32 lanes) or null, how many
+  // in-flight operations read it as A, and the line of the last non-wgmma write since the last
+  // wgmma.fence (0 = none).
+  const Function* fn = nullptr;
+  std::vector<const uint64_t*> d_latest;
+  std::vector<uint16_t> a_in_flight;
+  std::vector<uint32_t> written_line;
+  std::vector<uint32_t> issued_pcs;   // pc of every mma_async issued (warpgroup .aligned check)
+};
+
+// Called by the engine before every instruction of a warp that has used wgmma.
+void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask);
+
+}  // namespace ptxsim

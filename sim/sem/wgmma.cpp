@@ -1,0 +1,610 @@
+// wgmma (sm_90a; PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
+// wgmma.fence, wgmma.commit_group, wgmma.wait_group and wgmma.mma_async.
+//
+// A warpgroup is four consecutive warps (warps 4g..4g+3 of the CTA). wgmma.mma_async computes
+// D (64 x N) = A (64 x K) * B (K x N) + D, scale-d = false dropping the old D. Warp w%4 of the
+// group holds rows 16*(w%4)..+15 of D (and of A when A comes from registers), so each warp's rows
+// depend only on its own A rows and on B: ptxsim computes each warp's 16 rows when that warp issues
+// the instruction and checks that the warps of the group issue the same sequence of mma_async
+// (.aligned). Operand layouts:
+//  * D: register i of a lane holds element (row, col) with row = 16*(w%4) + lane/4 + 8*((i/2)%2),
+//    col = 8*(i/4) + 2*(lane%4) + i%2 (PTX ISA "Register Fragments", the m16n8 accumulator tile
+//    repeated N/8 times); an f16 D packs elements 2j (low half) and 2j+1 in register j;
+//  * A in registers: the warp's 16 x K slice with the mma.m16n8k{16,8,32} A-fragment layout of the
+//    same element width (model/fragments); .b1 uses the 8-bit layout on bytes of 8 elements;
+//  * A / B from shared memory: the 64-bit matrix descriptor (model/wgmma/smem_desc.h).
+// imm-scale-a/b = -1 negate A/B (a sign flip, exact); imm-trans-a/b = 1 read A/B MN-major
+// (.f16/.bf16 only). Numerics: model/tensorcore rows for Unit::Wgmma through tc::mma_tile; .s8/.u8
+// exact with wraparound or .satfinite clamping; .b1 D += popc(a AND b).
+//
+// Asynchrony: the accumulators receive the result when a wgmma.wait_group that covers the
+// instruction's wgmma-group completes (sim/exec/wgmma_state.h); an instruction touching an
+// in-flight accumulator, or writing an in-flight A register, is a hazard reported with its PTX line;
+// an mma_async reading a register written since the last wgmma.fence (or the warp's first
+// mma_async without any wgmma.fence) is warned about; shared memory written by generic stores and
+// read without fence.proxy.async is warned about as for the TMA.
+//
+// Not simulated (load-time "unimplemented"): the sparse forms wgmma.mma_async.sp.
+#include <algorithm>
+#include <bit>
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "model/fragments/fragments.h"
+#include "model/tensorcore/tensorcore.h"
+#include "model/tensorcore/tile.h"
+#include "model/wgmma/smem_desc.h"
+#include "sim/exec/engine.h"
+#include "sim/isa/table.h"
+#include "sim/sem/sem_util.h"
+#include "sim/sem/tma_common.h"
+
+namespace ptxsim {
+
+namespace sem {
+void check_reg_vector(const Binder& b, size_t i, int count, uint32_t width, const char* name);
+}  // namespace sem
+
+namespace {
+
+namespace tc = model::tc;
+namespace frag = model::frag;
+namespace wg = model::wgmma;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+enum class Elem : uint8_t { F16, BF16, TF32, E4M3, E5M2, S8, U8, B1 };
+
+int elem_bits(Elem e) {
+  switch (e) {
+    case Elem::F16:
+    case Elem::BF16: return 16;
+    case Elem::TF32: return 32;
+    case Elem::B1: return 1;
+    default: return 8;
+  }
+}
+
+tc::ElemFmt elem_fmt(Elem e) {
+  switch (e) {
+    case Elem::F16: return tc::ElemFmt::F16;
+    case Elem::BF16: return tc::ElemFmt::BF16;
+    case Elem::TF32: return tc::ElemFmt::TF32;
+    case Elem::E4M3: return tc::ElemFmt::E4M3;
+    default: return tc::ElemFmt::E5M2;
+  }
+}
+
+// Everything decode time knows about one wgmma.mma_async (interned; Instr::imm points at it).
+struct Config {
+  int n = 0, k = 0;
+  Elem a = Elem::F16, b = Elem::F16;
+  DType d = DType::F32;        // F32, F16 or S32
+  bool a_in_regs = false;
+  bool satfinite = false;
+  bool neg_a = false, neg_b = false, trans_a = false, trans_b = false;
+  const tc::DotModel* model = nullptr;
+  bool operator==(const Config&) const = default;
+  int d_regs() const { return d == DType::F16 ? n / 4 : n / 2; }
+  bool is_float() const { return a != Elem::S8 && a != Elem::U8 && a != Elem::B1; }
+};
+
+const Config* intern(const Config& cfg) {
+  static std::mutex mu;
+  static std::deque<Config> pool;
+  std::lock_guard<std::mutex> lock(mu);
+  for (const Config& c : pool)
+    if (c == cfg) return &c;
+  pool.push_back(cfg);
+  return &pool.back();
+}
+
+// ---- per-warp state -------------------------------------------------------------------------------
+
+WgmmaWarpState& state_of(ExecCtx& c) {
+  auto& p = c.warp->wgmma;
+  if (!p) p = std::make_unique<WgmmaWarpState>();
+  if (p->fn != c.fn) {
+    if (!p->in_flight.empty())
+      c.fault("error", "wgmma instruction in function '" + c.fn->name + "' while wgmma.mma_async operations of '" +
+                           p->fn->name + "' are in flight (ptxsim tracks one frame per warp)");
+    p->fn = c.fn;
+    p->d_latest.assign(c.fn->num_slots, nullptr);
+    p->a_in_flight.assign(c.fn->num_slots, 0);
+    p->written_line.assign(c.fn->num_slots, 0);
+  }
+  return *p;
+}
+
+const std::string& slot_name(const ExecCtx& c, uint32_t slot) {
+  static const std::string unnamed = "(register)";
+  return slot < c.fn->slot_names.size() ? c.fn->slot_names[slot] : unnamed;
+}
+
+// Whether operand 0 of a form is a destination ("d" / "p" in the table's operand spec).
+bool writes_op0(const Instr& in) {
+  static std::vector<int8_t> cache;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  const auto& forms = InstrTable::get().forms();
+  if (cache.empty()) cache.assign(forms.size(), -1);
+  int8_t& v = cache[in.form];
+  if (v < 0) {
+    const char* ops = forms[in.form].operands;
+    v = (ops[0] == 'd' || ops[0] == 'p') ? 1 : 0;
+  }
+  return v == 1;
+}
+
+void exec_fence(ExecCtx& c, const Instr& in, uint32_t mask);
+void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask);
+void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask);
+void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask);
+
+bool is_wgmma(const Instr& in) {
+  return in.fn == exec_fence || in.fn == exec_commit || in.fn == exec_wait || in.fn == exec_mma;
+}
+
+void require_full_warp(ExecCtx& c, uint32_t mask, const char* what) {
+  if (mask != 0xffffffffu)
+    c.fault("error", std::string(what) + " is .sync.aligned over the warpgroup: all 32 lanes of every warp must execute "
+                     "it, but only lanes " + hex(mask) + " of warp " + std::to_string(c.warp->index) +
+                     " do (inactive, exited or predicated off lanes)");
+}
+
+// ---- wgmma.fence / commit_group / wait_group ------------------------------------------------------
+
+void exec_fence(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  require_full_warp(c, mask, "wgmma.fence");
+  WgmmaWarpState& s = state_of(c);
+  s.fenced = true;
+  std::fill(s.written_line.begin(), s.written_line.end(), 0);
+}
+
+void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  require_full_warp(c, mask, "wgmma.commit_group");
+  ++state_of(c).committed;
+}
+
+// Completes the oldest in-flight operation: its result reaches the registers.
+void retire_front(ExecCtx& c, WgmmaWarpState& s) {
+  WgmmaInFlight& op = s.in_flight.front();
+  for (size_t r = 0; r < op.d_slots.size(); ++r) {
+    const uint64_t* v = op.d_values.data() + r * 32;
+    std::copy(v, v + 32, c.col(op.d_slots[r]));
+    if (s.d_latest[op.d_slots[r]] == v) s.d_latest[op.d_slots[r]] = nullptr;
+  }
+  for (uint32_t a : op.a_slots) --s.a_in_flight[a];
+  s.in_flight.pop_front();
+}
+
+void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  require_full_warp(c, mask, "wgmma.wait_group");
+  WgmmaWarpState& s = state_of(c);
+  // At most N committed groups stay pending: groups numbered below committed - N complete.
+  const uint64_t n = in.imm;
+  const uint64_t done_below = s.committed > n ? s.committed - n : 0;
+  while (!s.in_flight.empty() && s.in_flight.front().group < done_below) retire_front(c, s);
+}
+
+// ---- wgmma.mma_async ------------------------------------------------------------------------------
+
+// The warpgroup must issue the same mma_async sequence: compare this warp's n-th with its peers'.
+void check_warpgroup(ExecCtx& c, WgmmaWarpState& s) {
+  Cta& cta = *c.cta;
+  const uint32_t w = c.warp->index, base = w & ~3u;
+  if (cta.threads % 128 != 0 || base + 4 > cta.warps.size())
+    c.fault("error", "wgmma.mma_async needs a whole warpgroup (4 warps, 128 threads), but the CTA has " +
+                         std::to_string(cta.threads) + " threads and warp " + std::to_string(w) +
+                         "'s warpgroup is incomplete");
+  const size_t nth = s.issued_pcs.size();
+  s.issued_pcs.push_back(c.pc);
+  for (uint32_t p = base; p < base + 4; ++p) {
+    if (p == w) continue;
+    const Warp& peer = cta.warps[p];
+    if (peer.wgmma && peer.wgmma->issued_pcs.size() > nth && peer.wgmma->issued_pcs[nth] != c.pc)
+      c.fault("error", "warpgroup not converged: warp " + std::to_string(w) + " issues wgmma.mma_async #" +
+                           std::to_string(nth + 1) + " at line " + std::to_string(c.fn->code[c.pc].line) +
+                           " but warp " + std::to_string(p) + " issued its #" + std::to_string(nth + 1) +
+                           " at line " + std::to_string(c.fn->code[peer.wgmma->issued_pcs[nth]].line) +
+                           " (.aligned: all warps of the warpgroup execute the same wgmma.mma_async)");
+    if (peer.exited == peer.valid && peer.valid && (!peer.wgmma || peer.wgmma->issued_pcs.size() <= nth))
+      c.fault("error", "warpgroup not converged: warp " + std::to_string(w) + " issues wgmma.mma_async but warp " +
+                           std::to_string(p) + " of its warpgroup has exited");
+  }
+}
+
+// Reads an operand matrix (rows x K, `row0` the first row) through a descriptor into element bits.
+template <class T>
+void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e, int row0, int rows, int K,
+               T* out) {
+  const wg::SmemDesc d = wg::decode(desc_word);
+  const auto problems = wg::validate(d);
+  if (!problems.empty())
+    c.fault("error", std::string("wgmma.mma_async: invalid ") + which + " descriptor " + hex(desc_word) + ": " +
+                         problems.front());
+  Cta& cta = *c.cta;
+  const wg::Operand op{mn_major, elem_bits(e)};
+  const uint32_t bytes = e == Elem::B1 ? 1 : uint32_t(elem_bits(e) / 8);
+  const int kstep = e == Elem::B1 ? 8 : 1;  // b1: one byte holds 8 consecutive k
+  uint32_t lo = ~0u, hi = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < K; k += kstep) {
+      const uint32_t a = wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k));
+      if (a < kSharedReserved || uint64_t(a) + bytes > cta.smem.size())
+        c.fault("illegal address", std::string("wgmma.mma_async: ") + which + " element (" +
+                                       std::to_string(row0 + r) + ", k=" + std::to_string(k) + ") of descriptor " +
+                                       hex(desc_word) + " (" + wg::layout_name(d.layout) + ") is at shared address " +
+                                       hex(a) + ", outside the CTA's shared memory [" + hex(kSharedReserved) + ", " +
+                                       hex(cta.smem.size()) + ")");
+      if (a % bytes)
+        c.fault("misaligned address", std::string("wgmma.mma_async: ") + which + " descriptor " + hex(desc_word) +
+                                          " places an element at unaligned shared address " + hex(a));
+      lo = std::min(lo, a);
+      hi = std::max(hi, a + bytes);
+      out[r * (K / kstep) + k / kstep] = T(load_le(cta.smem.data() + a, bytes));
+    }
+  const std::string what = std::string("wgmma.mma_async operand ") + which;
+  sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone, what);
+  if (cta.async_dst) c.eng->check_async_race(c, cta, lo, hi - lo, false);
+}
+
+frag::MmaShape a_frag_shape(Elem e) {
+  switch (e) {
+    case Elem::F16:
+    case Elem::BF16: return frag::MmaShape::M16N8K16;
+    case Elem::TF32: return frag::MmaShape::M16N8K8;
+    default: return frag::MmaShape::M16N8K32;
+  }
+}
+frag::ElemClass a_frag_class(Elem e) {
+  switch (e) {
+    case Elem::F16:
+    case Elem::BF16: return frag::ElemClass::B16;
+    case Elem::TF32: return frag::ElemClass::B32;
+    default: return frag::ElemClass::B8;
+  }
+}
+
+// The warp's 16 x K slice of A from its 4 fragment registers (b1: 16 x K/8 bytes).
+template <class T>
+void read_a_regs(ExecCtx& c, const Operand& vec, Elem e, int K, T* out) {
+  const frag::MmaShape s = a_frag_shape(e);
+  const frag::ElemClass cls = a_frag_class(e);
+  const int per = frag::mma_elems_per_reg(cls), bits = 32 / per;
+  const int cols = e == Elem::B1 ? K / 8 : K;
+  for (int r = 0; r < 4; ++r) {
+    const uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    for (int lane = 0; lane < 32; ++lane)
+      for (int i = 0; i < per; ++i) {
+        const frag::RC rc = frag::mma_map(s, frag::Operand::A, cls, lane, r * per + i);
+        out[rc.row * cols + rc.col] = T((col[lane] >> (bits * i)) & ((uint64_t{1} << bits) - 1));
+      }
+  }
+}
+
+// Element (row, col) of the warp's 16 x N D slice held by `lane` in register `i`.
+inline void d_map(int lane, int i, int& row, int& col) {
+  row = lane / 4 + 8 * ((i / 2) % 2);
+  col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+}
+
+uint32_t sign_mask(Elem e) {
+  switch (e) {
+    case Elem::F16:
+    case Elem::BF16: return 0x8000u;
+    case Elem::TF32: return 0x80000000u;
+    default: return 0x80u;
+  }
+}
+
+void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  require_full_warp(c, mask, "wgmma.mma_async");
+  const Config& cfg = *reinterpret_cast<const Config*>(in.imm);
+  WgmmaWarpState& s = state_of(c);
+  check_warpgroup(c, s);
+  const uint32_t line = c.fn->code[c.pc].line;
+  if (!s.fenced)
+    c.eng->warn(c, "wgmma.mma_async without a preceding wgmma.fence: the warpgroup must execute wgmma.fence before "
+                   "its first wgmma.mma_async (PTX ISA 9.7.15.5.1 wgmma.fence)");
+  const int N = cfg.n, K = cfg.k, nd = cfg.d_regs();
+  const Operand& dvec = in.op[0];
+  std::vector<uint32_t> d_slots(static_cast<size_t>(nd)), a_slots;
+  for (int r = 0; r < nd; ++r) d_slots[size_t(r)] = sem::vec_elem(c, dvec, uint32_t(r)).slot;
+  if (cfg.a_in_regs)
+    for (uint32_t r = 0; r < 4; ++r) a_slots.push_back(sem::vec_elem(c, in.op[1], r).slot);
+  // Registers written by other instructions since the last wgmma.fence.
+  for (const std::vector<uint32_t>* v : {&a_slots, &d_slots})
+    for (uint32_t slot : *v)
+      if (s.written_line[slot]) {
+        c.eng->warn(c, "wgmma.mma_async uses register " + slot_name(c, slot) + " written at line " +
+                           std::to_string(s.written_line[slot]) +
+                           " without a wgmma.fence in between (PTX ISA 9.7.15.5.1 wgmma.fence)");
+        break;
+      }
+
+  // C: the newest in-flight value of each accumulator (chained mma_async), else the register.
+  const uint64_t sd_lane0 = sem::val(c, in.op[3], 0);
+  bool scale_d = sd_lane0 & 1;
+  const int wrow0 = 16 * int(c.warp->index % 4);
+  std::vector<uint32_t> C(size_t(16 * N), 0), D(size_t(16 * N));
+  const bool f16d = cfg.d == DType::F16;
+  for (int r = 0; r < nd; ++r) {
+    const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
+    if (!src) src = c.col(d_slots[size_t(r)]);
+    for (int lane = 0; lane < 32; ++lane) {
+      const bool sd = scale_d;  // scale-d is uniform across the warpgroup (checked below)
+      for (int h = 0; h < (f16d ? 2 : 1); ++h) {
+        int row, col;
+        d_map(lane, f16d ? 2 * r + h : r, row, col);
+        const uint32_t v = f16d ? uint32_t(src[lane] >> (16 * h)) & 0xFFFFu : uint32_t(src[lane]);
+        C[size_t(row * N + col)] = sd ? v : 0;
+      }
+    }
+  }
+  for (int lane = 1; lane < 32; ++lane)
+    if ((sem::val(c, in.op[3], lane) & 1) != (sd_lane0 & 1))
+      c.fault("error", "wgmma.mma_async: scale-d differs between lanes of the warpgroup (it must be uniform)");
+
+  const uint64_t bdesc = sem::val(c, in.op[2], 0);
+  const uint64_t adesc = cfg.a_in_regs ? 0 : sem::val(c, in.op[1], 0);
+  for (int lane = 1; lane < 32; ++lane)
+    if (sem::val(c, in.op[2], lane) != bdesc || (!cfg.a_in_regs && sem::val(c, in.op[1], lane) != adesc))
+      c.fault("error", "wgmma.mma_async: the matrix descriptors differ between lanes (they must be uniform)");
+
+  if (cfg.is_float()) {
+    std::vector<uint32_t> A(size_t(16 * K)), Bt(size_t(N * K));
+    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, K, A.data());
+    else read_smem(c, adesc, 'A', cfg.trans_a, cfg.a, wrow0, 16, K, A.data());
+    read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, N, K, Bt.data());
+    if (cfg.neg_a)
+      for (uint32_t& x : A) x ^= sign_mask(cfg.a);
+    if (cfg.neg_b)
+      for (uint32_t& x : Bt) x ^= sign_mask(cfg.b);
+    tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
+  } else if (cfg.a != Elem::B1) {
+    std::vector<uint8_t> A(size_t(16 * K)), Bt(size_t(N * K));
+    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, K, A.data());
+    else read_smem(c, adesc, 'A', false, cfg.a, wrow0, 16, K, A.data());
+    read_smem(c, bdesc, 'B', false, cfg.b, 0, N, K, Bt.data());
+    tc::mma_tile_int(cfg.a == Elem::S8, cfg.b == Elem::S8, cfg.satfinite, 16, N, K, A.data(), Bt.data(),
+                     reinterpret_cast<const int32_t*>(C.data()), reinterpret_cast<int32_t*>(D.data()));
+  } else {
+    // .b1 .and.popc: D = C + sum_k popc(a_k AND b_k), 32 bytes of 8 elements per row, wrapping.
+    const int KB = K / 8;
+    std::vector<uint8_t> A(size_t(16 * KB)), Bt(size_t(N * KB));
+    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, K, A.data());
+    else read_smem(c, adesc, 'A', false, cfg.a, wrow0, 16, K, A.data());
+    read_smem(c, bdesc, 'B', false, cfg.b, 0, N, K, Bt.data());
+    for (int m = 0; m < 16; ++m)
+      for (int n = 0; n < N; ++n) {
+        uint32_t acc = C[size_t(m * N + n)];
+        for (int kb = 0; kb < KB; ++kb) acc += uint32_t(std::popcount(uint8_t(A[size_t(m * KB + kb)] & Bt[size_t(n * KB + kb)])));
+        D[size_t(m * N + n)] = acc;
+      }
+  }
+
+  WgmmaInFlight op;
+  op.group = s.committed;
+  op.line = line;
+  op.fn = c.fn;
+  op.d_slots = d_slots;
+  op.a_slots = a_slots;
+  op.d_values.assign(size_t(nd) * 32, 0);
+  for (int r = 0; r < nd; ++r)
+    for (int lane = 0; lane < 32; ++lane) {
+      uint64_t v = 0;
+      for (int h = 0; h < (f16d ? 2 : 1); ++h) {
+        int row, col;
+        d_map(lane, f16d ? 2 * r + h : r, row, col);
+        v |= uint64_t(f16d ? D[size_t(row * N + col)] & 0xFFFFu : D[size_t(row * N + col)]) << (16 * h);
+      }
+      op.d_values[size_t(r) * 32 + size_t(lane)] = v;
+    }
+  s.in_flight.push_back(std::move(op));
+  const WgmmaInFlight& placed = s.in_flight.back();
+  for (int r = 0; r < nd; ++r) s.d_latest[d_slots[size_t(r)]] = placed.d_values.data() + size_t(r) * 32;
+  for (uint32_t a : a_slots) ++s.a_in_flight[a];
+}
+
+}  // namespace
+
+// ---- the hazard watch -----------------------------------------------------------------------------
+
+void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (is_wgmma(in)) return;
+  WgmmaWarpState& s = *c.warp->wgmma;
+  if (s.fn != c.fn) return;
+  const bool track = !s.in_flight.empty();
+  auto touch = [&](uint32_t slot, bool write) {
+    if (slot >= s.written_line.size()) return;
+    if (write) s.written_line[slot] = in.line;
+    if (!track) return;
+    const bool acc = s.d_latest[slot] != nullptr;
+    if (!acc && !(write && s.a_in_flight[slot])) return;
+    uint32_t issued = 0;
+    for (const WgmmaInFlight& op : s.in_flight) {
+      const auto& v = acc ? op.d_slots : op.a_slots;
+      if (std::find(v.begin(), v.end(), slot) != v.end()) issued = op.line;
+    }
+    c.eng->warn(c, std::string("hazard: ") + (write ? "write of " : "read of ") + (acc ? "accumulator" : "A-fragment") +
+                       " register " + slot_name(c, slot) + " of the wgmma.mma_async at line " + std::to_string(issued) +
+                       " before a wgmma.wait_group covering it (PTX ISA 9.7.15.5: the register's value is undefined "
+                       "until then)");
+  };
+  if (in.guard != kNoSlot) touch(in.guard, false);
+  const bool op0_dest = writes_op0(in);
+  for (uint32_t i = 0; i < in.nops; ++i) {
+    const Operand& o = in.op[i];
+    const bool write = i == 0 && op0_dest;
+    switch (o.kind) {
+      case Operand::Kind::Reg: touch(o.slot, write); break;
+      case Operand::Kind::Addr: touch(o.slot, false); break;
+      case Operand::Kind::Vec:
+        for (uint32_t e = 0; e < o.count; ++e) {
+          const Operand& el = sem::vec_elem(c, o, e);
+          if (el.kind == Operand::Kind::Reg) touch(el.slot, write);
+        }
+        break;
+      default: break;
+    }
+  }
+}
+
+// ---- binders --------------------------------------------------------------------------------------
+
+namespace {
+
+void require_sync_aligned(Binder& b, const char* name) {
+  if (!b.has(".sync")) b.error(std::string(".sync modifier required for instruction '") + name + "'");
+  if (!b.has(".aligned")) b.error(std::string(".aligned modifier required for instruction '") + name + "'");
+}
+
+}  // namespace
+
+void bind_wgmma_fence(Binder& b) {
+  require_sync_aligned(b, "wgmma.fence");
+  b.require_ops(0, 0);
+  b.in.fn = exec_fence;
+}
+
+void bind_wgmma_commit(Binder& b) {
+  require_sync_aligned(b, "wgmma.commit_group");
+  b.require_ops(0, 0);
+  b.in.fn = exec_commit;
+}
+
+void bind_wgmma_wait(Binder& b) {
+  require_sync_aligned(b, "wgmma.wait_group");
+  b.require_ops(1, 1);
+  const int64_t n = b.imm(0);
+  if (n < 0) b.error("wgmma.wait_group needs a non-negative integer constant");
+  b.in.imm = uint64_t(n);
+  b.in.fn = exec_wait;
+}
+
+void bind_wgmma_mma(Binder& b) {
+  require_sync_aligned(b, "wgmma.mma_async");
+  if (b.has(".sp")) b.unimplemented("wgmma.mma_async.sp (sparse A with metadata) is not simulated");
+  // The shape: .m64nNkK, parsed from the opcode (the table lists the valid ones).
+  Config cfg;
+  {
+    std::string_view op = b.src.opcode;
+    size_t p = op.find(".m64n");
+    if (p == std::string_view::npos) b.error("a shape modifier (.m64nNkK) is required for instruction 'wgmma.mma_async'");
+    std::string sh(op.substr(p + 5));
+    if (size_t dot = sh.find('.'); dot != std::string::npos) sh.resize(dot);
+    if (std::sscanf(sh.c_str(), "%dk%d", &cfg.n, &cfg.k) != 2) b.error("malformed wgmma shape '.m64n" + sh + "'");
+  }
+  const size_t nt = b.type_count();
+  const bool b1 = b.has(".b1");
+  if (b1) {
+    if (nt != 1 || b.type(0) != DType::S32) b.error("wgmma.mma_async with .b1 needs .s32.b1.b1");
+    if (!b.has(".and") || !b.has(".popc")) b.error("wgmma.mma_async with .b1 needs '.and.popc'");
+    cfg.a = cfg.b = Elem::B1;
+    cfg.d = DType::S32;
+  } else {
+    if (b.has(".and") || b.has(".popc")) b.error("'.and.popc' is only valid with .b1 for instruction 'wgmma.mma_async'");
+    if (nt != 3) b.error("Unexpected instruction types specified for 'wgmma.mma_async' (need .dtype.atype.btype)");
+    auto elem = [&](DType t) {
+      switch (t) {
+        case DType::F16: return Elem::F16;
+        case DType::BF16: return Elem::BF16;
+        case DType::TF32: return Elem::TF32;
+        case DType::E4M3: return Elem::E4M3;
+        case DType::E5M2: return Elem::E5M2;
+        case DType::S8: return Elem::S8;
+        case DType::U8: return Elem::U8;
+        default: b.error("Unexpected instruction types specified for 'wgmma.mma_async'");
+      }
+    };
+    cfg.d = b.type(0);
+    cfg.a = elem(b.type(1));
+    cfg.b = elem(b.type(2));
+  }
+  auto bad_types = [&] { b.error("Unexpected instruction types specified for 'wgmma.mma_async'"); };
+  const bool f8 = cfg.a == Elem::E4M3 || cfg.a == Elem::E5M2;
+  const bool i8 = cfg.a == Elem::S8 || cfg.a == Elem::U8;
+  int want_k;
+  if (cfg.a == Elem::F16 || cfg.a == Elem::BF16) {
+    if (cfg.b != cfg.a) bad_types();
+    if (cfg.d != DType::F32 && !(cfg.d == DType::F16 && cfg.a == Elem::F16)) bad_types();
+    want_k = 16;
+  } else if (cfg.a == Elem::TF32) {
+    if (cfg.b != cfg.a || cfg.d != DType::F32) bad_types();
+    want_k = 8;
+  } else if (f8) {
+    if (cfg.b != Elem::E4M3 && cfg.b != Elem::E5M2) bad_types();
+    if (cfg.d != DType::F32 && cfg.d != DType::F16) bad_types();
+    want_k = 32;
+  } else if (i8) {
+    if (cfg.b != Elem::S8 && cfg.b != Elem::U8) bad_types();
+    if (cfg.d != DType::S32) bad_types();
+    want_k = 32;
+  } else {
+    want_k = 256;
+  }
+  if (cfg.k != want_k)
+    b.error("Illegal shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) +
+            "' for the types of instruction 'wgmma.mma_async' (K must be " + std::to_string(want_k) + ")");
+  const bool int_n = i8 || b1;
+  const bool n_ok = int_n ? (cfg.n >= 8 && cfg.n <= 256 && (cfg.n <= 32 ? cfg.n % 8 == 0 : cfg.n % 16 == 0))
+                          : (cfg.n >= 8 && cfg.n <= 256 && cfg.n % 8 == 0);
+  if (!n_ok) b.error("Illegal shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) + "' for instruction 'wgmma.mma_async'");
+  cfg.satfinite = b.has(".satfinite");
+  if (cfg.satfinite && !i8) b.error("'.satfinite' is only valid with .s8/.u8 for instruction 'wgmma.mma_async'");
+
+  // Operands: d, a (vector of 4 or a descriptor), b-desc, scale-d, then the immediates.
+  const size_t nops = b.op_count();
+  if (nops < 4) b.error("wgmma.mma_async needs at least d, a, b-desc and scale-d operands");
+  cfg.a_in_regs = b.op_kind(1) == Operand::Kind::Vec;
+  const bool f16ish = cfg.a == Elem::F16 || cfg.a == Elem::BF16;
+  const size_t want_ops = f16ish ? (cfg.a_in_regs ? 7 : 8) : (cfg.is_float() ? 6 : 4);
+  if (nops != want_ops)
+    b.error("wgmma.mma_async with these types and A " + std::string(cfg.a_in_regs ? "in registers" : "from a descriptor") +
+            " takes " + std::to_string(want_ops) + " operands, got " + std::to_string(nops));
+  auto imm_in = [&](size_t i, std::initializer_list<int64_t> allowed, const char* what) {
+    const int64_t v = b.imm(i);
+    for (int64_t a : allowed)
+      if (v == a) return v;
+    b.error(std::string("wgmma.mma_async: ") + what + " must be " + (allowed.size() == 2 && *allowed.begin() == 1 ? "1 or -1" : "0 or 1"));
+  };
+  if (cfg.is_float()) {
+    cfg.neg_a = imm_in(4, {1, -1}, "imm-scale-a") == -1;
+    cfg.neg_b = imm_in(5, {1, -1}, "imm-scale-b") == -1;
+  }
+  if (f16ish) {
+    if (!cfg.a_in_regs) cfg.trans_a = imm_in(6, {0, 1}, "imm-trans-a") == 1;
+    cfg.trans_b = imm_in(cfg.a_in_regs ? 6 : 7, {0, 1}, "imm-trans-b") == 1;
+  }
+  const uint32_t dw = cfg.d == DType::F16 ? 32 : 32;
+  sem::check_reg_vector(b, 0, cfg.d_regs(), dw, "wgmma.mma_async");
+  if (cfg.a_in_regs) sem::check_reg_vector(b, 1, 4, 32, "wgmma.mma_async");
+  else if (b.op_kind(1) != Operand::Kind::Reg && b.op_kind(1) != Operand::Kind::Imm)
+    b.error("wgmma.mma_async: operand a must be a vector of 4 registers or a 64-bit matrix descriptor");
+  if (b.op_kind(2) != Operand::Kind::Reg && b.op_kind(2) != Operand::Kind::Imm)
+    b.error("wgmma.mma_async: operand b must be a 64-bit matrix descriptor");
+  if (b.op_kind(3) != Operand::Kind::Reg && b.op_kind(3) != Operand::Kind::Imm)
+    b.error("wgmma.mma_async: operand scale-d must be a predicate");
+  if (cfg.is_float()) {
+    const tc::AccFmt acc = cfg.d == DType::F16 ? tc::AccFmt::F16 : tc::AccFmt::F32;
+    cfg.model = tc::find_model(tc::Arch::SM90, tc::Unit::Wgmma, elem_fmt(cfg.a), elem_fmt(cfg.b), acc);
+    if (!cfg.model) b.unimplemented("no tensor-core arithmetic model for this wgmma type combination");
+  }
+  b.in.imm = uint64_t(reinterpret_cast<uintptr_t>(intern(cfg)));
+  b.in.fn = exec_mma;
+}
+
+}  // namespace ptxsim

@@ -1,0 +1,127 @@
+// model/tensorcore/tile.h: mma_tile must equal tc::dot per output element, bit for bit, for every
+// model row and every A/B type the row covers, on random bit patterns (zeros, subnormals, Inf and
+// NaN included, and C values large enough to overflow the chain). >= 10^5 outputs per row.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <vector>
+
+#include "model/tensorcore/tensorcore.h"
+#include "model/tensorcore/tile.h"
+
+namespace ptxsim::model::tc {
+namespace {
+
+uint64_t seed_for_test() {
+  uint64_t s;
+  if (const char* e = std::getenv("PTXSIM_TEST_SEED")) s = std::strtoull(e, nullptr, 0);
+  else s = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
+  std::cout << "[ seed     ] PTXSIM_TEST_SEED=" << s << "\n";
+  return s;
+}
+
+int width(ElemFmt f) {
+  switch (f) {
+    case ElemFmt::F16:
+    case ElemFmt::BF16: return 16;
+    case ElemFmt::TF32:
+    case ElemFmt::F32: return 32;
+    case ElemFmt::E4M3:
+    case ElemFmt::E5M2: return 8;
+    case ElemFmt::E3M2:
+    case ElemFmt::E2M3: return 6;
+    case ElemFmt::E2M1: return 4;
+  }
+  return 8;
+}
+
+// Random element bits; `finite` tiles avoid Inf/NaN so the fast path (not the fallback) is tested.
+uint32_t elem(std::mt19937_64& rng, ElemFmt f, bool finite) {
+  for (;;) {
+    const uint64_t r = rng();
+    if (r % 16 == 0) return (r >> 8) % 2 ? 0u : (1u << (width(f) - 1));  // +-0
+    const uint32_t bits = uint32_t(r >> 16) & uint32_t((uint64_t{1} << width(f)) - 1);
+    if (!finite) return bits;
+    const Value v = decode(f, bits);
+    if (v.cls != Value::Inf && v.cls != Value::NaN) return bits;
+  }
+}
+
+uint32_t acc_elem(std::mt19937_64& rng, AccFmt f, bool finite) {
+  for (;;) {
+    const uint64_t r = rng();
+    uint32_t bits = f == AccFmt::F32 ? uint32_t(r) : uint32_t(r) & 0xFFFF;
+    if (r % 16 == 1) bits = 0;
+    const Value v = decode(f, bits);
+    if (!finite || (v.cls != Value::Inf && v.cls != Value::NaN)) return bits;
+  }
+}
+
+TEST(TileProp, MmaTileEqualsPerElementDotForEveryRow) {
+  const uint64_t seed = seed_for_test();
+  std::mt19937_64 rng(seed);
+  for (const DotModel& model : all_models()) {
+    std::vector<std::pair<ElemFmt, ElemFmt>> combos;
+    for (int a = 0; a < 9; ++a)
+      for (int b = 0; b < 9; ++b)
+        if ((model.a_types >> a & 1) && (model.b_types >> b & 1)) combos.emplace_back(ElemFmt(a), ElemFmt(b));
+    ASSERT_FALSE(combos.empty()) << model.id;
+    size_t outputs = 0, mismatches = 0;
+    for (int t = 0; outputs < 100000; ++t) {
+      const auto [fa, fb] = combos[size_t(t) % combos.size()];
+      const int M = 16 + int(rng() % 49), N = 16 + int(rng() % 49), K = 1 + int(rng() % 40);
+      const bool finite = t % 4 != 0;
+      std::vector<uint32_t> a(size_t(M * K)), b(size_t(N * K)), c(size_t(M * N)), d(size_t(M * N), 0xDEADBEEF);
+      for (auto& x : a) x = elem(rng, fa, finite);
+      for (auto& x : b) x = elem(rng, fb, finite);
+      for (auto& x : c) x = acc_elem(rng, model.acc, finite);
+      if (t % 7 == 3)  // large C: overflow to Inf inside the chain
+        for (auto& x : c) x = model.acc == AccFmt::F32 ? (x & 0x80000000u) | 0x7F7FFFF0u : (x & 0x8000u) | 0x7BFFu;
+      mma_tile(model, fa, fb, M, N, K, a.data(), b.data(), c.data(), d.data());
+      std::vector<Value> va(static_cast<size_t>(K)), vb(static_cast<size_t>(K));
+      for (int m = 0; m < M; ++m)
+        for (int n = 0; n < N; ++n) {
+          for (int k = 0; k < K; ++k) {
+            va[size_t(k)] = decode_a(model, fa, a[size_t(m * K + k)]);
+            vb[size_t(k)] = decode_b(model, fb, b[size_t(n * K + k)]);
+          }
+          const uint32_t want = dot(model, va.data(), vb.data(), K, c[size_t(m * N + n)]);
+          const uint32_t got = d[size_t(m * N + n)];
+          if (got != want && ++mismatches <= 3)
+            ADD_FAILURE() << model.id << " " << fmt_name(fa) << "x" << fmt_name(fb) << " K=" << K << " (" << m << ", "
+                          << n << "): got 0x" << std::hex << got << " want 0x" << want;
+        }
+      outputs += size_t(M * N);
+    }
+    EXPECT_EQ(mismatches, 0u) << model.id;
+  }
+}
+
+TEST(TileProp, IntegerTileMatchesLoops) {
+  std::mt19937_64 rng(seed_for_test());
+  for (int t = 0; t < 40; ++t) {
+    const bool as = t & 1, bs = t & 2, sat = t & 4;
+    const int M = 16, N = 8 + int(rng() % 64), K = 32 * (1 + int(rng() % 4));
+    std::vector<uint8_t> a(size_t(M * K)), b(size_t(N * K));
+    for (auto& x : a) x = uint8_t(rng());
+    for (auto& x : b) x = uint8_t(rng());
+    std::vector<int32_t> c(size_t(M * N)), d(size_t(M * N));
+    for (auto& x : c) x = t % 8 == 7 ? INT32_MAX - int32_t(rng() % 100) : int32_t(rng());
+    mma_tile_int(as, bs, sat, M, N, K, a.data(), b.data(), c.data(), d.data());
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        int64_t acc = c[size_t(m * N + n)];
+        for (int k = 0; k < K; ++k)
+          acc += (as ? int64_t(int8_t(a[size_t(m * K + k)])) : int64_t(a[size_t(m * K + k)])) *
+                 (bs ? int64_t(int8_t(b[size_t(n * K + k)])) : int64_t(b[size_t(n * K + k)]));
+        if (sat) acc = std::min<int64_t>(std::max<int64_t>(acc, INT32_MIN), INT32_MAX);
+        ASSERT_EQ(d[size_t(m * N + n)], int32_t(uint32_t(acc))) << t;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace ptxsim::model::tc

@@ -1,0 +1,630 @@
+// wgmma (sim/sem/wgmma.cpp) and the matrix descriptor (model/wgmma/smem_desc.h).
+//
+// References are written here from the PTX ISA independently of the code under test:
+//  * shared-memory images are laid out with the ISA's canonical CuTe layouts (9.7.15.5.1.2.1.3),
+//    evaluated mode by mode, then swizzled with CuTe's Swizzle<B,4,3> on byte addresses;
+//  * D / A register fragments use the ISA's "Register Fragments" formulas for wgmma;
+//  * float results are per-element tc::dot of the Unit::Wgmma model row (the numerics themselves
+//    are tested against the Boost.Multiprecision reference in tensorcore_numerics_test.cpp);
+//    integer results are plain 64-bit loops.
+// Random inputs print their seed (PTXSIM_TEST_SEED).
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/tensorcore/tensorcore.h"
+#include "model/wgmma/smem_desc.h"
+#include "sim/api.h"
+
+namespace ptxsim {
+namespace {
+
+namespace tc = model::tc;
+namespace wg = model::wgmma;
+
+uint64_t seed_for_test() {
+  uint64_t s;
+  if (const char* e = std::getenv("PTXSIM_TEST_SEED")) s = std::strtoull(e, nullptr, 0);
+  else s = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::cout << "[ seed     ] " << info->test_suite_name() << "." << info->name() << ": PTXSIM_TEST_SEED=" << s << "\n";
+  return s;
+}
+
+// ---- descriptor ---------------------------------------------------------------------------------
+
+TEST(WgmmaDesc, FieldsAtTheirBits) {
+  const uint64_t w = 0x3FFFull | 0x2AAAull << 16 | 0x1555ull << 32 | 5ull << 49 | 2ull << 62;
+  const wg::SmemDesc d = wg::decode(w);
+  EXPECT_EQ(d.start_address, 0x3FFFu);
+  EXPECT_EQ(d.leading_byte_offset, 0x2AAAu);
+  EXPECT_EQ(d.stride_byte_offset, 0x1555u);
+  EXPECT_EQ(d.base_offset, 5u);
+  EXPECT_EQ(d.layout, wg::Layout::Swizzle64B);
+  EXPECT_EQ(d.reserved, 0u);
+  EXPECT_EQ(d.start_bytes(), 0x3FFF0u);
+  EXPECT_EQ(wg::encode_bytes(0x41230), 0x123u);  // (x & 0x3FFFF) >> 4
+}
+
+RC_GTEST_PROP(WgmmaDescProp, DecodeEncodeRoundTrip, (uint64_t w)) {
+  RC_ASSERT(wg::encode(wg::decode(w)) == w);
+  const wg::SmemDesc d = wg::decode(w);
+  const bool reserved = (w & wg::kReservedMask) != 0;
+  const bool base_without_swizzle = ((w >> 62) == 0) && ((w >> 49) & 7) != 0;
+  const auto problems = wg::validate(d);
+  RC_ASSERT(problems.size() == size_t(reserved) + size_t(base_without_swizzle));
+}
+
+RC_GTEST_PROP(WgmmaDescProp, EncodeDecodeRoundTrip, ()) {
+  wg::SmemDesc d;
+  d.start_address = *rc::gen::inRange<uint32_t>(0, 1u << 14);
+  d.leading_byte_offset = *rc::gen::inRange<uint32_t>(0, 1u << 14);
+  d.stride_byte_offset = *rc::gen::inRange<uint32_t>(0, 1u << 14);
+  d.layout = wg::Layout(*rc::gen::inRange(0, 4));
+  d.base_offset = d.layout == wg::Layout::Interleave ? 0 : *rc::gen::inRange<uint32_t>(0, 8);
+  const wg::SmemDesc e = wg::decode(wg::encode(d));
+  RC_ASSERT(e.start_address == d.start_address && e.leading_byte_offset == d.leading_byte_offset &&
+            e.stride_byte_offset == d.stride_byte_offset && e.base_offset == d.base_offset && e.layout == d.layout);
+  RC_ASSERT(wg::validate(e).empty());
+}
+
+TEST(WgmmaDesc, ValidationNamesFieldAndRule) {
+  wg::SmemDesc d;
+  d.base_offset = 3;
+  auto p = wg::validate(d);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0], "base offset (bits 51:49) is 3 but the no-swizzle layout has no pattern to offset (the field is "
+                  "valid for swizzled modes only)");
+  d = wg::decode(1ull << 15);
+  p = wg::validate(d);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0], "reserved bits 0x8000 are set (only bits 13:0, 29:16, 45:32, 51:49 and 63:62 are fields)");
+}
+
+// ---- canonical layouts, evaluated as the ISA writes them -------------------------------------------
+
+// Byte offset of element (mn, k) in the canonical layout (ISA table, strides in units of elements
+// with T = 128 / element bits; LBO and SBO given in bytes), before the swizzle.
+uint32_t canonical_offset(wg::Layout l, bool mn_major, int ebits, uint32_t lbo, uint32_t sbo, uint32_t mn, uint32_t k) {
+  const uint32_t T = 128u / uint32_t(ebits);
+  const uint32_t W = l == wg::Layout::Swizzle128B ? 8 : l == wg::Layout::Swizzle64B ? 4 : l == wg::Layout::Swizzle32B ? 2 : 1;
+  const uint32_t lbo_e = lbo * 8 / uint32_t(ebits), sbo_e = sbo * 8 / uint32_t(ebits);
+  uint32_t e;
+  if (!mn_major) {
+    // ((8,m),(T,2k)) : ((W T, SBO), (1, LBO or T))
+    const uint32_t i0 = mn % 8, i1 = mn / 8, j0 = k % T, j1 = k / T;
+    e = l == wg::Layout::Interleave ? i0 * T + i1 * sbo_e + j0 + j1 * lbo_e : i0 * W * T + i1 * sbo_e + j0 + j1 * T;
+  } else if (l == wg::Layout::Interleave) {
+    // ((T,1,m),(8,k)) : ((1,T,SBO),(T,LBO))
+    e = (mn % T) + (mn / T) * sbo_e + (k % 8) * T + (k / 8) * lbo_e;
+  } else {
+    // ((T,W,m),(8,k)) : ((1,T,LBO),(W T,SBO))
+    e = (mn % T) + ((mn / T) % W) * T + (mn / (T * W)) * lbo_e + (k % 8) * W * T + (k / 8) * sbo_e;
+  }
+  return e * uint32_t(ebits) / 8;
+}
+
+// CuTe Swizzle<B,4,3> on a byte address: bits [4, 4+B) ^= bits [7, 7+B).
+uint32_t cute_swizzle(wg::Layout l, uint32_t a) {
+  const uint32_t B = l == wg::Layout::Swizzle128B ? 3 : l == wg::Layout::Swizzle64B ? 2 : l == wg::Layout::Swizzle32B ? 1 : 0;
+  const uint32_t mask = (1u << B) - 1;
+  return a ^ (((a >> 7) & mask) << 4);
+}
+
+TEST(WgmmaDesc, ElementAddressMatchesCanonicalLayouts) {
+  for (int li = 0; li < 4; ++li)
+    for (bool mn : {false, true})
+      for (int ebits : {8, 16, 32}) {
+        const wg::Layout l = wg::Layout(li);
+        wg::SmemDesc d;
+        d.layout = l;
+        d.start_address = 0x4000 >> 4;  // 1024-aligned: the pattern starts here
+        d.leading_byte_offset = 0x1000 >> 4;
+        d.stride_byte_offset = 0x400 >> 4;
+        for (uint32_t r = 0; r < 64; ++r)
+          for (uint32_t k = 0; k < 32; ++k) {
+            const uint32_t want = cute_swizzle(l, 0x4000 + canonical_offset(l, mn, ebits, 0x1000, 0x400, r, k));
+            ASSERT_EQ(wg::element_address(d, {mn, ebits}, r, k), want)
+                << wg::layout_name(l) << (mn ? " MN" : " K") << "-major " << ebits << "-bit (" << r << ", " << k << ")";
+          }
+      }
+}
+
+TEST(WgmmaDesc, BaseOffsetShiftsThePatternPhase) {
+  // A 128B-swizzle pattern whose first row is at 0x4180 (phase 3 of the 1024-byte repeat): with base
+  // offset 3 element (0, 0) is not swizzled, exactly as a pattern starting on a 1024-byte boundary.
+  wg::SmemDesc d;
+  d.layout = wg::Layout::Swizzle128B;
+  d.start_address = 0x4180 >> 4;
+  d.stride_byte_offset = 1024 >> 4;
+  d.base_offset = 3;
+  for (uint32_t r = 0; r < 8; ++r)
+    for (uint32_t k = 0; k < 64; k += 8)
+      EXPECT_EQ(wg::element_address(d, {false, 16}, r, k), 0x4180 + cute_swizzle(wg::Layout::Swizzle128B, r * 128 + k * 2));
+  d.base_offset = 0;  // phase taken from the absolute address instead
+  EXPECT_EQ(wg::element_address(d, {false, 16}, 0, 0), 0x4180u + (3u << 4));
+}
+
+// ---- the instruction -----------------------------------------------------------------------------
+
+constexpr uint8_t kPoison = 0xA5;
+
+struct Device {
+  model::GlobalMemory mem;
+  uint64_t alloc(size_t bytes) {
+    uint64_t a = mem.allocate(std::max<size_t>(bytes, 4));
+    std::vector<uint8_t> p(std::max<size_t>(bytes, 4), kPoison);
+    mem.write(a, p.data(), p.size());
+    return a;
+  }
+  template <class T>
+  uint64_t upload(const std::vector<T>& v) {
+    uint64_t a = alloc(v.size() * sizeof(T));
+    if (!v.empty()) mem.write(a, v.data(), v.size() * sizeof(T));
+    return a;
+  }
+  template <class T>
+  std::vector<T> download(uint64_t a, size_t n) {
+    std::vector<T> v(n);
+    EXPECT_TRUE(mem.read(a, v.data(), n * sizeof(T)));
+    return v;
+  }
+};
+
+enum class Kind { F16F32, F16F16, BF16, TF32, E4M3, E5M2xE4M3, S8, U8S8Sat, B1 };
+
+struct Case {
+  Kind kind = Kind::BF16;
+  int n = 16;
+  wg::Layout la = wg::Layout::Swizzle128B, lb = wg::Layout::Swizzle128B;
+  bool a_regs = false, trans_a = false, trans_b = false, neg_a = false, neg_b = false, scale_d = true;
+};
+
+struct KindInfo {
+  const char* types;  // .dtype.atype.btype
+  int ebits, k;
+  bool f16_acc, is_int;
+  tc::ElemFmt fa, fb;
+};
+KindInfo info(Kind k) {
+  switch (k) {
+    case Kind::F16F32: return {".f32.f16.f16", 16, 16, false, false, tc::ElemFmt::F16, tc::ElemFmt::F16};
+    case Kind::F16F16: return {".f16.f16.f16", 16, 16, true, false, tc::ElemFmt::F16, tc::ElemFmt::F16};
+    case Kind::BF16: return {".f32.bf16.bf16", 16, 16, false, false, tc::ElemFmt::BF16, tc::ElemFmt::BF16};
+    case Kind::TF32: return {".f32.tf32.tf32", 32, 8, false, false, tc::ElemFmt::TF32, tc::ElemFmt::TF32};
+    case Kind::E4M3: return {".f32.e4m3.e4m3", 8, 32, false, false, tc::ElemFmt::E4M3, tc::ElemFmt::E4M3};
+    case Kind::E5M2xE4M3: return {".f16.e5m2.e4m3", 8, 32, true, false, tc::ElemFmt::E5M2, tc::ElemFmt::E4M3};
+    case Kind::S8: return {".s32.s8.s8", 8, 32, false, true, tc::ElemFmt::F16, tc::ElemFmt::F16};
+    case Kind::U8S8Sat: return {".satfinite.s32.u8.s8", 8, 32, false, true, tc::ElemFmt::F16, tc::ElemFmt::F16};
+    case Kind::B1: return {".s32.b1.b1.and.popc", 1, 256, false, true, tc::ElemFmt::F16, tc::ElemFmt::F16};
+  }
+  return {};
+}
+
+// LBO / SBO of a compact tile of `rows` x K in layout l.
+std::pair<uint32_t, uint32_t> strides(wg::Layout l, bool mn_major, int ebits, int rows, int K) {
+  const uint32_t W = wg::swizzle_bytes(l);
+  const uint32_t kbytes = uint32_t(K * ebits / 8), mnbytes = uint32_t(rows * ebits / 8);
+  if (!mn_major) return W == 0 ? std::pair{128u, 128u * (kbytes / 16)} : std::pair{0u, 8 * W};
+  if (W == 0) return {128u * ((mnbytes + 15) / 16), 128u};
+  return {8 * W * uint32_t((K + 7) / 8), 8 * W};
+}
+
+// Writes element bits into an smem image with the canonical layout (sub-byte: b1 packs 8 k per byte).
+void place(std::vector<uint8_t>& img, uint32_t base, wg::Layout l, bool mn, int ebits, uint32_t lbo, uint32_t sbo,
+           int rows, int K, const std::vector<uint32_t>& elems) {
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < K; ++k) {
+      const uint32_t v = elems[size_t(r * K + k)];
+      if (ebits == 1) {
+        const uint32_t a = cute_swizzle(l, base + canonical_offset(l, mn, 8, lbo, sbo, uint32_t(r), uint32_t(k / 8)));
+        img[a - 0x400] |= uint8_t((v & 1) << (k % 8));
+        continue;
+      }
+      const uint32_t a = cute_swizzle(l, base + canonical_offset(l, mn, ebits, lbo, sbo, uint32_t(r), uint32_t(k)));
+      std::memcpy(&img[a - 0x400], &v, size_t(ebits / 8));
+    }
+}
+
+// D fragment (ISA "Register Fragments", wgmma accumulator): warp w, lane l, element i.
+void d_elem(int w, int l, int i, int& row, int& col) {
+  row = 16 * w + l / 4 + 8 * ((i >> 1) & 1);
+  col = 8 * (i >> 2) + 2 * (l % 4) + (i & 1);
+}
+// A fragment (ISA "Register Fragments", wgmma A in registers) for element class bits, element i.
+void a_elem(int ebits, int w, int l, int i, int& row, int& col) {
+  const int g = l / 4, q = l % 4;
+  if (ebits == 16) {
+    row = 16 * w + g + 8 * ((i >> 1) & 1);
+    col = 2 * q + (i & 1) + 8 * (i >> 2);
+  } else if (ebits == 32) {
+    row = 16 * w + g + 8 * (i & 1);
+    col = q + 4 * (i >> 1);
+  } else {  // 8-bit (b1: bytes of 8 elements)
+    row = 16 * w + g + 8 * ((i >> 2) & 1);
+    col = 4 * q + (i & 3) + 16 * (i >> 3);
+  }
+}
+
+std::string module(const std::string& body) { return ".version 8.0\n.target sm_90a\n.address_size 64\n\n" + body; }
+
+// The kernel: copies the smem image in, builds descriptors from templates + the buffer's address,
+// loads C (and A registers) per thread, runs one wgmma, and stores D per thread.
+std::string kernel_ptx(const Case& cs, const KindInfo& ki, int nd, const std::string& extra_before_wait = "") {
+  std::string dregs, aregs = "{%a0, %a1, %a2, %a3}";
+  for (int i = 0; i < nd; ++i) dregs += (i ? ", %d" : "%d") + std::to_string(i);
+  std::string s = ".shared .align 1024 .b8 smem[65536];\n"
+                  ".visible .entry k(.param .u64 pimg, .param .u32 nimg, .param .u64 pc, .param .u64 pd, .param .u64 pa,"
+                  " .param .u64 da, .param .u64 db, .param .u32 sd)\n{\n"
+                  "  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<4>;\n"
+                  "  .reg .b32 %d<" + std::to_string(nd) + ">;\n  .reg .b32 %a<4>;\n"
+                  "  ld.param.u64 %rd1, [pimg];\n  ld.param.u32 %r1, [nimg];\n  mov.u32 %r2, %tid.x;\n"
+                  "  mov.u32 %r3, smem;\n  shl.b32 %r4, %r2, 2;\n"
+                  "COPY:\n  setp.ge.u32 %p1, %r4, %r1;\n  @%p1 bra DONE;\n"
+                  "  cvt.u64.u32 %rd2, %r4;\n  add.u64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n"
+                  "  add.u32 %r6, %r3, %r4;\n  st.shared.u32 [%r6], %r5;\n  add.u32 %r4, %r4, 512;\n  bra COPY;\n"
+                  "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+                  "  cvt.u64.u32 %rd4, %r3;\n  shr.u64 %rd4, %rd4, 4;\n"
+                  "  ld.param.u64 %rd5, [da];\n  add.u64 %rd5, %rd5, %rd4;\n"
+                  "  ld.param.u64 %rd6, [db];\n  add.u64 %rd6, %rd6, %rd4;\n"
+                  "  ld.param.u32 %r7, [sd];\n  setp.ne.u32 %p2, %r7, 0;\n"
+                  "  ld.param.u64 %rd7, [pc];\n  mul.wide.u32 %rd8, %r2, " + std::to_string(4 * nd) + ";\n"
+                  "  add.u64 %rd7, %rd7, %rd8;\n";
+  for (int i = 0; i < nd; ++i) s += "  ld.global.u32 %d" + std::to_string(i) + ", [%rd7+" + std::to_string(4 * i) + "];\n";
+  s += "  ld.param.u64 %rd9, [pa];\n  mul.wide.u32 %rd10, %r2, 16;\n  add.u64 %rd9, %rd9, %rd10;\n"
+       "  ld.global.v4.u32 {%a0, %a1, %a2, %a3}, [%rd9];\n";
+  s += "  wgmma.fence.sync.aligned;\n";
+  std::string imms;
+  const bool f16ish = ki.ebits == 16;
+  if (!ki.is_int) imms = std::string(", ") + (cs.neg_a ? "-1" : "1") + ", " + (cs.neg_b ? "-1" : "1");
+  if (f16ish) imms += std::string(cs.a_regs ? "" : cs.trans_a ? ", 1" : ", 0") + (cs.trans_b ? ", 1" : ", 0");
+  s += "  wgmma.mma_async.sync.aligned.m64n" + std::to_string(cs.n) + "k" + std::to_string(ki.k) + ki.types + " {" +
+       dregs + "}, " + (cs.a_regs ? aregs : "%rd5") + ", %rd6, %p2" + imms + ";\n";
+  s += "  wgmma.commit_group.sync.aligned;\n" + extra_before_wait + "  wgmma.wait_group.sync.aligned 0;\n";
+  s += "  ld.param.u64 %rd11, [pd];\n  add.u64 %rd11, %rd11, %rd8;\n";
+  for (int i = 0; i < nd; ++i) s += "  st.global.u32 [%rd11+" + std::to_string(4 * i) + "], %d" + std::to_string(i) + ";\n";
+  s += "  ret;\n}\n";
+  return module(s);
+}
+
+uint32_t random_elem(std::mt19937_64& rng, Kind k, int ebits) {
+  const uint64_t r = rng();
+  if (ebits == 1) return uint32_t(r & 1);
+  if (ebits == 32) return uint32_t(r);
+  if (ebits == 16) {
+    // Mostly modest magnitudes (so sums are interesting), sometimes any bit pattern.
+    if (r % 8 == 0) return uint32_t(r >> 8) & 0xFFFF;
+    const uint32_t sign = uint32_t(r >> 20) & 1, man = uint32_t(r >> 24) & 0x3FF;
+    return k == Kind::BF16 ? (sign << 15 | (120 + (r >> 40) % 14) << 7 | (man & 0x7F)) : (sign << 15 | (10 + (r >> 40) % 10) << 10 | man);
+  }
+  return uint32_t(r >> 5) & 0xFF;
+}
+
+struct Outcome {
+  RunResult res;
+  std::vector<uint32_t> d;  // per thread, per register
+};
+
+// Runs case cs on fresh random inputs and compares every D element with the reference.
+void run_case(const Case& cs, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const KindInfo ki = info(cs.kind);
+  const int N = cs.n, K = ki.k, M = 64;
+  const int nd = ki.f16_acc ? N / 4 : N / 2;
+  std::vector<uint32_t> A(size_t(M * K)), B(size_t(N * K));  // A[m][k], B as Bt[n][k]
+  for (auto& x : A) x = random_elem(rng, cs.kind, ki.ebits);
+  for (auto& x : B) x = random_elem(rng, cs.kind, ki.ebits);
+  if (cs.kind == Kind::TF32)
+    for (auto& x : A) x &= 0xFFFFE000u;  // tf32 bits are what the registers hold for A (see below)
+  std::vector<uint32_t> C(size_t(M * N));
+  for (auto& x : C) x = ki.f16_acc ? uint32_t(rng()) & 0xFFFF : ki.is_int ? uint32_t(rng() % 2000) - 1000 : uint32_t(rng());
+  if (!ki.is_int && !ki.f16_acc)
+    for (auto& x : C) x = (x & 0x807FFFFFu) | (uint32_t(110 + rng() % 30) << 23);
+
+  // Shared-memory image: A at 0x400 (when from the descriptor), B at 0x400 + 32 KiB.
+  const uint32_t abase = 0x400, bbase = 0x400 + 0x8000;
+  std::vector<uint8_t> img(0x10000, 0);
+  auto [alb, asb] = strides(cs.la, cs.trans_a, ki.ebits == 1 ? 8 : ki.ebits, M, ki.ebits == 1 ? K / 8 : K);
+  auto [blb, bsb] = strides(cs.lb, cs.trans_b, ki.ebits == 1 ? 8 : ki.ebits, N, ki.ebits == 1 ? K / 8 : K);
+  if (!cs.a_regs) place(img, abase, cs.la, cs.trans_a, ki.ebits, alb, asb, M, K, A);
+  place(img, bbase, cs.lb, cs.trans_b, ki.ebits, blb, bsb, N, K, B);
+  auto desc = [](wg::Layout l, uint32_t off, uint32_t lbo, uint32_t sbo) {
+    wg::SmemDesc d;
+    d.layout = l;
+    d.start_address = wg::encode_bytes(off - 0x400);  // the kernel adds its buffer's address
+    d.leading_byte_offset = wg::encode_bytes(lbo);
+    d.stride_byte_offset = wg::encode_bytes(sbo);
+    return wg::encode(d);
+  };
+
+  // Registers: C per thread, A per thread (register-A forms).
+  std::vector<uint32_t> creg(size_t(128 * nd)), areg(size_t(128 * 4), 0);
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < nd; ++i) {
+      uint32_t v = 0;
+      for (int h = 0; h < (ki.f16_acc ? 2 : 1); ++h) {
+        int row, col;
+        d_elem(t / 32, t % 32, ki.f16_acc ? 2 * i + h : i, row, col);
+        v |= C[size_t(row * N + col)] << (16 * h);
+      }
+      creg[size_t(t * nd + i)] = v;
+    }
+  if (cs.a_regs) {
+    const int per = ki.ebits == 32 ? 1 : ki.ebits == 16 ? 2 : 4, bits = 32 / per;
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < 4 * per; ++i) {
+        int row, col;
+        a_elem(ki.ebits == 1 ? 8 : ki.ebits, t / 32, t % 32, i, row, col);
+        uint32_t v;
+        if (ki.ebits == 1) {
+          v = 0;
+          for (int b = 0; b < 8; ++b) v |= (A[size_t(row * K + col * 8 + b)] & 1) << b;
+        } else {
+          v = A[size_t(row * K + col)];
+        }
+        areg[size_t(t * 4 + i / per)] |= (bits == 32 ? v : (v & ((1u << bits) - 1))) << (bits * (i % per));
+      }
+  }
+
+  Device dev;
+  const uint64_t pimg = dev.upload(img), pc = dev.upload(creg), pd = dev.alloc(creg.size() * 4), pa = dev.upload(areg);
+  auto prog = load_program(kernel_ptx(cs, ki, nd), "wgmma_test.ptx");
+  auto ks = kernels(*prog);
+  const KernelInfo& kinfo = ks.at(0);
+  std::vector<uint8_t> params(kinfo.param_bytes, 0);
+  const uint64_t args[] = {pimg, uint64_t(img.size()), pc, pd, pa, desc(cs.la, abase, alb, asb),
+                           desc(cs.lb, bbase, blb, bsb), uint64_t(cs.scale_d)};
+  for (size_t i = 0; i < kinfo.params.size(); ++i) std::memcpy(params.data() + kinfo.params[i].offset, &args[i], kinfo.params[i].size);
+  LaunchConfig cfg;
+  cfg.block.x = 128;
+  cfg.max_seconds = 60;
+  RunResult res = launch(*prog, kinfo.name, cfg, params, dev.mem);
+  ASSERT_EQ(res.status, RunStatus::Completed) << res.report << (res.diagnostics.empty() ? "" : res.diagnostics[0].format());
+  for (const auto& d : res.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << d.format();
+  const auto dreg = dev.download<uint32_t>(pd, creg.size());
+
+  // Reference per element.
+  const tc::DotModel* model = nullptr;
+  if (!ki.is_int)
+    model = tc::find_model(tc::Arch::SM90, tc::Unit::Wgmma, ki.fa, ki.fb, ki.f16_acc ? tc::AccFmt::F16 : tc::AccFmt::F32);
+  if (!ki.is_int) ASSERT_NE(model, nullptr);
+  const uint32_t sa = ki.ebits == 32 ? 0x80000000u : ki.ebits == 16 ? 0x8000u : 0x80u;
+  int bad = 0;
+  for (int t = 0; t < 128 && bad < 5; ++t)
+    for (int i = 0; i < nd * (ki.f16_acc ? 2 : 1) && bad < 5; ++i) {
+      int row, col;
+      d_elem(t / 32, t % 32, i, row, col);
+      const uint32_t c0 = cs.scale_d ? C[size_t(row * N + col)] : 0;
+      uint32_t want;
+      if (!ki.is_int) {
+        std::vector<tc::Value> va(static_cast<size_t>(K)), vb(static_cast<size_t>(K));
+        for (int k = 0; k < K; ++k) {
+          va[size_t(k)] = tc::decode_a(*model, ki.fa, A[size_t(row * K + k)] ^ (cs.neg_a ? sa : 0));
+          vb[size_t(k)] = tc::decode_b(*model, ki.fb, B[size_t(col * K + k)] ^ (cs.neg_b ? sa : 0));
+        }
+        want = tc::dot(*model, va.data(), vb.data(), K, c0);
+      } else if (cs.kind == Kind::B1) {
+        uint32_t acc = c0;
+        for (int k = 0; k < K; ++k) acc += A[size_t(row * K + k)] & B[size_t(col * K + k)] & 1;
+        want = acc;
+      } else {
+        int64_t acc = int32_t(c0);
+        const bool as = cs.kind == Kind::S8;
+        for (int k = 0; k < K; ++k) {
+          const int64_t x = as ? int8_t(A[size_t(row * K + k)]) : int64_t(uint8_t(A[size_t(row * K + k)]));
+          acc += x * int8_t(B[size_t(col * K + k)]);
+        }
+        if (cs.kind == Kind::U8S8Sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        want = uint32_t(acc);
+      }
+      const uint32_t r = dreg[size_t(t * nd + (ki.f16_acc ? i / 2 : i))];
+      const uint32_t got = ki.f16_acc ? (r >> (16 * (i % 2))) & 0xFFFF : r;
+      if (got != want) {
+        ++bad;
+        ADD_FAILURE() << "D(" << row << ", " << col << ") = 0x" << std::hex << got << ", want 0x" << want << std::dec
+                      << " (thread " << t << ", element " << i << ")";
+      }
+    }
+}
+
+TEST(WgmmaExec, EveryKindAndSwizzle) {
+  const uint64_t seed = seed_for_test();
+  const wg::Layout layouts[] = {wg::Layout::Interleave, wg::Layout::Swizzle32B, wg::Layout::Swizzle64B,
+                                wg::Layout::Swizzle128B};
+  uint64_t s = seed;
+  for (Kind k : {Kind::F16F32, Kind::F16F16, Kind::BF16, Kind::TF32, Kind::E4M3, Kind::E5M2xE4M3, Kind::S8,
+                 Kind::U8S8Sat, Kind::B1})
+    for (int li = 0; li < 4; ++li) {
+      Case cs;
+      cs.kind = k;
+      cs.n = k == Kind::S8 || k == Kind::U8S8Sat || k == Kind::B1 ? 24 : 40;
+      cs.la = layouts[li];
+      cs.lb = layouts[(li + 1) % 4];
+      SCOPED_TRACE("kind " + std::to_string(int(k)) + " layout " + std::to_string(li));
+      run_case(cs, s++);
+    }
+}
+
+TEST(WgmmaExec, TransposesNegationScaleDAndRegisterA) {
+  const uint64_t seed = seed_for_test();
+  uint64_t s = seed;
+  for (Kind k : {Kind::BF16, Kind::F16F16})
+    for (int li = 0; li < 4; ++li)
+      for (int v = 0; v < 4; ++v) {
+        Case cs;
+        cs.kind = k;
+        cs.n = 64;
+        cs.la = wg::Layout(li);
+        cs.lb = wg::Layout((li + 2) % 4);
+        cs.trans_a = v & 1;
+        cs.trans_b = v & 2;
+        cs.neg_a = v == 1;
+        cs.neg_b = v == 2 || v == 3;
+        cs.scale_d = v != 3;
+        SCOPED_TRACE("kind " + std::to_string(int(k)) + " layout " + std::to_string(li) + " variant " + std::to_string(v));
+        run_case(cs, s++);
+      }
+  for (Kind k : {Kind::BF16, Kind::TF32, Kind::E4M3, Kind::S8, Kind::B1}) {
+    Case cs;
+    cs.kind = k;
+    cs.n = 32;
+    cs.a_regs = true;
+    cs.trans_b = k == Kind::BF16;
+    SCOPED_TRACE("register A, kind " + std::to_string(int(k)));
+    run_case(cs, s++);
+  }
+}
+
+TEST(WgmmaExec, LargestShape) {
+  Case cs;
+  cs.kind = Kind::BF16;
+  cs.n = 256;
+  run_case(cs, seed_for_test());
+}
+
+// ---- diagnostics ---------------------------------------------------------------------------------
+
+RunResult run_text(const std::string& ptx, uint32_t threads = 128) {
+  auto prog = load_program(ptx, "wgmma_test.ptx");
+  auto ks = kernels(*prog);
+  std::vector<uint8_t> params(ks.at(0).param_bytes, 0);
+  LaunchConfig cfg;
+  cfg.block.x = threads;
+  cfg.max_seconds = 20;
+  model::GlobalMemory mem;
+  return launch(*prog, ks.at(0).name, cfg, params, mem);
+}
+
+std::string load_error(const std::string& ptx) {
+  try {
+    load_program(ptx, "wgmma_test.ptx");
+  } catch (const PtxError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A small kernel: zeroed 64x8x16 bf16 operands in shared memory (interleave layout), one mma.
+std::string small_kernel(const std::string& before_mma, const std::string& between, bool fence = true) {
+  return module(
+      ".shared .align 1024 .b8 smem[4096];\n"
+      ".visible .entry k()\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<2>;\n  .reg .f32 %d<4>;\n"
+      "  mov.u32 %r1, smem;\n  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n"
+      "  or.b64 %rd2, %rd1, 0x0000000800080000;\n"  // LBO 128, SBO 128 (>> 4 = 8)
+      "  setp.eq.u32 %p1, 1, 1;\n"
+      "  mov.f32 %d0, 0f00000000;\n  mov.f32 %d1, 0f00000000;\n  mov.f32 %d2, 0f00000000;\n  mov.f32 %d3, 0f00000000;\n" +
+      std::string(fence ? "  wgmma.fence.sync.aligned;\n" : "") + before_mma +
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd2, %rd2, %p1, 1, 1, 0, 0;\n"
+      "  wgmma.commit_group.sync.aligned;\n" +
+      between + "  wgmma.wait_group.sync.aligned 0;\n  ret;\n}\n");
+}
+
+// The 1-based line of the first line of `text` containing `needle`.
+uint32_t line_of(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  return at == std::string::npos ? 0 : uint32_t(std::count(text.begin(), text.begin() + long(at), '\n') + 1);
+}
+
+bool has_warning(const RunResult& r, const std::string& needle, uint32_t line) {
+  for (const auto& d : r.diagnostics)
+    if (d.message.find(needle) != std::string::npos && (line == 0 || d.loc.line == line)) return true;
+  return false;
+}
+
+TEST(WgmmaDiag, AccumulatorTouchedBeforeWaitIsAHazard) {
+  const std::string ptx = small_kernel("", "  add.f32 %d1, %d1, %d2;\n");
+  const RunResult r = run_text(ptx);
+  EXPECT_EQ(r.status, RunStatus::Completed);
+  const uint32_t add = line_of(ptx, "add.f32 %d1"), mma = line_of(ptx, "wgmma.mma_async");
+  const std::string want = "hazard: write of accumulator register %d1 of the wgmma.mma_async at line " +
+                           std::to_string(mma) + " before a wgmma.wait_group covering it";
+  EXPECT_TRUE(has_warning(r, want, add)) << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
+  EXPECT_TRUE(has_warning(r, "hazard: read of accumulator register %d2", add));
+  EXPECT_EQ(r.diagnostics.size(), 3u);  // write %d1, read %d1, read %d2
+}
+
+TEST(WgmmaDiag, CleanKernelHasNoDiagnostics) {
+  const RunResult r = run_text(small_kernel("", ""));
+  EXPECT_EQ(r.status, RunStatus::Completed);
+  EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].format();
+}
+
+TEST(WgmmaDiag, MissingFenceIsWarned) {
+  std::string ptx = small_kernel("", "", false);
+  RunResult r = run_text(ptx);
+  EXPECT_TRUE(has_warning(r, "wgmma.mma_async without a preceding wgmma.fence", line_of(ptx, "wgmma.mma_async")));
+  // A register written after the fence and used by the mma.
+  ptx = small_kernel("  mov.f32 %d3, 0f3F800000;\n", "");
+  r = run_text(ptx);
+  EXPECT_TRUE(has_warning(r,
+                          "wgmma.mma_async uses register %d3 written at line " +
+                              std::to_string(line_of(ptx, "mov.f32 %d3, 0f3F8")) + " without a wgmma.fence in between",
+                          line_of(ptx, "wgmma.mma_async")))
+      << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
+}
+
+TEST(WgmmaDiag, WarpgroupMustBeConverged) {
+  // Warp 1 skips the mma: its next wgmma.mma_async... never comes; a partial warpgroup faults.
+  RunResult r = run_text(small_kernel("", ""), 96);
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].message.find("needs a whole warpgroup (4 warps, 128 threads), but the CTA has 96 threads"),
+            std::string::npos)
+      << r.diagnostics[0].message;
+  // Lanes predicated off.
+  const std::string pred = small_kernel("", "");
+  std::string ptx = pred;
+  const std::string mma = "  wgmma.mma_async";
+  ptx.replace(ptx.find(mma), mma.size(), "  mov.u32 %r2, %laneid;\n  setp.lt.u32 %p0, %r2, 16;\n  @%p0 wgmma.mma_async");
+  r = run_text(ptx);
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].message.find("but only lanes 0xffff of warp 0 do"), std::string::npos)
+      << r.diagnostics[0].message;
+}
+
+TEST(WgmmaDiag, DescriptorOutsideSharedMemoryFaults) {
+  const std::string ptx = small_kernel("  add.u64 %rd2, %rd2, 0x3000;\n", "");
+  const RunResult r = run_text(ptx);
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].message.find("is at shared address"), std::string::npos) << r.diagnostics[0].message;
+  EXPECT_NE(r.diagnostics[0].message.find("outside the CTA's shared memory"), std::string::npos);
+}
+
+TEST(WgmmaBind, RejectsBadForms) {
+  const std::string head = ".visible .entry k()\n{\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n  .reg .f32 %d<4>;\n";
+  auto with = [&](const std::string& line) { return module(head + "  " + line + "\n  ret;\n}\n"); };
+  EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n8k32.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, "
+                            "%p1, 1, 1, 0, 0;"))
+                .find("Illegal shape '.m64n8k32' for the types of instruction 'wgmma.mma_async' (K must be 16)"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, "
+                            "%p1, 2, 1, 0, 0;"))
+                .find("imm-scale-a must be 1 or -1"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, "
+                            "%p1, 1, 1, 0, 0;"))
+                .find("Vector of size 8 is expected for argument 0"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, "
+                            "%rd2, %rd3, 0, %p1, 1, 1;"))
+                .find("unimplemented"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("wgmma.fence.aligned;")).find(".sync modifier required for instruction 'wgmma.fence'"),
+            std::string::npos);
+  const std::string sm100 = ".version 8.7\n.target sm_100a\n.address_size 64\n\n" + head + "  wgmma.fence.sync.aligned;\n  ret;\n}\n";
+  EXPECT_NE(load_error(sm100).find("not supported on .target 'sm_100a'"), std::string::npos) << load_error(sm100);
+}
+
+}  // namespace
+}  // namespace ptxsim
