@@ -378,6 +378,7 @@ void Engine::exit_lanes(ExecCtx& c, uint32_t mask) {
 
 void Engine::on_warp_exit(Cta& cta, Warp&) {
   --cta.live_warps;
+  if (cta.live_warps == 0 && cta.on_exit) cta.on_exit(*this, cta);
   // Barriers count the threads of live warps; an exit can be the arrival a barrier waited for.
   for (uint32_t id = 0; id < cta.bars.size(); ++id) {
     CtaBarrier& b = cta.bars[id];
@@ -624,6 +625,7 @@ bool Engine::step(Warp& w, int gi) {
   cur_mask_ = mask;
   if ((in.flags & (kFlagAligned | kFlagSyncMask)) && mask && !collective_ready(w, *g, in, c)) return false;
   uint32_t lanes = uint32_t(std::popcount(g->mask));
+  if (w.reg_watch) w.reg_watch(c, in);
   in.fn(c, in, mask);
   g = c.group;
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;

@@ -62,7 +62,7 @@ struct Instr {
   uint16_t form = 0;          // index of the form in the instruction table
   uint32_t line = 0, col = 0; // PTX source position
   uint64_t imm = 0;           // a decoded constant the semantics need (e.g. a mask or size)
-  Operand op[6];
+  Operand op[8];            // tcgen05.mma with a disable-output-lane vector and scale-input-d has 7
   ModSet mods;                // every modifier written, for rarely-needed checks at run time
 
   DType type() const { return types[0]; }
