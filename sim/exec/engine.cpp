@@ -377,7 +377,7 @@ void Engine::exit_lanes(ExecCtx& c, uint32_t mask) {
   Warp& w = *c.warp;
   w.exited |= mask;
   c.cta->exited_threads += uint32_t(std::popcount(mask));
-  if ((w.exited & w.valid) == w.valid) --c.cta->live_warps;
+  if ((w.exited & w.valid) == w.valid && --c.cta->live_warps == 0 && c.cta->on_exit) c.cta->on_exit(*this, *c.cta);
   // Groups waiting to converge may have waited for these lanes: let them re-evaluate (they run
   // now, or fault because their membermask names exited lanes).
   for (auto& o : w.groups)
@@ -707,6 +707,7 @@ bool Engine::step(Warp& w, int gi) {
   g->sync_passed = false;
   uint32_t lanes = uint32_t(std::popcount(g->mask));
   if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
+  if (w.reg_watch) w.reg_watch(c, in);
   in.fn(c, in, mask);
   g = c.group;
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;

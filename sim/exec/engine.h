@@ -58,6 +58,7 @@ struct Group {
 };
 
 struct Cta;
+struct Tcgen05Cta;  // sim/exec/tcgen05_state.h
 
 // Bulk async-groups of one thread (cp{.reduce}.async.bulk*.bulk_group, PTX 9.7.9.25.6): operations
 // issued but not yet committed belong to group `committed`; `pending` lists (group, operations not
@@ -85,6 +86,9 @@ struct Warp {
   Cta* cta = nullptr;
   uint64_t diverged_steps = 0;
   std::unique_ptr<WgmmaWarpState> wgmma;       // created by the warp's first wgmma instruction
+  // Set while registers of this warp are still to be written asynchronously (tcgen05.ld before
+  // tcgen05.wait::ld): called before every instruction of the warp to report uses of them.
+  void (*reg_watch)(ExecCtx& c, const Instr& in) = nullptr;
   bool done() const { return groups.empty(); }
 };
 
@@ -140,6 +144,10 @@ struct Cta {
   // Tensor maps in global memory as this CTA's last fence.proxy.tensormap::generic.acquire saw
   // them (the tensormap proxy's view; sim/sem/tma_common.cpp).
   std::unordered_map<uint64_t, std::array<uint8_t, 128>> tmap_acquired;
+  // Tensor Memory and the tcgen05 pipeline, created by the first tcgen05 instruction.
+  std::shared_ptr<Tcgen05Cta> tcgen05;
+  // Called when the last warp of the CTA exits (e.g. the TMEM leak check); may throw KernelFault.
+  void (*on_exit)(Engine& e, Cta& cta) = nullptr;
 };
 
 // An asynchronous operation in flight (TMA, bulk copies): issued now, completed later. It takes

@@ -1,0 +1,224 @@
+#include "model/tcgen05/mma.h"
+
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "model/numerics/half_ops.h"
+#include "model/tensorcore/tensorcore.h"
+#include "model/tensorcore/tile.h"
+
+namespace ptxsim::model::tcgen05 {
+
+namespace {
+
+uint32_t swizzle(uint32_t layout_type, uint32_t addr) {
+  const uint32_t sw = layout_type == 2 ? 128 : layout_type == 4 ? 64 : layout_type == 6 ? 32 : 16;
+  const uint32_t mask = sw / 16 - 1;  // 7, 3, 1, 0
+  return addr ^ (((addr >> 7) & mask) << 4);
+}
+
+uint32_t elem_bytes(Kind k) {
+  switch (k) {
+    case Kind::F16: return 2;
+    case Kind::TF32: return 4;
+    default: return 1;
+  }
+}
+
+// Element format of an A/B field for a float kind.
+tc::ElemFmt elem_fmt(Kind k, uint32_t code) {
+  if (k == Kind::F16) return code == fmt::kBF16 ? tc::ElemFmt::BF16 : tc::ElemFmt::F16;
+  if (k == Kind::TF32) return tc::ElemFmt::TF32;
+  switch (code) {
+    case fmt::kE4M3: return tc::ElemFmt::E4M3;
+    case fmt::kE5M2: return tc::ElemFmt::E5M2;
+    case fmt::kE2M3: return tc::ElemFmt::E2M3;
+    case fmt::kE3M2: return tc::ElemFmt::E3M2;
+    default: return tc::ElemFmt::E2M1;
+  }
+}
+
+// The element's value bits inside its container, and its sign bit.
+uint32_t value_mask(tc::ElemFmt f) {
+  switch (f) {
+    case tc::ElemFmt::E2M3:
+    case tc::ElemFmt::E3M2: return 0x3f;
+    case tc::ElemFmt::E2M1: return 0xf;
+    case tc::ElemFmt::E4M3:
+    case tc::ElemFmt::E5M2: return 0xff;
+    case tc::ElemFmt::F16:
+    case tc::ElemFmt::BF16: return 0xffff;
+    default: return 0xffffffffu;
+  }
+}
+uint32_t sign_bit(tc::ElemFmt f) { return (value_mask(f) >> 1) + 1; }
+
+uint32_t read_le(std::span<const uint8_t> smem, uint32_t addr, uint32_t n) {
+  uint32_t v = 0;
+  std::memcpy(&v, smem.data() + addr, n);
+  return v;
+}
+
+}  // namespace
+
+uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t b, uint32_t mn, uint32_t k) {
+  const uint32_t start = d.start_bytes(), lbo = d.lbo_bytes(), sbo = d.sbo_bytes();
+  const bool swz = d.layout_type != uint32_t(SmemLayout::kNone);
+  const uint32_t sw = d.swizzle_bytes();
+  uint32_t off;
+  if (major == Major::K) {
+    const uint32_t kb = k * b;
+    off = swz ? (mn % 8) * sw + (mn / 8) * sbo + kb : (mn % 8) * 16 + (mn / 8) * sbo + kb % 16 + (kb / 16) * lbo;
+  } else {
+    const uint32_t mb = mn * b;
+    off = swz ? mb % sw + (mb / sw) * lbo + (k % 8) * sw + (k / 8) * sbo
+              : mb % 16 + (mb / 16) * sbo + (k % 8) * 16 + (k / 8) * lbo;
+  }
+  return swizzle(d.layout_type, start + off);
+}
+
+tmem::TmemAddr d_offset(uint32_t M, uint32_t m, uint32_t n) {
+  if (M == 64) return {(m % 16) + 32 * (m / 16), n};
+  return {m, n};
+}
+
+TmemRect d_rect(const MmaOp& op) {
+  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+  const tmem::TmemAddr d = tmem::TmemAddr::decode(op.d_tmem);
+  const uint32_t lanes = id.m() == 64 ? 16 + 32 * 3 : id.m();
+  return {d.lane, lanes, d.column, id.n()};
+}
+
+TmemRect a_rect(const MmaOp& op) {
+  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+  const tmem::TmemAddr a = tmem::TmemAddr::decode(op.a_tmem);
+  const uint32_t lanes = id.m() == 64 ? 16 + 32 * 3 : id.m();
+  return {a.lane, lanes, a.column, dense_k(op.ctx.kind) * elem_bytes(op.ctx.kind) / 4};
+}
+
+std::optional<std::string> check(const MmaOp& op, uint32_t smem_size,
+                                 const std::function<bool(uint32_t, uint32_t)>& allocated) {
+  const MmaContext& ctx = op.ctx;
+  if (ctx.cta_group != 1 || ctx.sparse || ctx.ws || is_block_scaled(ctx.kind))
+    return std::string("not simulated: ") + kind_name(ctx.kind) + (ctx.cta_group == 2 ? " .cta_group::2" : "") +
+           (ctx.sparse ? " .sp" : "") + (ctx.ws ? " .ws" : "");
+  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+  if (auto e = validate(id, ctx)) return e;
+  if (op.scale_input_d && !(ctx.kind == Kind::F16 || ctx.kind == Kind::TF32))
+    return "scale-input-d is only for kind::f16 and kind::tf32";
+  if (op.scale_input_d > 15) return "scale-input-d = " + std::to_string(op.scale_input_d) + " is not in 0..15";
+  if (ctx.kind != Kind::I8) {
+    const tc::AccFmt acc = id.d_format == fmt::kDF16 ? tc::AccFmt::F16 : tc::AccFmt::F32;
+    if (!tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, elem_fmt(ctx.kind, id.a_format),
+                        elem_fmt(ctx.kind, id.b_format), acc))
+      return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/D formats";
+  }
+  const uint32_t M = id.m(), N = id.n(), K = dense_k(ctx.kind), b = elem_bytes(ctx.kind);
+
+  auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows) -> std::optional<std::string> {
+    const SmemDescriptor sd = SmemDescriptor::decode(desc);
+    if (auto e = validate(sd)) return std::string(which) + " " + *e;
+    for (uint32_t mn = 0; mn < rows; ++mn)
+      for (uint32_t k = 0; k < K; ++k) {
+        const uint32_t a = element_address(sd, major, b, mn, k);
+        if (a + b > smem_size)
+          return std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
+                 std::to_string(a) + " is beyond the CTA's " + std::to_string(smem_size) + " bytes of shared memory";
+      }
+    return std::nullopt;
+  };
+  auto check_tmem = [&](const char* which, const TmemRect& r) -> std::optional<std::string> {
+    if (r.lane + r.lanes > tmem::kLanes || r.column + r.columns > tmem::kColumns)
+      return std::string(which) + " in TMEM (lanes " + std::to_string(r.lane) + ".." + std::to_string(r.lane + r.lanes - 1) +
+             ", columns " + std::to_string(r.column) + ".." + std::to_string(r.column + r.columns - 1) +
+             ") is outside the 128 x 512 Tensor Memory";
+    if (!allocated(r.column, r.columns))
+      return std::string(which) + " in TMEM (columns " + std::to_string(r.column) + ".." +
+             std::to_string(r.column + r.columns - 1) + ") is not allocated by tcgen05.alloc";
+    return std::nullopt;
+  };
+  const TmemRect dr = d_rect(op);
+  if (M == 64 && dr.lane % 32 != 0 && dr.lane % 32 != 16)
+    return "D for M = 64 must start at lane 0 or 16 of a 32-lane quarter, not lane " + std::to_string(dr.lane);
+  if (M == 128 && dr.lane != 0) return "D for M = 128 must start at lane 0, not lane " + std::to_string(dr.lane);
+  if (auto e = check_tmem("D", dr)) return e;
+  if (op.a_in_tmem) {
+    if (id.a_major) return "A in Tensor Memory must be K-major: transpose A (bit 15) must be 0";
+    if (auto e = check_tmem("A", a_rect(op))) return e;
+  } else if (auto e = check_smem("A", op.a_desc, id.a_major ? Major::MN : Major::K, M)) {
+    return e;
+  }
+  if (auto e = check_smem("B", op.b_desc, id.b_major ? Major::MN : Major::K, N)) return e;
+  return std::nullopt;
+}
+
+void execute(const MmaOp& op, tmem::Tmem& t, std::span<const uint8_t> smem) {
+  const Kind kind = op.ctx.kind;
+  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+  const uint32_t M = id.m(), N = id.n(), K = dense_k(kind), b = elem_bytes(kind);
+  const tmem::TmemAddr dbase = tmem::TmemAddr::decode(op.d_tmem);
+
+  // Gather A (M x K) and B transposed (N x K) as element bits.
+  std::vector<uint32_t> a(size_t(M) * K), bt(size_t(N) * K);
+  const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t k = 0; k < K; ++k)
+      bt[size_t(n) * K + k] = read_le(smem, element_address(bd, id.b_major ? Major::MN : Major::K, b, n, k), b);
+  if (op.a_in_tmem) {
+    const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t k = 0; k < K; ++k) {
+        const tmem::TmemAddr o = d_offset(M, m, 0);
+        const uint32_t byte = k * b;
+        const uint32_t cell = t.read(abase.lane + o.lane, abase.column + byte / 4);
+        a[size_t(m) * K + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
+      }
+  } else {
+    const SmemDescriptor ad = SmemDescriptor::decode(op.a_desc);
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t k = 0; k < K; ++k)
+        a[size_t(m) * K + k] = read_le(smem, element_address(ad, id.a_major ? Major::MN : Major::K, b, m, k), b);
+  }
+
+  // The accumulator input: D (scaled by 2^-scale_input_d) or zero.
+  std::vector<uint32_t> c(size_t(M) * N, 0), d(size_t(M) * N, 0);
+  const bool f16_out = kind != Kind::I8 && id.d_format == fmt::kDF16;
+  if (op.enable_input_d)
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t n = 0; n < N; ++n) {
+        const tmem::TmemAddr o = d_offset(M, m, n);
+        uint32_t v = t.read(dbase.lane + o.lane, dbase.column + o.column);
+        if (f16_out) v &= 0xffff;
+        if (op.scale_input_d) {
+          if (f16_out) {
+            const uint16_t p2 = uint16_t(op.scale_input_d <= 14 ? (15 - op.scale_input_d) << 10 : 0x0200);  // 2^-s
+            v = num::mul_f16(uint16_t(v), p2);
+          } else {
+            v = std::bit_cast<uint32_t>(std::bit_cast<float>(v) * (1.0f / float(1u << op.scale_input_d)));
+          }
+        }
+        c[size_t(m) * N + n] = v;
+      }
+
+  if (kind == Kind::I8) {
+    std::vector<uint8_t> a8(a.begin(), a.end()), b8(bt.begin(), bt.end());
+    tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(M), int(N), int(K), a8.data(),
+                     b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(d.data()));
+  } else {
+    const tc::ElemFmt fa = elem_fmt(kind, id.a_format), fb = elem_fmt(kind, id.b_format);
+    for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (id.negate_a ? sign_bit(fa) : 0);
+    for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (id.negate_b ? sign_bit(fb) : 0);
+    const tc::DotModel* model =
+        tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
+    tc::mma_tile(*model, fa, fb, int(M), int(N), int(K), a.data(), bt.data(), c.data(), d.data());
+  }
+
+  for (uint32_t m = 0; m < M; ++m) {
+    const uint32_t lane = dbase.lane + d_offset(M, m, 0).lane;
+    if (op.disable_lane[(lane - dbase.lane) / 32] >> ((lane - dbase.lane) % 32) & 1) continue;
+    for (uint32_t n = 0; n < N; ++n) t.write(lane, dbase.column + n, d[size_t(m) * N + n]);
+  }
+}
+
+}  // namespace ptxsim::model::tcgen05

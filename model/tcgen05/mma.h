@@ -1,0 +1,73 @@
+// The tcgen05.mma datapath for cta_group::1 (PTX ISA 9.7.16.10): D[M x N] = A[M x K] * B[K x N]
+// (+ D), A from shared memory (a 64-bit descriptor) or Tensor Memory, B from shared memory, D in
+// Tensor Memory. The arithmetic is model/tensorcore's tile product (bit-exact T-FDPA per kind);
+// this file is only about where the operands are and where D goes.
+//
+// Shared-memory operands (PTX 9.7.16.3, canonical layouts in ptx-facts.md §5.5), with mn the M (or
+// N) index, k the K index, b the element size in bytes, SW the swizzle row bytes (32/64/128) and
+// LBO/SBO the descriptor's byte offsets; the address is then swizzled on its absolute bits
+// (Swizzle<log2(SW/16), 4, 3>: bits 6:4 ^= bits 9:7, masked to the mode's width), the same way a
+// TMA load with that swizzle placed the data:
+//   K-major,  no swizzle  start + (mn%8)*16 + (mn/8)*SBO + (k*b)%16 + ((k*b)/16)*LBO
+//   K-major,  swizzled    start + (mn%8)*SW + (mn/8)*SBO + k*b
+//   MN-major, no swizzle  start + (mn*b)%16 + ((mn*b)/16)*SBO + (k%8)*16 + (k/8)*LBO
+//   MN-major, swizzled    start + (mn*b)%SW + ((mn*b)/SW)*LBO + (k%8)*SW + (k/8)*SBO
+// kind::f8f6f4 keeps each 4/6-bit element in its own byte (value in the low bits).
+//
+// D in TMEM (PTX 9.7.16.10.5; ptx-facts.md §5.6), one 32-bit column per N element (16-bit D in
+// the low half): M = 128 (layout D): lane m, column n; M = 64 (layout F): lane (m%16) + 32*(m/16),
+// column n. A in TMEM uses the same lanes, K packed 32 bits per column.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "model/tcgen05/descriptors.h"
+#include "model/tmem/tmem.h"
+
+namespace ptxsim::model::tcgen05 {
+
+enum class Major : uint8_t { K, MN };
+
+// Byte address (shared::cta) of element (mn, k) of an operand described by `d`.
+uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t elem_bytes, uint32_t mn, uint32_t k);
+
+// Offset of D(m, n) (and of A's row m) from the TMEM address operand, cta_group::1.
+tmem::TmemAddr d_offset(uint32_t M, uint32_t m, uint32_t n);
+
+struct MmaOp {
+  MmaContext ctx;
+  uint32_t idesc = 0;
+  uint32_t d_tmem = 0;
+  bool a_in_tmem = false;
+  uint32_t a_tmem = 0;       // a_in_tmem
+  uint64_t a_desc = 0;       // otherwise
+  uint64_t b_desc = 0;
+  bool enable_input_d = true;
+  uint32_t scale_input_d = 0;        // D = A*B + D * 2^-scale (kind::f16 / tf32)
+  uint32_t disable_lane[8] = {};     // bit l (of the 128-bit vector) = 1: D lane l not written
+};
+
+// A rectangle of TMEM cells the MMA reads or writes.
+struct TmemRect {
+  uint32_t lane = 0, lanes = 0, column = 0, columns = 0;
+  bool overlaps(const TmemRect& o) const {
+    return lane < o.lane + o.lanes && o.lane < lane + lanes && column < o.column + o.columns &&
+           o.column < column + columns;
+  }
+};
+TmemRect d_rect(const MmaOp& op);
+TmemRect a_rect(const MmaOp& op);  // a_in_tmem only
+
+// Every rule the operands must satisfy, checked before the MMA is issued (so execute() cannot
+// fail): the descriptors, the kind's numerics model, shared-memory footprints within `smem_size`,
+// and the TMEM rectangles within the array and allocated (`allocated(column, ncols)`).
+std::optional<std::string> check(const MmaOp& op, uint32_t smem_size,
+                                 const std::function<bool(uint32_t, uint32_t)>& allocated);
+
+// Reads A and B, computes, writes D. `smem` is the issuing CTA's shared memory.
+void execute(const MmaOp& op, tmem::Tmem& t, std::span<const uint8_t> smem);
+
+}  // namespace ptxsim::model::tcgen05

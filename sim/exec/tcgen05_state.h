@@ -1,0 +1,46 @@
+// Per-CTA state of the tcgen05 family (hung off Cta::tcgen05, created by the first tcgen05
+// instruction of the CTA; maintained by sim/sem/tcgen05*.cpp): the CTA's Tensor Memory and its
+// allocator, the asynchronous pipeline, and what the hazard checks need.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "model/tcgen05/mma.h"
+#include "model/tmem/tmem.h"
+
+namespace ptxsim {
+
+struct Tcgen05Cta {
+  model::tmem::Tmem tmem;
+  model::tmem::TmemAllocator alloc;
+
+  // Asynchronous tcgen05 operations (mma, commit) take effect in issue order: each engine
+  // AsyncOp of this CTA runs the front of this queue when it completes. The ISA orders
+  // mma -> mma on one accumulator and commit after every prior mma of the thread (PTX 9.7.16.6.2);
+  // one queue per CTA is a valid (stricter) order.
+  std::deque<std::function<void()>> pipe;
+
+  // MMAs whose D a tcgen05.ld must not read yet: until each has completed and its issuing thread
+  // has committed it to an mbarrier.
+  struct MmaRecord {
+    uint64_t id = 0;
+    model::tcgen05::TmemRect d;
+    uint32_t line = 0;
+    uint32_t thread = 0;  // issuing thread in the CTA
+    bool completed = false, committed = false;
+  };
+  std::vector<MmaRecord> mmas;
+  uint64_t next_mma = 0;
+
+  // Per warp: the destination registers of tcgen05.ld not yet covered by tcgen05.wait::ld.
+  struct PendingLoad {
+    const uint64_t* regs = nullptr;  // the frame they belong to
+    std::vector<uint32_t> slots;
+    uint32_t line = 0;
+  };
+  std::vector<PendingLoad> pending_ld;  // indexed by warp
+};
+
+}  // namespace ptxsim

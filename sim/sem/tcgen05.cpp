@@ -1,0 +1,599 @@
+// The tcgen05 family on sm_100a (PTX ISA 9.7.16): Tensor Memory allocation, tcgen05.ld / st and
+// their waits, tcgen05.mma, tcgen05.commit and the fences. The hardware units are in model/tmem
+// (TMEM cells, allocator) and model/tcgen05 (descriptors, ld/st shapes, the MMA datapath); this
+// file decodes operands, applies the ISA's access rules, and schedules the asynchronous parts:
+//   alloc / dealloc / relinquish  synchronous; an alloc that does not fit blocks until a dealloc
+//   ld / st                       move data at issue; a ld's destination registers count as not yet
+//                                 written until tcgen05.wait::ld, and any use of one before that is
+//                                 reported (the warp's reg_watch)
+//   mma, commit                   checked at issue, executed in issue order through the engine's
+//                                 async queue (Tcgen05Cta::pipe); commit arrives on its mbarrier(s)
+//                                 once every earlier mma of the CTA has completed
+// Reading D with tcgen05.ld while an MMA writing it has not completed, or was never committed to
+// an mbarrier, is reported; so is an MMA reading shared memory written by generic-proxy stores
+// with no fence.proxy.async since. A CTA that exits with TMEM still allocated is a fault.
+#include <algorithm>
+#include <memory>
+
+#include "model/tcgen05/ldst.h"
+#include "sim/exec/tcgen05_state.h"
+#include "sim/sem/tma_common.h"
+
+namespace ptxsim {
+
+namespace {
+
+namespace t5 = model::tcgen05;
+namespace tm = model::tmem;
+using sem::tma::hex;
+
+// ---- per-CTA state -------------------------------------------------------------------------------
+
+void leak_check(Engine&, Cta& cta) {
+  const auto& live = cta.tcgen05->alloc.live();
+  if (live.empty()) return;
+  std::string s;
+  for (const auto& a : live)
+    s += (s.empty() ? "" : ", ") + std::string("columns [") + std::to_string(a.column) + ", " +
+         std::to_string(a.column + a.ncols) + ") from the tcgen05.alloc at line " + std::to_string(a.line);
+  throw KernelFault{"CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) +
+                        ") exits with Tensor Memory still allocated: " + s +
+                        " (every allocation must be freed with tcgen05.dealloc before the kernel exits)",
+                    "error"};
+}
+
+Tcgen05Cta& state(ExecCtx& c) {
+  Cta& cta = *c.cta;
+  if (!cta.tcgen05) {
+    cta.tcgen05 = std::make_shared<Tcgen05Cta>();
+    cta.tcgen05->pending_ld.resize(cta.warps.size());
+    cta.on_exit = leak_check;
+  }
+  return *cta.tcgen05;
+}
+
+void use_cta_group(ExecCtx& c, const char* what, unsigned g) {
+  if (auto e = state(c).alloc.use_cta_group(g)) c.fault("error", std::string(what) + " " + *e);
+}
+
+uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* what, uint64_t add = 0) {
+  const int first = std::countr_zero(mask);
+  const uint64_t v = c.col(o)[first] + add;
+  for_lanes(mask, [&](int l) {
+    if (c.col(o)[l] + add != v)
+      c.fault("error", std::string(what) + " differs between the threads of the warp (lane " + std::to_string(first) +
+                           ": " + hex(uint32_t(v)) + ", lane " + std::to_string(l) + ": " + hex(uint32_t(c.col(o)[l] + add)) +
+                           "); it must be the same in all of them");
+  });
+  return uint32_t(v);
+}
+
+// ---- alloc / dealloc / relinquish_alloc_permit -----------------------------------------------------
+
+// in.d: cta_group.
+void exec_alloc(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  Tcgen05Cta& st = state(c);
+  const uint32_t ncols = uniform_u32(c, in.op[1], mask, "tcgen05.alloc: nCols");
+  const uint64_t dst = sem::addr_of(c, in.op[0], std::countr_zero(mask));
+  auto r = st.alloc.alloc(ncols, in.d, in.line);
+  if (r.status == tm::TmemAllocator::Status::Error) c.fault("error", "tcgen05.alloc: " + r.message);
+  if (r.status == tm::TmemAllocator::Status::Blocked) {
+    // Not enough free columns: wait for a dealloc (a deadlock if none comes).
+    c.hold = true;
+    c.eng->block(c, WaitKind::Custom, uint64_t(reinterpret_cast<uintptr_t>(&st.alloc)), st.alloc.version() + 1);
+    return;
+  }
+  const uint32_t taddr = tm::TmemAddr{0, r.column}.encode();
+  store_le(c.mem(in.space, dst, 4, 4, std::countr_zero(mask), Access::Write), taddr, 4);
+}
+
+void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  Tcgen05Cta& st = state(c);
+  const tm::TmemAddr a = tm::TmemAddr::decode(uniform_u32(c, in.op[0], mask, "tcgen05.dealloc: taddr"));
+  const uint32_t ncols = uniform_u32(c, in.op[1], mask, "tcgen05.dealloc: nCols");
+  if (a.lane != 0) c.fault("error", "tcgen05.dealloc: taddr " + tm::to_string(a) + " must be lane 0 of the allocation");
+  if (auto e = st.alloc.dealloc(a.column, ncols, in.d)) c.fault("error", "tcgen05.dealloc: " + *e);
+  c.eng->wake(WaitKind::Custom, uint64_t(reinterpret_cast<uintptr_t>(&st.alloc)), st.alloc.version());
+}
+
+void exec_relinquish(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  if (auto e = state(c).alloc.relinquish(in.d)) c.fault("error", "tcgen05.relinquish_alloc_permit: " + *e);
+}
+
+// ---- ld / st -------------------------------------------------------------------------------------
+
+// in.a: LdStShape; in.b: .num; in.c: 1 = .pack::16b / .unpack::16b; in.imm: registers per thread.
+struct LdSt {
+  const Operand* regs = nullptr;  // the register vector (elements in the function's vec_pool)
+  const Operand* taddr = nullptr;
+  uint32_t split = 0;
+};
+
+LdSt operands(const Instr& in, bool load) {
+  LdSt o;
+  const bool x2 = t5::LdStShape(in.a) == t5::LdStShape::k16x32bx2;
+  o.regs = load ? &in.op[0] : &in.op[x2 ? 2 : 1];
+  o.taddr = &in.op[load ? 1 : 0];
+  if (x2) o.split = uint32_t(in.op[load ? 2 : 1].imm);
+  return o;
+}
+
+const Operand& reg_elem(const ExecCtx& c, const Operand& v, uint32_t i) { return sem::vec_elem(c, v, i); }
+
+void report_reg_use(ExecCtx& c, const Instr& in) {
+  Tcgen05Cta::PendingLoad& p = c.cta->tcgen05->pending_ld[c.warp->index];
+  if (p.regs != c.regs) return;
+  auto check = [&](const Operand& o) {
+    if (o.kind != Operand::Kind::Reg && o.kind != Operand::Kind::Addr) return;
+    auto it = std::find(p.slots.begin(), p.slots.end(), o.slot);
+    if (it == p.slots.end()) return;
+    const std::string name = o.slot < c.fn->slot_names.size() ? c.fn->slot_names[o.slot] : "slot " + std::to_string(o.slot);
+    c.eng->warn(c, "tcgen05 hazard: register " + name + " is a destination of the tcgen05.ld at line " +
+                       std::to_string(p.line) + " and is used before tcgen05.wait::ld (its value is not defined yet)");
+    p.slots.erase(it);
+  };
+  for (uint32_t i = 0; i < in.nops; ++i) {
+    const Operand& o = in.op[i];
+    if (o.kind == Operand::Kind::Vec) {
+      for (uint32_t k = 0; k < o.count; ++k) check(c.fn->vec_pool[o.slot + k]);
+    } else {
+      check(o);
+      if (o.kind == Operand::Kind::Addr && o.aux != kNoSlot)
+        for (uint32_t k = 0; k < o.count; ++k) check(c.fn->vec_pool[o.aux + k]);
+    }
+  }
+  if (p.slots.empty()) c.warp->reg_watch = nullptr;
+}
+
+// The checks shared by ld and st; returns the base address.
+tm::TmemAddr check_access(ExecCtx& c, const Instr& in, const LdSt& o, uint32_t mask, const char* what) {
+  Tcgen05Cta& st = state(c);
+  const t5::LdStShape shape = t5::LdStShape(in.a);
+  const tm::TmemAddr a =
+      tm::TmemAddr::decode(uniform_u32(c, *o.taddr, mask, (std::string(what) + ": taddr").c_str(), uint64_t(o.taddr->imm)));
+  const uint32_t lanes = t5::lanes_touched(shape);
+  const uint32_t q = c.warp->index % 4;
+  if (a.lane / tm::kLanesPerWarp != q || (a.lane + lanes - 1) / tm::kLanesPerWarp != q)
+    c.fault("error", std::string(what) + ": warp " + std::to_string(c.warp->index) + " (warp " + std::to_string(q) +
+                         " of its warpgroup) may access only TMEM lanes " + std::to_string(32 * q) + ".." +
+                         std::to_string(32 * q + 31) + ", but " + t5::shape_name(shape) + " at " + tm::to_string(a) +
+                         " touches lanes " + std::to_string(a.lane) + ".." + std::to_string(a.lane + lanes - 1));
+  const uint32_t span = t5::columns_spanned(shape, in.b, o.split) * (in.c ? 2 : 1);
+  if (a.column + span > tm::kColumns)
+    c.fault("error", std::string(what) + ": columns " + std::to_string(a.column) + ".." + std::to_string(a.column + span - 1) +
+                         " are beyond the 512 columns of Tensor Memory");
+  if (!st.alloc.allocated(a.column, span))
+    c.fault("error", std::string(what) + ": columns " + std::to_string(a.column) + ".." + std::to_string(a.column + span - 1) +
+                         " are not allocated (tcgen05.alloc)");
+  return a;
+}
+
+template <bool Pack>
+uint32_t cell_column(const t5::CellOffset& off, uint32_t half) {
+  return Pack ? 2 * off.column + half : off.column;
+}
+
+void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  Tcgen05Cta& st = state(c);
+  const LdSt o = operands(in, true);
+  const tm::TmemAddr a = check_access(c, in, o, mask, "tcgen05.ld");
+  const t5::LdStShape shape = t5::LdStShape(in.a);
+  const uint32_t nregs = uint32_t(in.imm);
+  const bool pack = in.c != 0;
+  // Reading D of an MMA that has not completed, or was never committed.
+  const t5::TmemRect r{a.lane, t5::lanes_touched(shape), a.column, t5::columns_spanned(shape, in.b, o.split) * (pack ? 2 : 1)};
+  for (const auto& m : st.mmas)
+    if (m.d.overlaps(r) && !(m.completed && m.committed)) {
+      c.eng->warn(c, std::string("tcgen05 hazard: tcgen05.ld reads TMEM lanes ") + std::to_string(r.lane) + ".." +
+                         std::to_string(r.lane + r.lanes - 1) + ", columns " + std::to_string(r.column) + ".." +
+                         std::to_string(r.column + r.columns - 1) + ", the D of the tcgen05.mma at line " +
+                         std::to_string(m.line) +
+                         (m.committed ? ", which has not completed: wait on the mbarrier its tcgen05.commit arrives on"
+                                      : ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that") +
+                         " before reading D");
+      break;
+    }
+  for_lanes(mask, [&](int l) {
+    for (uint32_t i = 0; i < nregs; ++i) {
+      const t5::CellOffset off = t5::cell_of(shape, uint32_t(l), i, o.split);
+      const uint32_t lane = a.lane + off.lane;
+      uint32_t v;
+      if (pack) {
+        v = (st.tmem.read(lane, a.column + 2 * off.column) & 0xffff) |
+            (st.tmem.read(lane, a.column + 2 * off.column + 1) << 16);
+      } else {
+        v = st.tmem.read(lane, a.column + off.column);
+      }
+      c.col(reg_elem(c, *o.regs, i))[l] = v;
+    }
+  });
+  Tcgen05Cta::PendingLoad& p = st.pending_ld[c.warp->index];
+  if (p.regs != c.regs) p.slots.clear();
+  p.regs = c.regs;
+  p.line = in.line;
+  for (uint32_t i = 0; i < nregs; ++i) p.slots.push_back(reg_elem(c, *o.regs, i).slot);
+  c.warp->reg_watch = report_reg_use;
+}
+
+void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (!mask) return;
+  Tcgen05Cta& st = state(c);
+  const LdSt o = operands(in, false);
+  const tm::TmemAddr a = check_access(c, in, o, mask, "tcgen05.st");
+  const t5::LdStShape shape = t5::LdStShape(in.a);
+  const uint32_t nregs = uint32_t(in.imm);
+  for_lanes(mask, [&](int l) {
+    for (uint32_t i = 0; i < nregs; ++i) {
+      const t5::CellOffset off = t5::cell_of(shape, uint32_t(l), i, o.split);
+      const uint32_t lane = a.lane + off.lane;
+      const uint32_t v = uint32_t(c.col(reg_elem(c, *o.regs, i))[l]);
+      if (in.c) {
+        st.tmem.write(lane, a.column + 2 * off.column, v & 0xffff);
+        st.tmem.write(lane, a.column + 2 * off.column + 1, v >> 16);
+      } else {
+        st.tmem.write(lane, a.column + off.column, v);
+      }
+    }
+  });
+}
+
+void exec_wait_ld(ExecCtx& c, const Instr&, uint32_t mask) {
+  if (!mask || !c.cta->tcgen05) return;
+  c.cta->tcgen05->pending_ld[c.warp->index].slots.clear();
+  c.warp->reg_watch = nullptr;
+}
+
+// tcgen05.st moves its data at issue, and the fences order nothing the simulator reorders.
+void exec_nothing(ExecCtx&, const Instr&, uint32_t) {}
+
+// ---- the asynchronous pipeline -----------------------------------------------------------------
+
+// Queues `work` behind every earlier asynchronous tcgen05 operation of the CTA.
+void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()> work) {
+  Tcgen05Cta& st = state(c);
+  st.pipe.push_back(std::move(work));
+  AsyncOp op;
+  op.what = std::move(what);
+  op.line = in.line;
+  Tcgen05Cta* sp = &st;
+  op.complete = [sp] {
+    auto f = std::move(sp->pipe.front());
+    sp->pipe.pop_front();
+    f();
+  };
+  c.eng->issue_async(std::move(op));
+}
+
+void forget_settled(Tcgen05Cta& st) {
+  st.mmas.erase(std::remove_if(st.mmas.begin(), st.mmas.end(), [](const auto& m) { return m.completed && m.committed; }),
+                st.mmas.end());
+}
+
+// in.a: Kind; in.b: flags below; in.d: cta_group; in.imm: scale-input-d.
+constexpr uint8_t kATmem = 1, kDisableMask = 2;
+
+void issue_mma(ExecCtx& c, const Instr& in, int l) {
+  Tcgen05Cta& st = state(c);
+  Cta& cta = *c.cta;
+  t5::MmaOp op;
+  op.ctx.kind = t5::Kind(in.a);
+  op.ctx.cta_group = in.d;
+  op.d_tmem = uint32_t(sem::addr_of(c, in.op[0], l));
+  op.a_in_tmem = in.b & kATmem;
+  if (op.a_in_tmem) op.a_tmem = uint32_t(sem::addr_of(c, in.op[1], l));
+  else op.a_desc = c.col(in.op[1])[l];
+  op.b_desc = c.col(in.op[2])[l];
+  op.idesc = uint32_t(c.col(in.op[3])[l]);
+  size_t next = 4;
+  if (in.b & kDisableMask) {
+    const Operand& v = in.op[next++];
+    for (uint32_t i = 0; i < v.count && i < 8; ++i) op.disable_lane[i] = uint32_t(c.col(sem::vec_elem(c, v, i))[l]);
+  }
+  op.enable_input_d = (c.col(in.op[next])[l] & 1) != 0;
+  if (in.op[next].neg) op.enable_input_d = !op.enable_input_d;
+  op.scale_input_d = uint32_t(in.imm);
+  const std::string what = std::string("tcgen05.mma.cta_group::") + std::to_string(in.d) + "." + t5::kind_name(op.ctx.kind);
+  auto allocated = [&](uint32_t col, uint32_t n) { return st.alloc.allocated(col, n); };
+  if (auto e = t5::check(op, uint32_t(cta.smem.size()), allocated)) c.fault("error", what + ": " + *e);
+
+  // Shared memory the MMA reads (through the async proxy) written by generic stores since the last
+  // fence.proxy.async.
+  const t5::InstrDescriptor id = t5::InstrDescriptor::decode(op.idesc);
+  auto check_operand = [&](const char* which, uint64_t desc, bool mn_major, uint32_t rows) {
+    const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(desc);
+    const uint32_t b = op.ctx.kind == t5::Kind::F16 ? 2 : op.ctx.kind == t5::Kind::TF32 ? 4 : 1;
+    for (uint32_t mn = 0; mn < rows; ++mn)
+      for (uint32_t k = 0; k < t5::dense_k(op.ctx.kind); ++k) {
+        const uint32_t addr = t5::element_address(sd, mn_major ? t5::Major::MN : t5::Major::K, b, mn, k);
+        if (addr / 16 < cta.generic_dirty.size() && cta.generic_dirty[addr / 16]) {
+          c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
+                             ", written by generic-proxy stores with no fence.proxy.async since (the MMA reads "
+                             "through the async proxy and may see stale data)");
+          return;
+        }
+      }
+  };
+  if (!op.a_in_tmem) check_operand("A", op.a_desc, id.a_major, id.m());
+  check_operand("B", op.b_desc, id.b_major, id.n());
+
+  Tcgen05Cta::MmaRecord rec;
+  rec.id = st.next_mma++;
+  rec.d = t5::d_rect(op);
+  rec.line = in.line;
+  rec.thread = c.warp->index * 32 + uint32_t(l);
+  st.mmas.push_back(rec);
+  Tcgen05Cta* sp = &st;
+  Cta* cp = &cta;
+  const uint64_t rid = rec.id;
+  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [sp, cp, op, rid] {
+    t5::execute(op, sp->tmem, cp->smem);
+    for (auto& m : sp->mmas)
+      if (m.id == rid) m.completed = true;
+    forget_settled(*sp);
+  });
+}
+
+void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask) use_cta_group(c, "tcgen05.mma", in.d);
+  for_lanes(mask, [&](int l) { issue_mma(c, in, l); });
+}
+
+// One arrive (count 1) on the mbarrier at `off` of `cta`, from an asynchronous operation.
+void arrive_async(Engine& e, Cta& cta, uint32_t off, const std::string& what) {
+  MbarrierSlot* m = sem::tma::live_mbarrier(cta, off);
+  if (!m)
+    throw KernelFault{what + " completed, but shared address " + hex(off) + " of CTA rank " + std::to_string(cta.rank) +
+                          " no longer holds an initialised mbarrier for its arrive",
+                      "error"};
+  auto r = m->bar.arrive(1, 0, false, false);
+  if (r.error != model::Mbarrier::Error::None)
+    throw KernelFault{what + ": arrive on the mbarrier at shared address " + hex(off) + ": " +
+                          model::Mbarrier::describe(r.error),
+                      "error"};
+  m->remote_arrivals++;
+  if (r.completed) e.mbarrier_phase_completed(cta, *m);
+  e.mbarrier_changed(*m);
+}
+
+// in.b: 1 = .multicast::cluster; in.d: cta_group.
+void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask) use_cta_group(c, "tcgen05.commit", in.d);
+  for_lanes(mask, [&](int l) {
+    Tcgen05Cta& st = state(c);
+    Engine& e = *c.eng;
+    const std::string what = "tcgen05.commit (line " + std::to_string(in.line) + ")";
+    const uint64_t mb = sem::addr_of(c, in.op[0], l);
+    if (mb & 7) c.fault("misaligned address", "tcgen05.commit: mbarrier address " + hex(mb) + " is not 8-byte aligned");
+    auto [bcta, boff] = e.resolve_shared(c, in.space, mb, 8, l);
+    std::vector<Cta*> targets;
+    if (in.b) {
+      const uint32_t m = uint16_t(c.col(in.op[1])[l]);
+      if (m >> e.ctas.size())
+        c.fault("error", "tcgen05.commit: ctaMask " + hex(m) + " names CTA ranks beyond the cluster of " +
+                             std::to_string(e.ctas.size()) + " CTA(s)");
+      for (uint32_t r = 0; r < e.ctas.size(); ++r)
+        if (m >> r & 1) targets.push_back(e.ctas[r].get());
+    } else {
+      targets.push_back(bcta);
+    }
+    for (Cta* t : targets) sem::tma::require_mbarrier(c, *t, boff, "tcgen05.commit");
+    const uint32_t thread = c.warp->index * 32 + uint32_t(l);
+    for (auto& m : st.mmas)
+      if (m.thread == thread) m.committed = true;
+    Engine* ep = &e;
+    Tcgen05Cta* sp = &st;
+    const uint32_t off = boff;
+    enqueue(c, in, what, [ep, sp, targets, off, what] {
+      for (Cta* t : targets) arrive_async(*ep, *t, off, what);
+      forget_settled(*sp);
+    });
+  });
+}
+
+// ---- binders helpers ---------------------------------------------------------------------------------
+
+unsigned cta_group(Binder& b) {
+  const bool one = b.has(".cta_group::1"), two = b.has(".cta_group::2");
+  if (one == two) b.error(one ? "Multiple .cta_group modifiers specified" : std::string(".cta_group modifier required for instruction '") + b.form.opcode + "'");
+  return one ? 1 : 2;
+}
+
+void require_sync_aligned(Binder& b) {
+  if (!b.has(".sync") || !b.has(".aligned"))
+    b.error(std::string("'.sync.aligned' modifiers required for instruction '") + b.form.opcode + "'");
+}
+
+bool is_reg_or_imm(const Operand& o) { return o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Imm; }
+
+void expect(Binder& b, bool ok, const std::string& what) {
+  if (!ok) b.error("Arguments mismatch for instruction '" + std::string(b.form.opcode) + "': " + what);
+}
+
+}  // namespace
+
+// ---- binders ---------------------------------------------------------------------------------------
+
+void bind_tcgen05_alloc(Binder& b) {
+  require_sync_aligned(b);
+  b.in.d = uint8_t(cta_group(b));
+  if (b.in.d == 2) b.unimplemented(".cta_group::2 (allocation shared by a CTA pair)");
+  expect(b, b.op_count() == 2 && b.op_kind(0) == Operand::Kind::Addr && b.in.op[0].aux == kNoSlot,
+         "expected [dst], nCols");
+  expect(b, is_reg_or_imm(b.in.op[1]), "nCols is a 32-bit register or immediate");
+  b.in.space = b.has(".shared::cta") ? Space::Shared : Space::Generic;
+  b.in.fn = exec_alloc;
+}
+
+void bind_tcgen05_dealloc(Binder& b) {
+  require_sync_aligned(b);
+  b.in.d = uint8_t(cta_group(b));
+  if (b.in.d == 2) b.unimplemented(".cta_group::2 (allocation shared by a CTA pair)");
+  expect(b, b.op_count() == 2 && is_reg_or_imm(b.in.op[0]) && is_reg_or_imm(b.in.op[1]), "expected taddr, nCols");
+  b.in.fn = exec_dealloc;
+}
+
+void bind_tcgen05_relinquish(Binder& b) {
+  require_sync_aligned(b);
+  b.in.d = uint8_t(cta_group(b));
+  if (b.in.d == 2) b.unimplemented(".cta_group::2 (allocation shared by a CTA pair)");
+  expect(b, b.op_count() == 0, "no operands");
+  b.in.fn = exec_relinquish;
+}
+
+namespace {
+
+void bind_ldst(Binder& b, bool load) {
+  const char* name = load ? "tcgen05.ld" : "tcgen05.st";
+  require_sync_aligned(b);
+  static const std::pair<const char*, t5::LdStShape> shapes[] = {{".32x32b", t5::LdStShape::k32x32b},
+                                                                {".16x64b", t5::LdStShape::k16x64b},
+                                                                {".16x128b", t5::LdStShape::k16x128b},
+                                                                {".16x256b", t5::LdStShape::k16x256b},
+                                                                {".16x32bx2", t5::LdStShape::k16x32bx2}};
+  int ns = 0;
+  t5::LdStShape shape{};
+  for (auto& [tok, s] : shapes)
+    if (b.has(tok)) {
+      shape = s;
+      ++ns;
+    }
+  if (ns != 1) b.error(std::string(ns ? "Multiple .shape modifiers" : ".shape modifier required") + " for instruction '" + name + "'");
+  uint32_t num = 0, nn = 0;
+  for (uint32_t n = 1; n <= 128; n *= 2)
+    if (b.has(".x" + std::to_string(n))) {
+      num = n;
+      ++nn;
+    }
+  if (nn != 1) b.error(std::string(nn ? "Multiple .num modifiers" : ".num modifier required") + " for instruction '" + name + "'");
+  const uint32_t regs = t5::regs_per_thread(shape, num);
+  if (!regs)
+    b.error(std::string("Modifier '.x") + std::to_string(num) + "' cannot be combined with modifier '" +
+            t5::shape_name(shape) + "' for instruction '" + name + "'");
+  if (!b.has(".b32")) b.error(std::string("Type .b32 required for instruction '") + name + "'");
+  const bool x2 = shape == t5::LdStShape::k16x32bx2;
+  const size_t reg_at = load ? 0 : (x2 ? 2 : 1), addr_at = load ? 1 : 0;
+  expect(b, b.op_count() == (x2 ? 3u : 2u),
+         load ? (x2 ? "expected {r...}, [taddr], immHalfSplitoff" : "expected {r...}, [taddr]")
+              : (x2 ? "expected [taddr], immHalfSplitoff, {r...}" : "expected [taddr], {r...}"));
+  expect(b, b.op_kind(addr_at) == Operand::Kind::Addr && b.in.op[addr_at].aux == kNoSlot, "taddr is an address [taddr]");
+  if (x2) {
+    const Operand& h = b.in.op[load ? 2 : 1];
+    expect(b, h.kind == Operand::Kind::Imm, "immHalfSplitoff is an immediate");
+  }
+  const Operand& r = b.in.op[reg_at];
+  if (r.kind != Operand::Kind::Vec) b.error("Vector expected for argument " + std::to_string(reg_at) + " of instruction '" + name + "'");
+  const uint32_t count = r.count;
+  if (count != regs)
+    b.error("Argument " + std::to_string(reg_at + 1) + " of instruction '" + name + "': Argument vector size mismatch (" +
+            t5::shape_name(shape) + ".x" + std::to_string(num) + " needs " + std::to_string(regs) + " registers, got " +
+            std::to_string(count) + ")");
+  for (uint32_t i = 0; i < count; ++i) {
+    const Operand& e = b.dec.current().vec_pool[r.slot + i];
+    expect(b, e.kind == Operand::Kind::Reg && (e.width == 0 || e.width == 32), "the data registers are 32-bit registers");
+  }
+  b.in.a = uint8_t(shape);
+  b.in.b = uint8_t(num);
+  b.in.c = b.has(load ? ".pack::16b" : ".unpack::16b") ? 1 : 0;
+  b.in.imm = regs;
+  b.in.fn = load ? exec_ld : exec_st;
+}
+
+}  // namespace
+
+void bind_tcgen05_ld(Binder& b) { bind_ldst(b, true); }
+void bind_tcgen05_st(Binder& b) { bind_ldst(b, false); }
+
+void bind_tcgen05_wait(Binder& b) {
+  require_sync_aligned(b);
+  expect(b, b.op_count() == 0, "no operands");
+  b.in.fn = std::string_view(b.form.opcode) == "tcgen05.wait::ld" ? exec_wait_ld : exec_nothing;
+}
+
+void bind_tcgen05_fence(Binder& b) {
+  expect(b, b.op_count() == 0, "no operands");
+  b.in.fn = exec_nothing;
+}
+
+void bind_tcgen05_mma(Binder& b) {
+  const std::string_view op = b.form.opcode;
+  if (op != "tcgen05.mma") b.unimplemented(std::string(op.substr(8)) + " (sparse / weight-stationary MMAs)");
+  const unsigned g = cta_group(b);
+  static const std::pair<const char*, t5::Kind> kinds[] = {
+      {".kind::f16", t5::Kind::F16},           {".kind::tf32", t5::Kind::TF32}, {".kind::f8f6f4", t5::Kind::F8F6F4},
+      {".kind::i8", t5::Kind::I8},             {".kind::mxf8f6f4", t5::Kind::MXF8F6F4},
+      {".kind::mxf4", t5::Kind::MXF4},         {".kind::mxf4nvf4", t5::Kind::MXF4NVF4}};
+  int nk = 0;
+  t5::Kind kind{};
+  for (auto& [tok, k] : kinds)
+    if (b.has(tok)) {
+      kind = k;
+      ++nk;
+    }
+  if (nk != 1) b.error(std::string(nk ? "Multiple .kind modifiers" : ".kind modifier required") + " for instruction 'tcgen05.mma'");
+  const bool block_scale = b.has(".block_scale");
+  if (t5::is_block_scaled(kind) != block_scale)
+    b.error(block_scale ? "Block scale is not supported for f16, tf32, f8f6f4, and i8 types"
+                        : std::string("'.block_scale' required with .") + (t5::kind_name(kind)));
+  // Operands: [d], a-desc | [a-tmem], b-desc, idesc, {disable-output-lane,} enable-input-d {, scale-input-d}
+  const size_t n = b.op_count();
+  expect(b, n >= 5 && b.op_kind(0) == Operand::Kind::Addr, "expected [d-tmem], a-desc|[a-tmem], b-desc, idesc, ...");
+  const bool a_tmem = b.op_kind(1) == Operand::Kind::Addr;
+  expect(b, a_tmem || is_reg_or_imm(b.in.op[1]), "a-desc is a 64-bit register or [a-tmem]");
+  expect(b, is_reg_or_imm(b.in.op[2]) && is_reg_or_imm(b.in.op[3]), "b-desc and idesc are registers or immediates");
+  if (t5::is_block_scaled(kind)) b.unimplemented(std::string(t5::kind_name(kind)) + " (block-scaled MMA)");
+  size_t next = 4;
+  uint8_t flags = a_tmem ? kATmem : 0;
+  if (b.op_kind(next) == Operand::Kind::Vec) {
+    const uint32_t want = g == 1 ? 4 : 8;
+    if (b.in.op[next].count != want)
+      b.error("Argument " + std::to_string(next + 1) + " of instruction 'tcgen05.mma': disable-output-lane has " +
+              std::to_string(want) + " elements with .cta_group::" + std::to_string(g));
+    flags |= kDisableMask;
+    ++next;
+  }
+  expect(b, next < n && (b.op_kind(next) == Operand::Kind::Reg || b.op_kind(next) == Operand::Kind::Imm),
+         "enable-input-d is a predicate");
+  ++next;
+  if (next < n) {
+    const int64_t s = b.imm(next);
+    if (!(kind == t5::Kind::F16 || kind == t5::Kind::TF32))
+      b.error("Scale input accumulator can only be used with f16 and tf32 types");
+    if (!target_satisfies(b.dec.program().target, "sm_100f"))
+      b.error("Feature 'argument scale-inp-d-imm' not supported on .target '" + b.dec.program().target.name() + "'");
+    if (s < 0 || s > 15) b.error("scale-input-d must be in 0..15");
+    b.in.imm = uint64_t(s);
+    ++next;
+  }
+  expect(b, next == n, "too many operands");
+  if (b.has(".ashift")) {
+    if (b.has(".collector::a::fill") || b.has(".collector::a::use"))
+      b.error("Cannot use collector::a::use or collector::a::fill with ashift");
+    b.unimplemented(".ashift (A rows shifted by one lane)");
+  }
+  if (g == 2) b.unimplemented(".cta_group::2 (MMA over a CTA pair)");
+  b.in.a = uint8_t(kind);
+  b.in.b = flags;
+  b.in.d = uint8_t(g);
+  b.in.fn = exec_mma;
+}
+
+void bind_tcgen05_commit(Binder& b) {
+  const unsigned g = cta_group(b);
+  if (!b.has(".mbarrier::arrive::one"))
+    b.error(".completion_mechanism modifier required for instruction 'tcgen05.commit'");
+  if (!b.has(".b64")) b.error("Type .b64 required for instruction 'tcgen05.commit'");
+  const bool mc = b.has(".multicast::cluster");
+  expect(b, b.op_count() == (mc ? 2u : 1u) && b.op_kind(0) == Operand::Kind::Addr,
+         mc ? "expected [mbar], ctaMask" : "expected [mbar]");
+  if (mc) expect(b, is_reg_or_imm(b.in.op[1]), "ctaMask is a 16-bit register or immediate");
+  b.in.space = b.has(".shared::cluster") ? Space::SharedCluster : Space::Generic;
+  b.in.b = mc ? 1 : 0;
+  b.in.d = uint8_t(g);
+  b.in.fn = exec_commit;
+}
+
+}  // namespace ptxsim

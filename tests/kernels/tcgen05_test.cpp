@@ -1,0 +1,125 @@
+// tests/kernels/tcgen05.cu on sm_100a: a bf16 GEMM through Tensor Memory checked against a CPU
+// reference, and the broken kernels with the reports ptxsim must give. (On sm_90a the kernels are
+// empty; only their loading is checked.)
+#include <bit>
+#include <cmath>
+
+#include "tests/kernels/kernel_harness.h"
+
+namespace ptxsim::ktest {
+namespace {
+
+class Tcgen05Kernel : public KernelTest {
+ protected:
+  bool sm100() const { return GetParam() == "sm_100a"; }
+};
+
+constexpr int kM = 128, kN = 64, kK = 64;
+
+const Diagnostic* first_error(const RunResult& r) {
+  for (const auto& d : r.diagnostics)
+    if (d.severity == Diagnostic::Severity::Error) return &d;
+  return nullptr;
+}
+bool has_warning(const RunResult& r, const std::string& text) {
+  for (const auto& d : r.diagnostics)
+    if (d.severity == Diagnostic::Severity::Warning && d.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+struct GemmData {
+  std::vector<uint16_t> a, bt;
+  std::vector<float> want;
+};
+
+// bf16 inputs are small integers (exact products and sums), so the reference is exact: each
+// output is the plain sum of products in double.
+GemmData make_gemm(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  GemmData g;
+  auto bf16 = [](int v) { return uint16_t(std::bit_cast<uint32_t>(float(v)) >> 16); };
+  std::vector<int> A(kM * kK), B(kN * kK);
+  for (int& x : A) x = int(rng() % 17) - 8;
+  for (int& x : B) x = int(rng() % 17) - 8;
+  for (int x : A) g.a.push_back(bf16(x));
+  for (int x : B) g.bt.push_back(bf16(x));
+  g.want.resize(kM * kN);
+  for (int m = 0; m < kM; ++m)
+    for (int n = 0; n < kN; ++n) {
+      double s = 0;
+      for (int k = 0; k < kK; ++k) s += double(A[m * kK + k]) * B[n * kK + k];
+      g.want[m * kN + n] = float(s);
+    }
+  return g;
+}
+
+TEST_P(Tcgen05Kernel, Bf16GemmThroughTensorMemory) {
+  KTEST_SEED(seed);
+  KTEST_LOAD(h, "tcgen05");
+  if (!sm100()) return;
+  GemmData g = make_gemm(seed);
+  const uint64_t a = h.upload(g.a, "A"), bt = h.upload(g.bt, "Bt"), d = h.alloc_n<float>(kM * kN, "D");
+  RunResult r = h.launch("tc5_gemm_bf16", {1, 1, 1}, {128, 1, 1}, h.params("tc5_gemm_bf16", a, bt, d), 0, nullptr, seed);
+  KTEST_EXPECT_COMPLETED(r);
+  EXPECT_TRUE(r.diagnostics.empty()) << describe(r);
+  EXPECT_TRUE(compare_float_bits("D", h.download<float>(d, kM * kN), g.want));
+}
+
+TEST_P(Tcgen05Kernel, ReadingDBeforeTheMbarrierWaitIsReported) {
+  KTEST_SEED(seed);
+  KTEST_LOAD(h, "tcgen05");
+  if (!sm100()) return;
+  GemmData g = make_gemm(seed);
+  const uint64_t a = h.upload(g.a, "A"), bt = h.upload(g.bt, "Bt"), d = h.alloc_n<float>(kM * kN, "D");
+  RunResult r = h.launch("tc5_read_before_wait", {1, 1, 1}, {128, 1, 1},
+                         h.params("tc5_read_before_wait", a, bt, d), 0, nullptr, seed);
+  KTEST_EXPECT_COMPLETED(r);
+  EXPECT_TRUE(has_warning(r, "tcgen05 hazard: tcgen05.ld reads TMEM lanes 0..31, columns 0..15, the D of the tcgen05.mma at line"))
+      << describe(r);
+  EXPECT_TRUE(has_warning(r, "which has not completed: wait on the mbarrier its tcgen05.commit arrives on before reading D"))
+      << describe(r);
+}
+
+TEST_P(Tcgen05Kernel, AllocAfterRelinquishIsAFault) {
+  KTEST_LOAD(h, "tcgen05");
+  if (!sm100()) return;
+  const uint64_t out = h.alloc_n<uint32_t>(32);
+  RunResult r = h.launch("tc5_alloc_after_relinquish", {1, 1, 1}, {32, 1, 1}, h.params("tc5_alloc_after_relinquish", out));
+  ASSERT_EQ(r.status, RunStatus::Fault) << describe(r);
+  const Diagnostic* e = first_error(r);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->message.find("tcgen05.alloc: alloc after tcgen05.relinquish_alloc_permit"), std::string::npos) << e->message;
+  EXPECT_NE(e->source_line.find("tcgen05.alloc"), std::string::npos) << e->source_line;
+}
+
+TEST_P(Tcgen05Kernel, LeakAtExitIsAFault) {
+  KTEST_LOAD(h, "tcgen05");
+  if (!sm100()) return;
+  const uint64_t out = h.alloc_n<uint32_t>(32);
+  RunResult r = h.launch("tc5_leak", {2, 1, 1}, {32, 1, 1}, h.params("tc5_leak", out));
+  ASSERT_EQ(r.status, RunStatus::Fault) << describe(r);
+  const Diagnostic* e = first_error(r);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->message.find("CTA (0,0,0) exits with Tensor Memory still allocated: columns [0, 128) from the tcgen05.alloc at line"),
+            std::string::npos)
+      << e->message;
+}
+
+TEST_P(Tcgen05Kernel, WrongWarpTouchingALaneQuarterIsAFault) {
+  KTEST_LOAD(h, "tcgen05");
+  if (!sm100()) return;
+  const uint64_t out = h.alloc_n<uint32_t>(64);
+  RunResult r = h.launch("tc5_wrong_quarter", {1, 1, 1}, {64, 1, 1}, h.params("tc5_wrong_quarter", out));
+  ASSERT_EQ(r.status, RunStatus::Fault) << describe(r);
+  const Diagnostic* e = first_error(r);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->message.find("tcgen05.ld: warp 1 (warp 1 of its warpgroup) may access only TMEM lanes 32..63"), std::string::npos)
+      << e->message;
+  EXPECT_NE(e->source_line.find("tcgen05.ld"), std::string::npos) << e->source_line;
+}
+
+}  // namespace
+
+KTEST_INSTANTIATE(Tcgen05Kernel);
+
+}  // namespace ptxsim::ktest

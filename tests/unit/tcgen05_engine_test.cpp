@@ -1,0 +1,806 @@
+// tcgen05 through the engine: allocation (blocking, relinquish, leaks, nCols), tcgen05.ld/st for
+// every shape, .num and packing against an independent cell map, the lane-quarter rule, the
+// ld-before-wait and D-before-commit hazards, and tcgen05.mma for each simulated kind, M, operand
+// layout and A source against an exact CPU reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "tests/unit/tma_test_util.h"
+
+using namespace tma_test;
+
+namespace {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+std::string module(const std::string& body, const std::string& params = "", const std::string& target = "sm_100a") {
+  return ".version 8.7\n.target " + target + "\n.address_size 64\n.visible .entry k(" + params +
+         ")\n{\n  .shared .align 1024 .b8 sa[16384];\n  .shared .align 1024 .b8 sb[16384];\n"
+         "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 tslot;\n"
+         "  .reg .b32 %r<300>;\n  .reg .b64 %rd<40>;\n  .reg .pred %p<8>;\n"
+         "  mov.u32 %r0, %tid.x;\n  shr.u32 %r1, %r0, 5;\n  and.b32 %r2, %r0, 31;\n" +
+         body + "\n  ret;\n}\n";
+}
+
+const ptxsim::Diagnostic* first_error(const Launched& r) {
+  for (const auto& d : r.result.diagnostics)
+    if (d.severity == ptxsim::Diagnostic::Severity::Error) return &d;
+  return nullptr;
+}
+
+uint32_t line_of(const std::string& ptx, const std::string& needle) {
+  size_t at = ptx.find(needle);
+  if (at == std::string::npos) return 0;
+  return uint32_t(std::count(ptx.begin(), ptx.begin() + long(at), '\n') + 1);
+}
+
+// Warp 0 allocates ALLOC columns and publishes the address in %r10 for every thread.
+const char* kAlloc = R"(
+  setp.ne.u32 %p7, %r1, 0;
+  @%p7 bra $after_alloc;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [tslot], ALLOC;
+$after_alloc:
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.u32 %r10, [tslot];
+)";
+const char* kDealloc = R"(
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @%p7 bra $after_dealloc;
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, ALLOC;
+  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+$after_dealloc:
+)";
+
+std::string with_alloc(const std::string& body, uint32_t cols) {
+  return replace_all(std::string(kAlloc) + body + kDealloc, "ALLOC", std::to_string(cols));
+}
+
+}  // namespace
+
+// ---- allocation ------------------------------------------------------------------------------------
+
+TEST(Tcgen05Alloc, WritesTheAddressAndFreesCleanly) {
+  ptxsim::model::GlobalMemory mem;
+  uint64_t out = alloc(mem, 4, "out");
+  std::string ptx = module(with_alloc(R"(
+  ld.param.u64 %rd1, [out];
+  setp.eq.u32 %p1, %r0, 0;
+  @%p1 st.global.u32 [%rd1], %r10;
+)", 128), ".param .u64 out");
+  Params p;
+  p.add(out);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  uint32_t v;
+  mem.read(out, &v, 4);
+  EXPECT_EQ(v, 0u);  // lane 0, column 0
+}
+
+TEST(Tcgen05Alloc, BlocksUntilAnotherWarpDeallocates) {
+  // Warp 0 takes all 512 columns; warp 1's alloc of 32 must wait for warp 0's dealloc.
+  ptxsim::model::GlobalMemory mem;
+  uint64_t out = alloc(mem, 8, "out");
+  std::string ptx = module(R"(
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r20, sa;
+  setp.eq.u32 %p1, %r1, 0;
+  @!%p1 bra $w1;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20], 512;
+  bar.sync 1, 64;
+  ld.shared.u32 %r21, [%r20];
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r21, 512;
+  bra $done;
+$w1:
+  bar.sync 1, 64;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20+4], 32;
+  ld.shared.u32 %r21, [%r20+4];
+  setp.eq.u32 %p2, %r2, 0;
+  @%p2 st.global.u32 [%rd1], %r21;
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r21, 32;
+$done:
+)", ".param .u64 out");
+  Params p;
+  p.add(out);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {64, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  uint32_t v;
+  mem.read(out, &v, 4);
+  EXPECT_EQ(v, 0u);
+}
+
+TEST(Tcgen05Alloc, FullTensorMemoryWithNoDeallocIsADeadlock) {
+  ptxsim::model::GlobalMemory mem;
+  std::string ptx = module(R"(
+  mov.u32 %r20, sa;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20], 512;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20+4], 32;
+)");
+  Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+  EXPECT_EQ(r.result.status, ptxsim::RunStatus::Deadlock) << r.all_diagnostics();
+}
+
+TEST(Tcgen05Alloc, BrokenRulesAreFaultsAtTheInstruction) {
+  struct Case {
+    const char* body;
+    const char* needle;  // the faulting line
+    const char* message;
+  } cases[] = {
+      {"  mov.u32 %r20, sa;\n  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n"
+       "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20], 32;\n",
+       "tcgen05.alloc", "alloc after tcgen05.relinquish_alloc_permit"},
+      {"  mov.u32 %r20, sa;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20], 96;\n", "tcgen05.alloc",
+       "nCols = 96 is not a power of two from 32 to 512"},
+      {"  mov.u32 %r20, sa;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20], 64;\n"
+       "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 0, 32;\n",
+       "tcgen05.dealloc", "are not one live allocation; live: [0, 64)"},
+      {"  mov.u32 %r20, sa;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20], 64;\n  exit;\n", "exit",
+       "exits with Tensor Memory still allocated: columns [0, 64) from the tcgen05.alloc at line"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.message);
+    ptxsim::model::GlobalMemory mem;
+    std::string ptx = module(k.body);
+    Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+    const auto* d = first_error(r);
+    ASSERT_TRUE(d);
+    EXPECT_NE(d->message.find(k.message), std::string::npos) << d->message;
+    EXPECT_EQ(d->loc.line, line_of(ptx, k.needle)) << d->message;
+  }
+}
+
+TEST(Tcgen05Alloc, TargetsAndQualifiersAreCheckedAtLoad) {
+  const std::string body = "  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n";
+  for (const char* t : {"sm_100a", "sm_100f", "sm_103a"}) EXPECT_NO_THROW(ptxsim::load_program(module(body, "", t), "t.ptx")) << t;
+  for (const char* t : {"sm_90a", "sm_100", "sm_120a"}) {
+    try {
+      ptxsim::load_program(module(body, "", t), "t.ptx");
+      ADD_FAILURE() << t;
+    } catch (const ptxsim::PtxError& e) {
+      EXPECT_NE(std::string(e.what()).find("Instruction 'tcgen05.relinquish_alloc_permit' not supported on .target"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  const std::string i8 = "  tcgen05.mma.cta_group::1.kind::i8 [%r3], %rd1, %rd2, %r6, %p1;\n";
+  EXPECT_NO_THROW(ptxsim::load_program(module(i8, "", "sm_100a"), "t.ptx"));
+  EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_100f"), "t.ptx"), ptxsim::PtxError);
+  EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_103a"), "t.ptx"), ptxsim::PtxError);
+  for (const char* unimpl : {"  tcgen05.shift.cta_group::1.down [%r3];\n",
+                             "  tcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd2, %r6, %p1;\n",
+                             "  tcgen05.mma.cta_group::2.kind::f16 [%r3], %rd1, %rd2, %r6, %p1;\n"}) {
+    try {
+      ptxsim::load_program(module(unimpl), "t.ptx");
+      ADD_FAILURE() << unimpl;
+    } catch (const ptxsim::PtxError& e) {
+      EXPECT_NE(std::string(e.what()).find("unimplemented"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// ---- tcgen05.ld / tcgen05.st -----------------------------------------------------------------------
+
+namespace {
+
+enum Shape { k32x32b, k16x64b, k16x128b, k16x256b, k16x32bx2 };
+const char* kShapeNames[] = {"32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"};
+
+// The cell (lane, column) register j of thread t moves, from the shapes' figures in PTX 9.7.16.2.3
+// (restated in shared/reference/ptx-facts.md §5.3).
+std::pair<uint32_t, uint32_t> ref_cell(Shape s, uint32_t t, uint32_t j, uint32_t split) {
+  switch (s) {
+    case k32x32b: return {t, j};
+    case k16x64b: return {t / 4 + (t % 2 ? 8 : 0), ((t / 2) & 1) + 2 * j};
+    case k16x128b: return {t / 4 + (j % 2 ? 8 : 0), t % 4 + 4 * (j / 2)};
+    case k16x256b: return {t / 4 + ((j / 2) % 2 ? 8 : 0), 2 * (t % 4) + j % 2 + 8 * (j / 4)};
+    case k16x32bx2: return {t % 16, j + (t >= 16 ? split : 0)};
+  }
+  return {};
+}
+uint32_t ref_regs(Shape s, uint32_t num) { return num * (s == k16x128b ? 2 : s == k16x256b ? 4 : 1); }
+uint32_t ref_cols(Shape s, uint32_t num, uint32_t split) {
+  return s == k32x32b ? num : s == k16x64b ? 2 * num : s == k16x128b ? 4 * num : s == k16x256b ? 8 * num : num + split;
+}
+
+std::string reg_list(uint32_t first, uint32_t n) {
+  std::string s = "{";
+  for (uint32_t i = 0; i < n; ++i) s += (i ? ", %r" : "%r") + std::to_string(first + i);
+  return s + "}";
+}
+
+}  // namespace
+
+TEST(Tcgen05LdSt, EveryShapeNumAndPackingAgainstTheCellMap) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int runs = 0;
+  for (Shape s : {k32x32b, k16x64b, k16x128b, k16x256b, k16x32bx2})
+    for (uint32_t num = 1; num <= 128; num *= 2)
+      for (int pack = 0; pack < 2; ++pack) {
+        const uint32_t regs = ref_regs(s, num);
+        if (regs > 128) continue;
+        // Every combination with the largest .num; the rest on a random third, to stay fast.
+        if (num != 128 && ref_regs(s, num * 2) <= 128 && rng() % 3 != 0) continue;
+        uint32_t split = s == k16x32bx2 ? num + uint32_t(rng() % 4) : 0;
+        if (ref_cols(s, num, split) * (pack ? 2 : 1) > 512) split = num;
+        const uint32_t span = ref_cols(s, num, split) * (pack ? 2 : 1);
+        const uint32_t lane0 = s == k32x32b ? 0 : 16 * uint32_t(rng() % 2);
+        const uint32_t col0 = span + 5 <= 512 ? 5 : 512 - span;
+        const uint32_t salt = uint32_t(rng());
+        SCOPED_TRACE(std::string(kShapeNames[s]) + ".x" + std::to_string(num) + (pack ? " packed" : "") + " lane " +
+                     std::to_string(lane0) + " column " + std::to_string(col0));
+        const std::string sh = std::string(".") + kShapeNames[s] + ".x" + std::to_string(num);
+        const std::string split_op = s == k16x32bx2 ? ", " + std::to_string(split) : "";
+        std::string body = R"(
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [dump];
+  ld.param.u32 %r30, [salt];
+  mad.lo.u32 %r30, %r0, 65537, %r30;
+  add.u32 %r11, %r10, TADDR;
+)";
+        for (uint32_t i = 0; i < regs; ++i)
+          body += "  add.u32 %r" + std::to_string(100 + i) + ", %r30, " + std::to_string(i * 0x01000193u) + ";\n";
+        body += "  tcgen05.st.sync.aligned" + sh + (pack ? ".unpack::16b" : "") + ".b32 [%r11]" + split_op + ", " +
+                reg_list(100, regs) + ";\n  tcgen05.wait::st.sync.aligned;\n";
+        for (uint32_t i = 0; i < regs; ++i) body += "  mov.u32 %r" + std::to_string(100 + i) + ", 0;\n";
+        body += "  tcgen05.ld.sync.aligned" + sh + (pack ? ".pack::16b" : "") + ".b32 " + reg_list(100, regs) + ", [%r11]" +
+                split_op + ";\n  tcgen05.wait::ld.sync.aligned;\n";
+        body += "  mul.wide.u32 %rd3, %r0, " + std::to_string(4 * regs) + ";\n  add.u64 %rd3, %rd1, %rd3;\n";
+        for (uint32_t i = 0; i < regs; ++i)
+          body += "  st.global.u32 [%rd3+" + std::to_string(4 * i) + "], %r" + std::to_string(100 + i) + ";\n";
+        // Dump columns col0 .. col0+span-1 of lanes 0..31 with 32x32b.x1.
+        body += R"(
+  mov.u32 %r40, 0;
+$dump:
+  add.u32 %r41, %r10, COL0;
+  add.u32 %r41, %r41, %r40;
+  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r42}, [%r41];
+  tcgen05.wait::ld.sync.aligned;
+  mad.lo.u32 %r43, %r40, 32, %r0;
+  mul.wide.u32 %rd4, %r43, 4;
+  add.u64 %rd4, %rd2, %rd4;
+  st.global.u32 [%rd4], %r42;
+  add.u32 %r40, %r40, 1;
+  setp.lt.u32 %p1, %r40, SPAN;
+  @%p1 bra $dump;
+)";
+        body = replace_all(body, "TADDR", std::to_string((lane0 << 16) | col0));
+        body = replace_all(body, "COL0", std::to_string(col0));
+        body = replace_all(body, "SPAN", std::to_string(span));
+        const std::string ptx = module(with_alloc(body, 512), ".param .u64 out, .param .u64 dump, .param .u32 salt");
+        ptxsim::model::GlobalMemory mem;
+        const uint64_t out = alloc(mem, size_t(32) * regs * 4, "out"), dump = alloc(mem, size_t(32) * span * 4, "dump");
+        Params p;
+        p.add(out).add(dump).add(salt);
+        Launched r = launch(ptx, mem, p, {1, 1, 1}, {32, 1, 1});
+        ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+        EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+        std::vector<uint32_t> o(size_t(32) * regs), d(size_t(32) * span);
+        mem.read(out, o.data(), o.size() * 4);
+        mem.read(dump, d.data(), d.size() * 4);
+        auto value = [&](uint32_t t, uint32_t i) { return t * 65537u + salt + i * 0x01000193u; };
+        std::vector<uint32_t> expect_dump(d.size(), 0);  // Tensor Memory starts zeroed in ptxsim
+        for (uint32_t t = 0; t < 32; ++t)
+          for (uint32_t i = 0; i < regs; ++i) {
+            const uint32_t v = value(t, i);
+            auto [ln, cl] = ref_cell(s, t, i, split);
+            const uint32_t lane = lane0 + ln;
+            if (pack) {
+              expect_dump[size_t(2 * cl) * 32 + lane] = v & 0xffff;
+              expect_dump[size_t(2 * cl + 1) * 32 + lane] = v >> 16;
+            } else {
+              expect_dump[size_t(cl) * 32 + lane] = v;
+            }
+            ASSERT_EQ(o[size_t(t) * regs + i], v) << "round trip, thread " << t << " register " << i;
+          }
+        for (size_t k = 0; k < d.size(); ++k)
+          ASSERT_EQ(d[k], expect_dump[k]) << "cell lane " << k % 32 << " column " << col0 + k / 32;
+        ++runs;
+      }
+  EXPECT_GT(runs, 10);
+}
+
+TEST(Tcgen05LdSt, AWarpMayTouchOnlyItsLaneQuarter) {
+  // Warp 1 reads lanes 0..31, which belong to warp 0 (warp % 4 == 0).
+  ptxsim::model::GlobalMemory mem;
+  const std::string ptx = module(with_alloc(R"(
+  setp.eq.u32 %p1, %r1, 1;
+  @!%p1 bra $skip;
+  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r20}, [%r10];
+  tcgen05.wait::ld.sync.aligned;
+$skip:
+)", 32));
+  Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {64, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+  const auto* d = first_error(r);
+  ASSERT_TRUE(d);
+  EXPECT_NE(d->message.find("tcgen05.ld: warp 1 (warp 1 of its warpgroup) may access only TMEM lanes 32..63, but .32x32b at "
+                            "lane 0, column 0 (0x00000000) touches lanes 0..31"),
+            std::string::npos)
+      << d->message;
+  EXPECT_EQ(d->loc.line, line_of(ptx, "tcgen05.ld"));
+}
+
+TEST(Tcgen05LdSt, UnallocatedColumnsAreAFault) {
+  ptxsim::model::GlobalMemory mem;
+  const std::string ptx = module(with_alloc(R"(
+  tcgen05.st.sync.aligned.32x32b.x2.b32 [%r10+31], {%r0, %r0};
+)", 32));
+  Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+  EXPECT_NE(first_error(r)->message.find("tcgen05.st: columns 31..32 are not allocated"), std::string::npos)
+      << first_error(r)->message;
+}
+
+TEST(Tcgen05LdSt, UsingALoadedRegisterBeforeWaitIsAHazard) {
+  for (bool wait_first : {false, true}) {
+    SCOPED_TRACE(wait_first ? "wait first" : "use first");
+    ptxsim::model::GlobalMemory mem;
+    const std::string use = "  add.u32 %r21, %r20, 1;\n";
+    const std::string wait = "  tcgen05.wait::ld.sync.aligned;\n";
+    const std::string ptx = module(with_alloc(
+        "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r20, %r22}, [%r10];\n" + (wait_first ? wait + use : use + wait), 32));
+    Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    if (wait_first) {
+      EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+      continue;
+    }
+    ASSERT_EQ(r.warning_count(), 1u) << r.all_diagnostics();
+    const auto& d = r.result.diagnostics[0];
+    EXPECT_EQ(d.message, "tcgen05 hazard: register %r20 is a destination of the tcgen05.ld at line " +
+                             std::to_string(line_of(ptx, "tcgen05.ld")) +
+                             " and is used before tcgen05.wait::ld (its value is not defined yet)");
+    EXPECT_EQ(d.loc.line, line_of(ptx, "add.u32 %r21"));
+  }
+}
+
+// ---- tcgen05.mma -----------------------------------------------------------------------------------
+
+namespace {
+
+// 128 threads. Shared images of A (sa) and B (sb) come from global; warp 0 allocates 512 columns;
+// with A in TMEM each warp stores its lane quarter of A (8 columns) at column 256. Thread 0 issues
+// STEPS MMAs (the first with enable-input-d false, so the poisoned D is overwritten; the next
+// accumulate), commits them to `bar`; everybody waits, and each warp dumps its 32 lanes x N
+// columns of D.
+const char* kGemm = R"(
+  ld.param.u64 %rd1, [ga];
+  ld.param.u64 %rd2, [gb];
+  ld.param.u64 %rd3, [gd];
+  mov.u32 %r20, sa;
+  mov.u32 %r21, sb;
+  mov.u32 %r22, %r0;
+$copy:
+  mul.wide.u32 %rd4, %r22, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  add.u32 %r25, %r21, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u32 %r22, %r22, 128;
+  setp.lt.u32 %p1, %r22, 4096;
+  @%p1 bra $copy;
+  FENCE
+  setp.ne.u32 %p6, %r0, 0;
+  @%p6 bra $noinit;
+  mov.u32 %r26, bar;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+$noinit:
+ALLOC_BLOCK
+  shl.b32 %r27, %r1, 21;          // (32 * warp) << 16
+  add.u32 %r28, %r10, %r27;       // this warp's lane quarter, column 0
+  // Poison D: every cell of the quarter's N columns.
+  mov.u32 %r29, 0;
+$poison:
+  add.u32 %r31, %r28, %r29;
+  mov.u32 %r32, 0x7fbadbad;
+  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r31], {%r32};
+  add.u32 %r29, %r29, 1;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $poison;
+ATMEM_STORE
+  tcgen05.wait::st.sync.aligned;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @%p6 bra $wait;
+  ld.param.u64 %rd10, [ad0];
+  ld.param.u64 %rd11, [ad1];
+  ld.param.u64 %rd12, [bd0];
+  ld.param.u64 %rd13, [bd1];
+  ld.param.u32 %r33, [idesc];
+  ld.param.u32 %r34, [steps];
+  and.b32 %r35, %r20, 0x3ffff;
+  shr.u32 %r35, %r35, 4;
+  cvt.u64.u32 %rd14, %r35;
+  and.b32 %r36, %r21, 0x3ffff;
+  shr.u32 %r36, %r36, 4;
+  cvt.u64.u32 %rd15, %r36;
+  add.u64 %rd10, %rd10, %rd14;
+  add.u64 %rd11, %rd11, %rd14;
+  add.u64 %rd12, %rd12, %rd15;
+  add.u64 %rd13, %rd13, %rd15;
+  add.u32 %r37, %r10, 256;
+  setp.ne.u32 %p2, %r0, 0;        // false: the first MMA ignores D
+  tcgen05.mma.cta_group::1.KIND [%r10], A0, %rd12, %r33, %p2;
+  setp.lt.u32 %p3, %r34, 2;
+  @%p3 bra $commit;
+  setp.eq.u32 %p4, %r0, 0;        // true: accumulate
+  tcgen05.mma.cta_group::1.KIND [%r10], A1, %rd13, %r33, %p4;
+$commit:
+  mov.u32 %r26, bar;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
+$wait:
+  mov.u32 %r26, bar;
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $wait;
+  tcgen05.fence::after_thread_sync;
+  mov.u32 %r29, 0;
+$dump:
+  add.u32 %r31, %r28, %r29;
+  tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47}, [%r31];
+  tcgen05.wait::ld.sync.aligned;
+  mad.lo.u32 %r48, %r0, NCOLS, %r29;
+  mul.wide.u32 %rd6, %r48, 4;
+  add.u64 %rd6, %rd3, %rd6;
+  st.global.v4.u32 [%rd6], {%r40, %r41, %r42, %r43};
+  st.global.v4.u32 [%rd6+16], {%r44, %r45, %r46, %r47};
+  add.u32 %r29, %r29, 8;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $dump;
+DEALLOC_BLOCK
+)";
+
+// Warp w stores lanes 32w..32w+31 of A's 8 TMEM columns (from gat: lane-major, 8 words a lane).
+const char* kATmemStore = R"(
+  ld.param.u64 %rd7, [gat];
+  mul.wide.u32 %rd8, %r0, 32;
+  add.u64 %rd7, %rd7, %rd8;
+  ld.global.v4.u32 {%r50, %r51, %r52, %r53}, [%rd7];
+  ld.global.v4.u32 {%r54, %r55, %r56, %r57}, [%rd7+16];
+  add.u32 %r58, %r28, 256;
+  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r58], {%r50, %r51, %r52, %r53, %r54, %r55, %r56, %r57};
+)";
+
+enum class Layout { KNone, K128B, MNNone, MN128B };
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::KNone: return "K-major/none";
+    case Layout::K128B: return "K-major/128B";
+    case Layout::MNNone: return "MN-major/none";
+    case Layout::MN128B: return "MN-major/128B";
+  }
+  return "?";
+}
+
+struct Operand {
+  uint32_t rows = 0, ktot = 0, bytes = 0;  // R x Ktot elements of `bytes`
+  Layout layout = Layout::KNone;
+  // Byte offset of element (r, k) in the image (before the swizzle) and the descriptor's LBO/SBO,
+  // following the canonical layouts of PTX 9.7.16.3 (one 1024-aligned buffer per operand).
+  uint32_t lbo() const {
+    switch (layout) {
+      case Layout::KNone: return 128;                                // next core matrix along K
+      case Layout::K128B: return 16;                                 // unused
+      case Layout::MNNone: return rows * bytes / 16 * 128;           // next 8 K values
+      case Layout::MN128B: return ktot / 8 * 1024;                   // next 128 bytes of MN
+    }
+    return 0;
+  }
+  uint32_t sbo() const {
+    switch (layout) {
+      case Layout::KNone: return ktot * bytes / 16 * 128;            // next 8 rows
+      case Layout::K128B: return 1024;                               // next 8 rows
+      case Layout::MNNone: return 128;                               // next 16 bytes of MN
+      case Layout::MN128B: return 1024;                              // next 8 K values
+    }
+    return 0;
+  }
+  uint32_t offset(uint32_t r, uint32_t k) const {
+    const uint32_t rb = r * bytes, kb = k * bytes;
+    switch (layout) {
+      case Layout::KNone: return (r / 8) * sbo() + (kb / 16) * lbo() + (r % 8) * 16 + kb % 16;
+      case Layout::K128B: return ref_swizzle(tmap::Swizzle::k128B, (r / 8) * 1024 + (r % 8) * 128 + kb);
+      case Layout::MNNone: return (rb / 16) * sbo() + (k / 8) * lbo() + (k % 8) * 16 + rb % 16;
+      case Layout::MN128B: return ref_swizzle(tmap::Swizzle::k128B, (rb / 128) * lbo() + (k / 8) * 1024 + (k % 8) * 128 + rb % 128);
+    }
+    return 0;
+  }
+  // Start offset of MMA step s (K elements per step = kstep).
+  uint32_t step_offset(uint32_t s, uint32_t kstep) const {
+    switch (layout) {
+      case Layout::KNone: return s * kstep * bytes / 16 * lbo();
+      case Layout::K128B: return s * kstep * bytes;
+      case Layout::MNNone: return s * kstep / 8 * lbo();
+      case Layout::MN128B: return s * kstep / 8 * sbo();
+    }
+    return 0;
+  }
+  uint64_t desc(uint32_t s, uint32_t kstep) const {
+    const uint64_t sw = layout == Layout::K128B || layout == Layout::MN128B ? 2 : 0;
+    return uint64_t(step_offset(s, kstep) >> 4) | uint64_t(lbo() >> 4) << 16 | uint64_t(sbo() >> 4) << 32 | 1ull << 46 |
+           sw << 61;
+  }
+  bool mn_major() const { return layout == Layout::MNNone || layout == Layout::MN128B; }
+};
+
+enum class Elem { F16, BF16, TF32, E4M3, E2M1, S8, U8 };
+uint32_t elem_bytes(Elem e) { return e == Elem::F16 || e == Elem::BF16 ? 2 : e == Elem::TF32 ? 4 : 1; }
+
+// Bits of a small integer value v in each format (written out from the formats' definitions).
+uint32_t encode(Elem e, int v) {
+  const uint32_t neg = v < 0;
+  const uint32_t a = uint32_t(std::abs(v));
+  switch (e) {
+    case Elem::F16: {
+      static const uint16_t t[] = {0x0000, 0x3C00, 0x4000, 0x4200, 0x4400};
+      return t[a] | neg << 15;
+    }
+    case Elem::BF16: return std::bit_cast<uint32_t>(float(v)) >> 16;
+    case Elem::TF32: return std::bit_cast<uint32_t>(float(v));
+    case Elem::E4M3: {
+      static const uint8_t t[] = {0x00, 0x38, 0x40, 0x44, 0x48};
+      return t[a] | neg << 7;
+    }
+    case Elem::E2M1: {
+      static const uint8_t t[] = {0x0, 0x2, 0x4, 0x5, 0x6};
+      return t[a] | neg << 3;
+    }
+    case Elem::S8:
+    case Elem::U8: return uint32_t(v) & 0xff;
+  }
+  return 0;
+}
+
+double f16_value(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  return h >> 15 ? -v : v;
+}
+
+struct GemmCase {
+  std::string kind;            // "kind::f16"
+  Elem a, b;
+  uint32_t a_code, b_code, d_code;  // idesc format fields
+  uint32_t M, N;
+  Layout la, lb;
+  bool a_tmem = false;
+  uint32_t steps = 2;
+  bool negate_a = false;
+};
+
+void run_gemm(const GemmCase& g, uint64_t seed) {
+  SCOPED_TRACE(g.kind + " M=" + std::to_string(g.M) + " N=" + std::to_string(g.N) + " A " +
+               (g.a_tmem ? "in TMEM" : layout_name(g.la)) + " B " + layout_name(g.lb) + " steps " +
+               std::to_string(g.steps) + (g.negate_a ? " negate A" : "") + " seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const bool i8 = g.a == Elem::S8 || g.a == Elem::U8;
+  const uint32_t kstep = 32 / elem_bytes(g.a), ktot = kstep * g.steps;
+  auto draw = [&](Elem e) { return e == Elem::S8 ? int(int8_t(rng())) : e == Elem::U8 ? int(uint8_t(rng())) : int(rng() % 9) - 4; };
+  std::vector<int> A(size_t(g.M) * ktot), B(size_t(ktot) * g.N);
+  for (int& x : A) x = draw(g.a);
+  for (int& x : B) x = draw(g.b);
+  Operand oa{g.M, ktot, elem_bytes(g.a), g.la}, ob{g.N, ktot, elem_bytes(g.b), g.lb};
+  std::vector<uint8_t> ia(16384, 0), ib(16384, 0);
+  auto put = [](std::vector<uint8_t>& img, uint32_t off, uint32_t bits, uint32_t n) {
+    ASSERT_LE(off + n, img.size());
+    for (uint32_t i = 0; i < n; ++i) img[off + i] = uint8_t(bits >> (8 * i));
+  };
+  for (uint32_t m = 0; m < g.M; ++m)
+    for (uint32_t k = 0; k < ktot; ++k) put(ia, oa.offset(m, k), encode(g.a, A[m * ktot + k]), oa.bytes);
+  for (uint32_t n = 0; n < g.N; ++n)
+    for (uint32_t k = 0; k < ktot; ++k) put(ib, ob.offset(n, k), encode(g.b, B[k * g.N + n]), ob.bytes);
+  // A in TMEM: lane of row m as for D, K packed little-endian into 8 columns.
+  std::vector<uint32_t> at(128 * 8, 0);
+  auto lane_of = [&](uint32_t m) { return g.M == 64 ? (m % 16) + 32 * (m / 16) : m; };
+  for (uint32_t m = 0; m < g.M; ++m)
+    for (uint32_t k = 0; k < kstep; ++k) {
+      const uint32_t byte = k * oa.bytes;
+      at[lane_of(m) * 8 + byte / 4] |= encode(g.a, A[m * ktot + k]) << (8 * (byte % 4));
+    }
+  const uint32_t idesc = g.d_code << 4 | g.a_code << 7 | g.b_code << 10 | uint32_t(g.negate_a) << 13 |
+                         uint32_t(oa.mn_major() && !g.a_tmem) << 15 | uint32_t(ob.mn_major()) << 16 | (g.N >> 3) << 17 |
+                         (g.M >> 4) << 24;
+
+  std::string body = replace_all(kGemm, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "512"));
+  body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "512"));
+  body = replace_all(body, "ATMEM_STORE", g.a_tmem ? kATmemStore : "");
+  body = replace_all(body, "FENCE", "fence.proxy.async.shared::cta;");
+  body = replace_all(body, "KIND", g.kind);
+  body = replace_all(body, "A0", g.a_tmem ? "[%r37]" : "%rd10");
+  body = replace_all(body, "A1", g.a_tmem ? "[%r37]" : "%rd11");
+  body = replace_all(body, "NCOLS", std::to_string(g.N));
+  const std::string ptx = module(body,
+                                 ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 gat, .param .u64 ad0, "
+                                 ".param .u64 ad1, .param .u64 bd0, .param .u64 bd1, .param .u32 idesc, .param .u32 steps");
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t ga = mem.allocate(16384, 256, "A"), gb = mem.allocate(16384, 256, "B"), gat = mem.allocate(4096, 256, "At");
+  mem.write(ga, ia.data(), ia.size());
+  mem.write(gb, ib.data(), ib.size());
+  mem.write(gat, at.data(), at.size() * 4);
+  const uint64_t gd = alloc(mem, size_t(128) * g.N * 4, "D");
+  const uint32_t steps = g.a_tmem ? 1 : g.steps;
+  Params p;
+  p.add(ga).add(gb).add(gd).add(gat).add(oa.desc(0, kstep)).add(oa.desc(1, kstep)).add(ob.desc(0, kstep))
+      .add(ob.desc(1, kstep)).add(idesc).add(steps);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1}, {1, 1, 1}, seed);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+  std::vector<uint32_t> d(size_t(128) * g.N);
+  mem.read(gd, d.data(), d.size() * 4);
+  const uint32_t kused = steps * kstep;
+  for (uint32_t m = 0; m < g.M; ++m)
+    for (uint32_t n = 0; n < g.N; ++n) {
+      int64_t sum = 0;
+      for (uint32_t k = 0; k < kused; ++k) sum += int64_t(A[m * ktot + k]) * (g.negate_a ? -1 : 1) * B[k * g.N + n];
+      const uint32_t got = d[size_t(lane_of(m)) * g.N + n];
+      if (i8) {
+        ASSERT_EQ(int32_t(got), int32_t(sum)) << "D(" << m << ", " << n << ")";
+      } else if (g.d_code == 0) {
+        ASSERT_EQ(got >> 16, 0u) << "D(" << m << ", " << n << ") upper half";
+        ASSERT_EQ(f16_value(uint16_t(got)), double(sum)) << "D(" << m << ", " << n << ")";
+      } else {
+        ASSERT_EQ(std::bit_cast<float>(got), float(sum)) << "D(" << m << ", " << n << ")";
+      }
+    }
+}
+
+}  // namespace
+
+TEST(Tcgen05Mma, EveryKindMAndLayoutAgainstAnExactReference) {
+  const uint64_t seed = test_seed();
+  const GemmCase cases[] = {
+      {"kind::f16", Elem::F16, Elem::F16, 0, 0, 1, 128, 64, Layout::K128B, Layout::K128B},
+      {"kind::f16", Elem::F16, Elem::F16, 0, 0, 0, 64, 32, Layout::KNone, Layout::MN128B},
+      {"kind::f16", Elem::BF16, Elem::BF16, 1, 1, 1, 64, 128, Layout::MN128B, Layout::KNone},
+      {"kind::f16", Elem::BF16, Elem::BF16, 1, 1, 1, 128, 16, Layout::MNNone, Layout::MNNone, false, 2, true},
+      {"kind::tf32", Elem::TF32, Elem::TF32, 2, 2, 1, 128, 32, Layout::K128B, Layout::KNone},
+      {"kind::tf32", Elem::TF32, Elem::TF32, 2, 2, 1, 64, 8, Layout::KNone, Layout::K128B},
+      {"kind::f8f6f4", Elem::E4M3, Elem::E4M3, 0, 0, 1, 128, 24, Layout::K128B, Layout::MN128B},
+      {"kind::f8f6f4", Elem::E4M3, Elem::E2M1, 0, 5, 0, 64, 48, Layout::MNNone, Layout::K128B},
+      {"kind::i8", Elem::S8, Elem::U8, 1, 0, 2, 128, 32, Layout::KNone, Layout::K128B},
+      {"kind::i8", Elem::U8, Elem::S8, 0, 1, 2, 64, 16, Layout::K128B, Layout::MN128B},
+      {"kind::f16", Elem::F16, Elem::F16, 0, 0, 1, 128, 64, Layout::KNone, Layout::K128B, true, 1},
+      {"kind::f16", Elem::BF16, Elem::BF16, 1, 1, 1, 64, 32, Layout::KNone, Layout::K128B, true, 1},
+      {"kind::i8", Elem::S8, Elem::S8, 1, 1, 2, 128, 16, Layout::KNone, Layout::KNone, true, 1},
+  };
+  uint64_t s = seed;
+  for (const GemmCase& g : cases) run_gemm(g, s++);
+}
+
+namespace {
+
+// Thread 0 issues one f16 MMA (64 x 8 x 16, zero operands) with or without commit / wait, then
+// warp 0 reads D.
+Launched mma_then_read(bool commit, bool wait, std::string* ptx_out) {
+  std::string body = R"(
+  mov.u32 %r26, bar;
+  setp.ne.u32 %p6, %r0, 0;
+  @%p6 bra $issued;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+  mov.u32 %r20, sa;
+  and.b32 %r35, %r20, 0x3ffff;
+  shr.u32 %r35, %r35, 4;
+  cvt.u64.u32 %rd10, %r35;
+  or.b64 %rd10, %rd10, 0x0000400800080000;  // version 1, SBO 128, LBO 128, no swizzle
+  setp.ne.u32 %p2, %r0, 0;
+  tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd10, %rd10, 0x04020010, %p2;
+COMMIT
+$issued:
+WAIT
+  tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47}, [%r10];
+  tcgen05.wait::ld.sync.aligned;
+)";
+  body = replace_all(body, "COMMIT",
+                     commit ? "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];" : "");
+  body = replace_all(body, "WAIT",
+                     wait ? "$w:\n  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;\n  @!%p5 bra $w;\n"
+                            "  tcgen05.fence::after_thread_sync;"
+                          : "");
+  *ptx_out = module(with_alloc(body, 32));
+  ptxsim::model::GlobalMemory mem;
+  return launch(*ptx_out, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+}
+
+}  // namespace
+
+TEST(Tcgen05Mma, ReadingDWithoutCommitAndWaitIsAHazard) {
+  std::string ptx;
+  Launched ok = mma_then_read(true, true, &ptx);
+  ASSERT_EQ(ok.result.status, ptxsim::RunStatus::Completed) << ok.all_diagnostics();
+  EXPECT_EQ(ok.warning_count(), 0u) << ok.all_diagnostics();
+
+  Launched no_commit = mma_then_read(false, false, &ptx);
+  ASSERT_EQ(no_commit.result.status, ptxsim::RunStatus::Completed) << no_commit.all_diagnostics();
+  ASSERT_EQ(no_commit.warning_count(), 1u) << no_commit.all_diagnostics();
+  EXPECT_EQ(no_commit.result.diagnostics[0].message,
+            "tcgen05 hazard: tcgen05.ld reads TMEM lanes 0..31, columns 0..7, the D of the tcgen05.mma at line " +
+                std::to_string(line_of(ptx, "tcgen05.mma")) +
+                ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that before reading D");
+  EXPECT_EQ(no_commit.result.diagnostics[0].loc.line, line_of(ptx, "tcgen05.ld"));
+
+  Launched no_wait = mma_then_read(true, false, &ptx);
+  ASSERT_EQ(no_wait.result.status, ptxsim::RunStatus::Completed) << no_wait.all_diagnostics();
+  ASSERT_EQ(no_wait.warning_count(), 1u) << no_wait.all_diagnostics();
+  EXPECT_NE(no_wait.result.diagnostics[0].message.find(
+                "which has not completed: wait on the mbarrier its tcgen05.commit arrives on before reading D"),
+            std::string::npos)
+      << no_wait.all_diagnostics();
+}
+
+TEST(Tcgen05Mma, InvalidDescriptorsAreFaultsNamingTheField) {
+  struct Case {
+    const char* idesc;
+    const char* adesc;
+    const char* message;
+  } cases[] = {
+      {"0x04020010", "0x0000400800080000", ""},
+      {"0x04820010", "0x0000400800080000", "instruction descriptor 0x04820010: bit 23 is reserved and must be 0"},
+      {"0x10020010", "0x0000400800080000", "M >> 4 (bits 28:24): M = 256 is not a valid M for kind::f16 with .cta_group::1"},
+      {"0x04020010", "0x0000000800080000", "version (bits 48:46) = 0 must be 0b001 on sm_100"},
+      {"0x04020010", "0xa000400800080000", "layout type (bits 63:61) = 5 is not a layout"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.message);
+    std::string body = R"(
+  mov.u32 %r20, sa;
+  shr.u32 %r35, %r20, 4;
+  cvt.u64.u32 %rd10, %r35;
+  or.b64 %rd11, %rd10, ADESC;
+  or.b64 %rd12, %rd10, 0x0000400800080000;
+  setp.ne.u32 %p2, %r0, 0;
+  @%p2 bra $skip;
+  tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd11, %rd12, IDESC, %p2;
+$skip:
+)";
+    body = replace_all(replace_all(body, "ADESC", k.adesc), "IDESC", k.idesc);
+    const std::string ptx = module(with_alloc(body, 32));
+    ptxsim::model::GlobalMemory mem;
+    Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+    if (!*k.message) {
+      EXPECT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+      continue;
+    }
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+    EXPECT_NE(first_error(r)->message.find(k.message), std::string::npos) << first_error(r)->message;
+    EXPECT_EQ(first_error(r)->loc.line, line_of(ptx, "tcgen05.mma"));
+  }
+}
+
+TEST(Tcgen05Mma, OperandsWrittenByGenericStoresWithoutProxyFenceAreAHazard) {
+  const std::string body = R"(
+  mov.u32 %r20, sa;
+  st.shared.u32 [%r20], %r0;
+  shr.u32 %r35, %r20, 4;
+  cvt.u64.u32 %rd10, %r35;
+  or.b64 %rd10, %rd10, 0x0000400800080000;
+  setp.ne.u32 %p2, %r0, 0;
+  @%p2 bra $skip;
+  tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd10, %rd10, 0x04020010, %p2;
+$skip:
+)";
+  const std::string ptx = module(with_alloc(body, 32));
+  ptxsim::model::GlobalMemory mem;
+  Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  ASSERT_TRUE(r.has_warning("tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address")) << r.all_diagnostics();
+  EXPECT_TRUE(r.has_warning("written by generic-proxy stores with no fence.proxy.async since"));
+}
