@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/ptxsim/exec_command.h"
 #include "tools/ptxsim/run_command.h"
 #include "tools/ptxsim/verify_command.h"
 
@@ -27,7 +28,7 @@ struct Verb {
 
 constexpr Verb kVerbs[] = {
     {"run", "run one kernel launch described by a case file", ptxsim::cli::run_command},
-    {"exec", "", nullptr},
+    {"exec", "run a CUDA program on the simulator (ptxsim's libcudart/libcuda)", ptxsim::cli::exec_command},
     {"verify", "run a compiler-side contract verifier on a JSON request", ptxsim::cli::verify_command},
     {"check", "", nullptr},
     {"fuzz", "", nullptr},
