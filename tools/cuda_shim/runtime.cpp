@@ -90,6 +90,9 @@ shim::Variable* symbol_variable(const void* symbol) {
 
 extern "C" {
 
+// The runtime's stubs (stubs.cmake): report, and leave the error for cudaGetLastError.
+int ptxsim_cudart_unsupported(const char* name) { return ret(Shim::get().unsupported(name)); }
+
 // ---- Registration, as nvcc's host stubs call it ----
 void** __cudaRegisterFatBinary(void* fatCubin) {
   SHIM_ENTRY();

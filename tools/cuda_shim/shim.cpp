@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -94,7 +95,7 @@ int Shim::unsupported(const char* name) {
 
 Module* Shim::add_fatbin(const void* image) {
   auto m = std::make_unique<Module>();
-  m->label = "fatbin" + std::to_string(modules_.size() + 1);
+  m->label = "fatbin" + std::to_string(modules_.size() + 1) + "." + program_invocation_short_name;
   m->image = image;
   modules_.push_back(std::move(m));
   return modules_.back().get();
@@ -128,7 +129,7 @@ int Shim::load(Module& m) {
       if (text.empty()) {
         m.load_status = kNoBinaryForGpu;
         m.load_error = "has no PTX for " + arch_name(sm) + ": recompile with -gencode arch=compute_" +
-                       std::to_string(sm) + "a,code=compute_" + std::to_string(sm) + "a (the binary carries " +
+                       std::to_string(sm) + "a,code=compute_" + std::to_string(sm) + "a (" + m.label + " carries " +
                        (available.empty() ? "nothing" : available) + ")";
         return m.load_status;
       }
@@ -198,7 +199,7 @@ Variable* Shim::variable_for_host(const void* host_var) {
 int Shim::variable_address(Variable& v, uint64_t& address) {
   if (!v.module) return kInvalidValue;
   if (int st = load(*v.module)) {
-    std::cerr << "ptxsim: variable " << pretty(v.name) << ": " << v.module->label << " " << v.module->load_error << "\n";
+    std::cerr << "ptxsim: variable " << pretty(v.name) << " " << v.module->load_error << "\n";
     return st;
   }
   for (const ModuleVariable& mv : v.module->program->module_vars)

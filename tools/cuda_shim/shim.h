@@ -48,7 +48,7 @@ struct Function {
   Module* module = nullptr;
   std::string name;
   int max_dynamic_shared = 0;       // cudaFuncAttributeMaxDynamicSharedMemorySize
-  Dim3 required_cluster;            // cudaFuncAttributeRequiredClusterWidth..Depth (0: none)
+  Dim3 required_cluster{0, 0, 0};   // cudaFuncAttributeRequiredClusterWidth..Depth (0: none)
   bool non_portable_cluster = false;
   const ptxsim::Function* entry() const;  // null until the module loaded
 };
