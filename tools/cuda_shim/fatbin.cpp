@@ -1,7 +1,5 @@
 #include "tools/cuda_shim/fatbin.h"
 
-#include <dlfcn.h>
-
 #include <cstring>
 #include <stdexcept>
 
@@ -126,27 +124,6 @@ std::vector<uint8_t> lz4_block_decompress(const uint8_t* src, size_t size, size_
   }
   if (expected && out.size() != expected)
     throw corrupt(("decompressed to " + std::to_string(out.size()) + " bytes, header says " + std::to_string(expected)).c_str());
-  return out;
-}
-
-// zstd frames (nvcc 13's default fatbin compression) are decoded by the system's libzstd, loaded
-// on first use so that ptxsim has no build dependency on it.
-std::vector<uint8_t> zstd_decompress(const uint8_t* src, size_t size, size_t expected) {
-  using DecompressFn = size_t (*)(void*, size_t, const void*, size_t);
-  using IsErrorFn = unsigned (*)(size_t);
-  using NameFn = const char* (*)(size_t);
-  static void* lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib)
-    throw std::runtime_error("the fat binary is zstd-compressed (nvcc's default) and libzstd.so.1 is not installed; "
-                             "install libzstd1 or recompile with -compress-mode=speed or -compress-mode=none");
-  auto decompress = reinterpret_cast<DecompressFn>(dlsym(lib, "ZSTD_decompress"));
-  auto is_error = reinterpret_cast<IsErrorFn>(dlsym(lib, "ZSTD_isError"));
-  auto name = reinterpret_cast<NameFn>(dlsym(lib, "ZSTD_getErrorName"));
-  if (!decompress || !is_error) throw std::runtime_error("libzstd.so.1 lacks ZSTD_decompress");
-  std::vector<uint8_t> out(expected);
-  size_t n = decompress(out.data(), out.size(), src, size);
-  if (is_error(n)) throw std::runtime_error(std::string("zstd payload is corrupt: ") + (name ? name(n) : "error"));
-  out.resize(n);
   return out;
 }
 
