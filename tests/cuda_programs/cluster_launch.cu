@@ -51,7 +51,7 @@ bool verify(const std::vector<Where>& got, unsigned gx, unsigned gy, unsigned cx
 int main(int argc, char** argv) {
   std::mt19937 rng(test_seed(argc, argv));
   const unsigned cx = 1u << (rng() % 3), cy = 2;  // cluster of 2, 4 or 8 CTAs
-  const unsigned gx = cx * (1 + rng() % 3), gy = cy * 2;
+  const unsigned gx = cx * 2 * (1 + rng() % 2), gy = cy * 2;  // also multiples of __cluster_dims__(2,2,1)
   std::printf("grid %ux%u, cluster %ux%u\n", gx, gy, cx, cy);
   Where* d;
   CHECK(cudaMalloc(&d, gx * gy * sizeof(Where)));

@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   CHECK(cudaSetDevice(0));
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  EXPECT(prop.major == 9 && prop.minor == 0 && prop.multiProcessorCount == 132 && prop.warpSize == 32);
+  // H100/H200 (9.0, 132 SMs) or B200 (10.0, 148 SMs), whichever `ptxsim exec --device` simulates.
+  EXPECT(((prop.major == 9 && prop.multiProcessorCount == 132) || (prop.major == 10 && prop.multiProcessorCount == 148)) &&
+         prop.minor == 0 && prop.warpSize == 32);
   EXPECT(prop.sharedMemPerBlockOptin == 232448 && prop.clusterLaunch == 1);
   CHECK(cudaDriverGetVersion(&version));
   EXPECT(version >= 13010);

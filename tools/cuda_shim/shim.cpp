@@ -337,8 +337,8 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
   switch (r.status) {
     case RunStatus::Completed: return kOk;
     case RunStatus::Error:
-      std::cerr << "ptxsim: launch of kernel " << f.name << " rejected: ";
-      print_run_report(r);
+      std::cerr << "ptxsim: launch of kernel " << pretty(f.name) << " rejected: "
+                << (r.diagnostics.empty() ? r.report : r.diagnostics[0].message + "\n");
       last_message = r.report;
       return kInvalidConfiguration;
     case RunStatus::Fault:
