@@ -11,6 +11,7 @@
 #include <iostream>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "sim/exec/address_space.h"
 #include "sim/exec/program.h"
@@ -55,6 +56,42 @@ int fault_status(const RunResult& r) {
   if (starts("illegal address")) return kIllegalAddress;
   if (starts("misaligned address")) return kMisalignedAddress;
   return kLaunchFailure;  // trap, stack overflow, misuse of a collective, ...
+}
+
+// Blanks out the .entry whose definition contains `line` (1-based), keeping the line numbering,
+// and returns its name; "" if `line` is not inside an entry.
+std::string remove_entry_at(std::string& text, uint32_t line) {
+  std::vector<size_t> starts{0};
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') starts.push_back(i + 1);
+  auto line_text = [&](size_t l) {
+    size_t b = starts[l], e = l + 1 < starts.size() ? starts[l + 1] : text.size();
+    return std::string_view(text).substr(b, e - b);
+  };
+  for (size_t l = 0; l < starts.size(); ++l) {
+    std::string_view t = line_text(l);
+    size_t at = t.find(".entry ");
+    if (at == std::string_view::npos || t.substr(0, at).find("//") != std::string_view::npos) continue;
+    size_t nb = t.find_first_not_of(" \t", at + 7), ne = t.find_first_of(" \t(\r\n", nb);
+    std::string name(t.substr(nb, ne - nb));
+    int depth = 0;
+    bool opened = false;
+    size_t end = l;
+    for (; end < starts.size(); ++end) {
+      for (char c : line_text(end)) {
+        if (c == '{') ++depth, opened = true;
+        if (c == '}') --depth;
+      }
+      if (opened && depth == 0) break;
+    }
+    if (line - 1 >= l && line - 1 <= end) {
+      for (size_t k = l; k <= end && k < starts.size(); ++k)
+        for (size_t i = starts[k]; i < (k + 1 < starts.size() ? starts[k + 1] - 1 : text.size()); ++i) text[i] = ' ';
+      return name;
+    }
+    l = end;
+  }
+  return "";
 }
 
 }  // namespace
@@ -139,7 +176,17 @@ int Shim::load(Module& m) {
       file = dir + "/" + file;
       std::ofstream(file) << text;
     }
-    m.program = load_program(text, file);
+    for (;;) {
+      try {
+        m.program = load_program(text, file);
+        break;
+      } catch (const PtxError& e) {
+        // A kernel ptxsim cannot simulate must not take the module's other kernels with it.
+        std::string kernel = m.broken_kernels.size() < 1000 ? remove_entry_at(text, e.diag.loc.line) : "";
+        if (kernel.empty()) throw;
+        m.broken_kernels[kernel] = e.diag.format();
+      }
+    }
   } catch (const PtxError& e) {
     m.load_status = kInvalidPtx;
     m.load_error = "cannot be simulated:\n" + e.diag.format();
@@ -271,6 +318,10 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " " << f.module->load_error << "\n";
     return st;
   }
+  if (auto it = f.module->broken_kernels.find(f.name); it != f.module->broken_kernels.end()) {
+    std::cerr << "ptxsim: kernel " << pretty(f.name) << " cannot be simulated:\n" << it->second;
+    return kInvalidPtx;
+  }
   const Program& prog = *f.module->program;
   const ptxsim::Function* entry = f.entry();
   if (!entry) {
@@ -366,6 +417,10 @@ int loaded_entry(Function& f, const ptxsim::Function*& entry) {
   if (int st = S.load(*f.module)) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " " << f.module->load_error << "\n";
     return st;
+  }
+  if (auto it = f.module->broken_kernels.find(f.name); it != f.module->broken_kernels.end()) {
+    std::cerr << "ptxsim: kernel " << pretty(f.name) << " cannot be simulated:\n" << it->second;
+    return kInvalidPtx;
   }
   entry = f.entry();
   return entry ? kOk : kInvalidHandle;

@@ -42,6 +42,9 @@ struct Module {
   bool load_attempted = false;
   std::string load_error;           // why the module cannot run (no PTX, PTX error)
   int load_status = kOk;
+  // Kernels taken out of the module because ptxsim cannot simulate them (an unimplemented
+  // instruction, say), with the diagnostic; the module's other kernels still run.
+  std::map<std::string, std::string> broken_kernels;
 };
 
 struct Function {
