@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
   attr[0].val.clusterDim.z = 1;
   config.attrs = attr;
   config.numAttrs = 1;
+  int clusters = 0;
+  CHECK(cudaOccupancyMaxActiveClusters(&clusters, where_am_i, &config));
+  EXPECT(clusters > 0 && clusters <= 132 * 32 / int(cx * cy));
   CHECK(cudaLaunchKernelEx(&config, where_am_i, d));
   std::vector<Where> got(gx * gy);
   CHECK(cudaMemcpy(got.data(), d, got.size() * sizeof(Where), cudaMemcpyDeviceToHost));

@@ -10,6 +10,9 @@
 
 #include "check.h"
 
+// cudaGetDriverEntryPoint is deprecated in CUDA 13 in favour of ...ByVersion; programs still call it.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 constexpr int kRows = 100, kCols = 72;        // row pitch 288 bytes, a multiple of 16
 constexpr int kBoxRows = 16, kBoxCols = 32;
 
@@ -74,6 +77,25 @@ int main(int argc, char** argv) {
                                            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                                            CU_TENSOR_MAP_L2_PROMOTION_NONE,
                                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_ERROR_INVALID_VALUE);
+
+  // cuTensorMapEncodeIm2col comes through the same door: an NHWC float tensor, 32 channels per pixel.
+  using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                    const cuuint64_t*, const int*, const int*, cuuint32_t, cuuint32_t,
+                                    const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeIm2col", &fn, cudaEnableDefault, &status));
+  EXPECT(status == cudaDriverEntryPointSuccess && fn != nullptr);
+  cuuint64_t nhwc[4] = {64, 8, 8, 2}, nhwc_strides[3] = {64 * 4, 64 * 4 * 8, 64 * 4 * 64};
+  int lower[2] = {-1, -1}, upper[2] = {-1, -1};
+  cuuint32_t ones[4] = {1, 1, 1, 1};
+  CUtensorMap im2col;
+  EXPECT(reinterpret_cast<EncodeIm2col>(fn)(&im2col, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, dm, nhwc, nhwc_strides, lower,
+                                            upper, 32, 64, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                            CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS);
+  // An unknown driver function is "not found", not a crash.
+  CHECK(cudaGetDriverEntryPoint("cuNoSuchFunction", &fn, cudaEnableDefault, &status));
+  EXPECT(status == cudaDriverEntryPointSymbolNotFound && fn == nullptr);
 
   load_tile<<<1, 128>>>(map, x0, y0, dout);
   CHECK(cudaDeviceSynchronize());

@@ -68,11 +68,14 @@ int main(int argc, char** argv) {
   vector_add<<<(n + 255) / 256, 256, 0, stream>>>(da, db, dc, n);
   CHECK(cudaGetLastError());
   vector_add<<<(n + 255) / 256, 256, 0, stream>>>(da, db, dc, n);
+  int host_calls = 0;
+  CHECK(cudaLaunchHostFunc(stream, [](void* p) { ++*static_cast<int*>(p); }, &host_calls));
   CHECK(cudaEventRecord(stop, stream));
   CHECK(cudaStreamSynchronize(stream));
   float ms = 0;
   CHECK(cudaEventElapsedTime(&ms, start, stop));
   EXPECT(ms > 0);
+  EXPECT(host_calls == 1);
 
   CHECK(cudaMemcpy(c.data(), dc, n * sizeof(float), cudaMemcpyDeviceToHost));
   unsigned launched = 0;

@@ -3,6 +3,7 @@
 // the libcudart.so.13 symbol version (runtime.map) like NVIDIA's library; functions not defined
 // here are stubs that report "not supported" (stubs.cmake).
 #include <cuda.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -60,7 +61,7 @@ int copy_kind(cudaMemcpyKind k) {
 
 ptxsim::Dim3 d3(dim3 d) { return {d.x, d.y, d.z}; }
 
-cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, const void* cluster) {
+cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, const ptxsim::Dim3* cluster) {
   SHIM_ENTRY();
   STICKY_CHECK();
   shim::Function* f = S.function_for_host(handle);
@@ -74,7 +75,7 @@ cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_
   req.dynamic_shared = uint32_t(smem);
   req.args = args;
   if (cluster) {
-    req.cluster = *static_cast<const ptxsim::Dim3*>(cluster);
+    req.cluster = *cluster;
     req.cluster_given = true;
   }
   return ret(S.launch(*f, req));
@@ -296,6 +297,21 @@ cudaError_t cudaDeviceCanAccessPeer(int* can, int, int) {
   return cudaSuccess;
 }
 
+cudaError_t cudaDeviceGetPCIBusId(char* id, int len, int d) {
+  if (!id || len <= 0) return ret(cudaErrorInvalidValue);
+  if (d != 0) return ret(cudaErrorInvalidDevice);
+  std::snprintf(id, size_t(len), "0000:18:00.0");
+  return cudaSuccess;
+}
+cudaError_t cudaChooseDevice(int* d, const cudaDeviceProp*) {
+  if (!d) return ret(cudaErrorInvalidValue);
+  *d = 0;
+  return cudaSuccess;
+}
+// cuda_profiler_api.h: profiling ranges mean nothing here, and must not fail the program.
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+
 // ---- Versions ----
 cudaError_t cudaDriverGetVersion(int* v) {
   if (!v) return ret(cudaErrorInvalidValue);
@@ -441,7 +457,7 @@ cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t n, si
   if (cudaError_t e = cudaGetSymbolAddress(&base, symbol)) return e;
   if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
     return ret(cudaErrorInvalidMemcpyDirection);
-  return cudaMemcpy(static_cast<char*>(base) + offset, src, n, kind == cudaMemcpyDefault ? cudaMemcpyDefault : kind);
+  return cudaMemcpy(static_cast<char*>(base) + offset, src, n, kind);
 }
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t n, size_t offset, cudaMemcpyKind kind) {
   void* base = nullptr;
@@ -482,6 +498,33 @@ cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaDeviceSynchronize(); 
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
   return ret(cuEventElapsedTime(ms, reinterpret_cast<CUevent>(a), reinterpret_cast<CUevent>(b)));
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int* flags) {
+  if (!flags) return ret(cudaErrorInvalidValue);
+  *flags = s ? reinterpret_cast<shim::Stream*>(s)->flags : 0;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetPriority(cudaStream_t, int* priority) {
+  if (!priority) return ret(cudaErrorInvalidValue);
+  *priority = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetId(cudaStream_t s, unsigned long long* id) {
+  if (!id) return ret(cudaErrorInvalidValue);
+  *id = reinterpret_cast<unsigned long long>(s);
+  return cudaSuccess;
+}
+// Host functions run at once: everything enqueued before them has already completed.
+cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* data) {
+  if (!fn) return ret(cudaErrorInvalidValue);
+  fn(data);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t fn, void* data, unsigned int) {
+  if (!fn) return ret(cudaErrorInvalidValue);
+  fn(s, cudaError_t(Shim::get().sticky), data);
+  return cudaSuccess;
 }
 
 // ---- Function attributes and occupancy ----
@@ -543,6 +586,52 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* smem, const void* 
   return cudaSuccess;
 }
 
+cudaError_t cudaFuncGetName(const char** name, const void* func) {
+  SHIM_ENTRY();
+  shim::Function* f = S.function_for_host(func);
+  if (!f) return ret(cudaErrorInvalidDeviceFunction);
+  if (!name) return ret(cudaErrorInvalidValue);
+  *name = f->name.c_str();  // the mangled name, like NVIDIA's runtime
+  return cudaSuccess;
+}
+cudaError_t cudaGetKernel(cudaKernel_t* kernel, const void* func) { return __cudaGetKernel(kernel, func); }
+
+// Cluster occupancy: every SM is treated as able to host any CTA of a cluster (no GPC
+// boundaries), so the counts are upper bounds of the hardware's.
+static int cluster_size_of(shim::Function& f, const cudaLaunchConfig_t* c) {
+  for (unsigned i = 0; c && i < c->numAttrs; ++i)
+    if (c->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      const auto& d = c->attrs[i].val.clusterDim;
+      return int(d.x * d.y * d.z);
+    }
+  int dims[3] = {1, 1, 1};
+  for (int i = 0; i < 3; ++i) {
+    int v = 0;
+    if (shim::function_attribute(f, 11 + i, v) == shim::kOk && v > 0) dims[i] = v;
+  }
+  return dims[0] * dims[1] * dims[2];
+}
+cudaError_t cudaOccupancyMaxActiveClusters(int* n, const void* func, const cudaLaunchConfig_t* config) {
+  SHIM_ENTRY();
+  shim::Function* f = S.function_for_host(func);
+  if (!f) return ret(cudaErrorInvalidDeviceFunction);
+  if (!n || !config) return ret(cudaErrorInvalidValue);
+  int per_sm = 0;
+  int threads = int(config->blockDim.x * config->blockDim.y * config->blockDim.z);
+  if (int st = shim::occupancy(*f, threads, config->dynamicSmemBytes, per_sm)) return ret(st);
+  int cluster = cluster_size_of(*f, config);
+  *n = cluster > 0 ? S.device->sm_count * per_sm / cluster : 0;
+  return cudaSuccess;
+}
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int* size, const void* func, const cudaLaunchConfig_t* config) {
+  SHIM_ENTRY();
+  shim::Function* f = S.function_for_host(func);
+  if (!f) return ret(cudaErrorInvalidDeviceFunction);
+  if (!size) return ret(cudaErrorInvalidValue);
+  *size = f->non_portable_cluster ? S.device->max_cluster_size_nonportable : S.device->max_cluster_size_portable;
+  return cudaSuccess;
+}
+
 // ---- Driver entry points ----
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** fp, unsigned int version,
                                              unsigned long long flags, cudaDriverEntryPointQueryResult* status) {
@@ -584,3 +673,8 @@ PTXSIM_SAME_AS(cudaEventRecord_ptsz, cudaEventRecord)
 PTXSIM_SAME_AS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)
 PTXSIM_SAME_AS(cudaMallocAsync_ptsz, cudaMallocAsync)
 PTXSIM_SAME_AS(cudaFreeAsync_ptsz, cudaFreeAsync)
+PTXSIM_SAME_AS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc)
+PTXSIM_SAME_AS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback)
+PTXSIM_SAME_AS(cudaStreamGetFlags_ptsz, cudaStreamGetFlags)
+PTXSIM_SAME_AS(cudaStreamGetPriority_ptsz, cudaStreamGetPriority)
+PTXSIM_SAME_AS(cudaStreamGetId_ptsz, cudaStreamGetId)
