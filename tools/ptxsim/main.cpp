@@ -10,6 +10,7 @@
 
 #include "tools/ptxsim/check_command.h"
 #include "tools/ptxsim/fuzz_command.h"
+#include "tools/ptxsim/exec_command.h"
 #include "tools/ptxsim/run_command.h"
 #include "tools/ptxsim/verify_command.h"
 
@@ -29,7 +30,7 @@ struct Verb {
 
 constexpr Verb kVerbs[] = {
     {"run", "run one kernel launch described by a case file", ptxsim::cli::run_command},
-    {"exec", "", nullptr},
+    {"exec", "run a CUDA program on the simulator (ptxsim's libcudart/libcuda)", ptxsim::cli::exec_command},
     {"verify", "run a compiler-side contract verifier on a JSON request", ptxsim::cli::verify_command},
     {"check", "check a PTX module without running it (forms, TMA and tcgen05 rules)", ptxsim::cli::check_command},
     {"fuzz", "property-based fuzzing of descriptors and layouts (RapidCheck generators)", ptxsim::cli::fuzz_command},

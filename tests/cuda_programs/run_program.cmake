@@ -1,0 +1,27 @@
+# Runs `ptxsim exec [EXEC_ARGS] -- PROGRAM` and checks its exit status and output.
+#   -DPTXSIM=path -DPROGRAM=path [-DEXEC_ARGS=a@@b] -DEXPECT_RC=n
+#   [-DEXPECT_STDOUT=re1@@re2] [-DEXPECT_STDERR=re1@@re2]   regexes that must all match
+string(REPLACE "@@" ";" exec_args "${EXEC_ARGS}")
+execute_process(COMMAND ${PTXSIM} exec ${exec_args} -- ${PROGRAM}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+message("---- stdout\n${out}---- stderr\n${err}---- exit status ${rc}")
+set(failed "")
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  string(APPEND failed "exit status ${rc}, expected ${EXPECT_RC}\n")
+endif()
+foreach(stream stdout stderr)
+  string(TOUPPER ${stream} up)
+  set(text "${out}")
+  if(stream STREQUAL "stderr")
+    set(text "${err}")
+  endif()
+  string(REPLACE "@@" ";" regexes "${EXPECT_${up}}")
+  foreach(re IN LISTS regexes)
+    if(NOT text MATCHES "${re}")
+      string(APPEND failed "${stream} does not match '${re}'\n")
+    endif()
+  endforeach()
+endforeach()
+if(failed)
+  message(FATAL_ERROR "${failed}")
+endif()
