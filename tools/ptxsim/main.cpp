@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/ptxsim/replay_command.h"
 #include "tools/ptxsim/run_command.h"
 #include "tools/ptxsim/verify_command.h"
 
@@ -31,7 +32,7 @@ constexpr Verb kVerbs[] = {
     {"verify", "run a compiler-side contract verifier on a JSON request", ptxsim::cli::verify_command},
     {"check", "", nullptr},
     {"fuzz", "", nullptr},
-    {"replay", "", nullptr},
+    {"replay", "simulate recorded traces and compare with what the device did", ptxsim::cli::replay_command},
     {"bench", "", nullptr},
 };
 
