@@ -29,7 +29,7 @@ const char* const kReplayUsage =
 enum class Verdict { Agree, Mismatch, Error };
 
 struct Row {
-  std::string case_name, device, expected, got;
+  std::string trace_name, case_name, device, expected, got;
   Verdict verdict = Verdict::Agree;
   std::vector<std::string> details;  // one line each; printed under the row
 };
@@ -118,14 +118,15 @@ void replay_tensormaps(const trace::Trace& t, Row& row) {
     }
     ++agree;
   }
-  std::string maps = std::to_string(t.tensormaps.size()) + " maps";
+  std::string maps = std::to_string(t.tensormaps.size()) + (t.tensormaps.size() == 1 ? " map" : " maps");
   row.expected += (row.expected.empty() ? "" : " + ") + maps;
   row.got += (row.got.empty() ? "" : " + ") + std::to_string(agree) + " equal";
 }
 
 Row replay_one(const fs::path& file, double max_seconds) {
   Row row;
-  row.case_name = file.generic_string();
+  row.trace_name = file.generic_string();
+  row.case_name = "-";
   try {
     trace::Trace t = trace::load_trace(file);
     row.device = t.device.name;
@@ -150,24 +151,26 @@ Row replay_one(const fs::path& file, double max_seconds) {
 }
 
 void print_table(const std::vector<Row>& rows, bool quiet, std::ostream& out) {
-  const char* heads[] = {"case", "device", "expected", "got", "verdict"};
-  size_t w[4] = {4, 6, 8, 3};
+  const char* heads[] = {"trace", "case", "device", "expected", "got", "verdict"};
+  size_t w[5] = {5, 4, 6, 8, 3};
   for (const Row& r : rows) {
     if (quiet && r.verdict == Verdict::Agree) continue;
-    w[0] = std::max(w[0], r.case_name.size());
-    w[1] = std::max(w[1], r.device.size());
-    w[2] = std::max(w[2], r.expected.size());
-    w[3] = std::max(w[3], r.got.size());
+    w[0] = std::max(w[0], r.trace_name.size());
+    w[1] = std::max(w[1], r.case_name.size());
+    w[2] = std::max(w[2], r.device.size());
+    w[3] = std::max(w[3], r.expected.size());
+    w[4] = std::max(w[4], r.got.size());
   }
   auto cell = [&](const std::string& s, size_t width) { out << s << std::string(width - s.size() + 2, ' '); };
-  for (int i = 0; i < 4; ++i) cell(heads[i], w[i]);
-  out << heads[4] << "\n";
+  for (int i = 0; i < 5; ++i) cell(heads[i], w[i]);
+  out << heads[5] << "\n";
   for (const Row& r : rows) {
     if (quiet && r.verdict == Verdict::Agree) continue;
-    cell(r.case_name, w[0]);
-    cell(r.device, w[1]);
-    cell(r.expected, w[2]);
-    cell(r.got, w[3]);
+    cell(r.trace_name, w[0]);
+    cell(r.case_name, w[1]);
+    cell(r.device, w[2]);
+    cell(r.expected, w[3]);
+    cell(r.got, w[4]);
     out << verdict_name(r.verdict) << "\n";
     for (const std::string& d : r.details) out << "    " << d << "\n";
   }

@@ -23,6 +23,8 @@ struct RunOptions {
   // --trace: write a synthetic trace (device "synthetic (ptxsim)", docs/traces.md) of this run,
   // for replay self-tests. Never a hardware trace.
   std::optional<std::filesystem::path> trace_file;
+  // --timeline: write a Chrome trace-event timeline of the run (docs/timeline.md).
+  std::optional<std::filesystem::path> timeline_file;
   bool help = false;
 };
 
