@@ -1,4 +1,5 @@
 #include "sim/exec/engine.h"
+#include "sim/exec/timeline.h"
 
 #include <algorithm>
 #include <bit>
@@ -12,6 +13,11 @@ namespace {
 
 constexpr uint64_t kQuantum = 256;          // warp-steps a warp runs before the next warp's turn
 constexpr uint64_t kRotateEvery = 64;       // diverged steps before rotating to the oldest group
+
+// Timeline hooks (sim/exec/timeline.h): the CTA's linear index in the grid.
+uint64_t cta_linear(const Cta& cta, const Dim3& grid) {
+  return cta.id.x + uint64_t(grid.x) * (cta.id.y + uint64_t(grid.y) * cta.id.z);
+}
 constexpr uint32_t kMaxStackBytes = 1u << 20;  // per-lane local memory (call stack) limit
 
 std::string hex(uint64_t v) {
@@ -134,6 +140,8 @@ std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64
 
 void Engine::mbarrier_changed(MbarrierSlot& m) {
   ++m.version;
+  if (TimelineSink* tl = current_timeline(); tl && cur_warp_)
+    tl->mbarrier_event(cta_linear(*cur_warp_->cta, cfg.grid), m.offset, false, steps);
   wake(WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(&m)), m.version);
 }
 
@@ -143,7 +151,7 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
   std::fill(m.arrived_now.begin(), m.arrived_now.end(), 0);
   m.tx_expected_total = m.tx_completed_total = 0;
   m.remote_arrivals = 0;
-  (void)cta;
+  if (TimelineSink* tl = current_timeline()) tl->mbarrier_event(cta_linear(cta, cfg.grid), m.offset, true, steps);
 }
 
 void Engine::issue_async(AsyncOp op) {
@@ -155,6 +163,7 @@ void Engine::issue_async(AsyncOp op) {
   op.due = std::max(steps + 64 + z % 512, op.min_due);
   op.seq = async_seq_++;
   if (op.dst_cta) op.dst_cta->async_dst++;
+  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, steps);
   async_.push_back(std::move(op));
 }
 
@@ -175,6 +184,7 @@ bool Engine::complete_due_async(bool force_one) {
     async_.erase(async_.begin() + long(best));
     if (op.dst_cta) op.dst_cta->async_dst--;
     op.complete();
+    if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, steps);
     any = true;
   }
 }
@@ -534,6 +544,8 @@ bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t ma
   else b.arrived += uint32_t(std::popcount(aligned ? live : mask));
   b.arrived_warps.push_back(c.warp->index);
   uint32_t needed = b.expected ? b.expected : cta.threads - cta.exited_threads;
+  if (TimelineSink* tl = current_timeline())
+    tl->barrier_arrived(cta_linear(cta, cfg.grid), id, c.warp->index, b.generation, b.arrived >= needed, steps);
   if (b.arrived >= needed) {
     complete_barrier(b);
     return false;
@@ -929,7 +941,11 @@ RunResult Engine::run() {
             if (w.done()) continue;
             // Never overshoot the instruction budget by more than one warp-instruction.
             uint64_t left = thread_instr_ < cfg.max_instructions ? cfg.max_instructions - thread_instr_ : 0;
-            progress += run_warp(w, std::min<uint64_t>(kQuantum, left / 32 + 1));
+            const uint64_t begin = steps;
+            const uint64_t ran = run_warp(w, std::min<uint64_t>(kQuantum, left / 32 + 1));
+            progress += ran;
+            if (TimelineSink* tl = current_timeline(); tl && ran)
+              tl->warp_ran(cta_linear(*cta, cfg.grid), w.index, begin, steps, ran);
             all_done &= w.done();
             if (thread_instr_ > cfg.max_instructions) break;
           }
@@ -990,5 +1006,10 @@ RunResult Engine::run() {
 }
 
 uint64_t Engine::frame_local_base(const ExecCtx& c) const { return c.local_base; }
+
+TimelineSink*& current_timeline() {
+  thread_local TimelineSink* sink = nullptr;
+  return sink;
+}
 
 }  // namespace ptxsim

@@ -153,7 +153,7 @@ TEST(CaseFile, ErrorsNameTheJsonPath) {
             "u16, s16, u32, s32, u64, s64, f16, bf16, f32, f64)");
   EXPECT_EQ(err(R"("gird": [1])"),
             "case.json: gird: unknown key (expected one of: ptx, kernel, grid, block, cluster, "
-            "dynamic_shared_bytes, buffers, params, outputs, description)");
+            "dynamic_shared_bytes, buffers, params, outputs, description, expect)");
   EXPECT_EQ(err(R"("cluster": [1, 1, 1, 1])"),
             "case.json: cluster: expected 1 to 3 elements [x, y, z], got 4");
   EXPECT_EQ(err(R"("cluster": [1, 0])"), "case.json: cluster[1]: must be at least 1");

@@ -337,6 +337,7 @@ const std::vector<std::string_view>& known_case_keys() {
   static const std::vector<std::string_view> keys = {
       "ptx",     "kernel", "grid",    "block",   "cluster",    "dynamic_shared_bytes",
       "buffers", "params", "outputs", "comment", "description",
+      "expect",  // conformance corpus: the outcome on hardware, "completed" (default) or "hang"
   };
   return keys;
 }

@@ -11,6 +11,7 @@
 #include "tools/ptxsim/check_command.h"
 #include "tools/ptxsim/fuzz_command.h"
 #include "tools/ptxsim/exec_command.h"
+#include "tools/ptxsim/replay_command.h"
 #include "tools/ptxsim/run_command.h"
 #include "tools/ptxsim/verify_command.h"
 
@@ -34,7 +35,7 @@ constexpr Verb kVerbs[] = {
     {"verify", "run a compiler-side contract verifier on a JSON request", ptxsim::cli::verify_command},
     {"check", "check a PTX module without running it (forms, TMA and tcgen05 rules)", ptxsim::cli::check_command},
     {"fuzz", "property-based fuzzing of descriptors and layouts (RapidCheck generators)", ptxsim::cli::fuzz_command},
-    {"replay", "", nullptr},
+    {"replay", "simulate recorded traces and compare with what the device did", ptxsim::cli::replay_command},
     {"bench", "", nullptr},
 };
 

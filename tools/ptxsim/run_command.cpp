@@ -14,6 +14,14 @@
 #include "sim/api.h"
 #include "tools/ptxsim/case_file.h"
 #include "tools/ptxsim/sha256.h"
+#include "tools/ptxsim/tensormap_params.h"
+#include "tools/ptxsim/timeline.h"
+#include "tools/trace/trace.h"
+
+#ifndef PTXSIM_VERSION
+#define PTXSIM_VERSION "0.1.0"
+#endif
+#define PTXSIM_VERSION_STRING PTXSIM_VERSION
 
 namespace ptxsim::cli {
 
@@ -26,6 +34,8 @@ const char* const kRunUsage =
     "  --max-instructions N  stop with a timeout after N thread-instructions\n"
     "  --max-seconds S       stop with a timeout after S seconds of wall time\n"
     "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
+    "  --timeline FILE       write a Chrome trace-event timeline of the run (docs/timeline.md)\n"
+    "  --trace FILE          write a synthetic trace of this run (replay self-tests, docs/traces.md)\n"
     "Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,\n"
     "3 kernel fault (trap, illegal address, device assertion).\n";
 
@@ -174,6 +184,48 @@ bool write_file(const std::filesystem::path& path, std::span<const uint8_t> byte
   return bool(f);
 }
 
+// A trace of ptxsim's own run, for replay self-tests: device "synthetic (ptxsim)".
+bool write_synthetic_trace(const std::filesystem::path& file, const Case& c, RunStatus status, const PreparedRun& prep,
+                           std::string& error) {
+  trace::Trace t;
+  t.case_ref = trace::relative_ref(c.file, file.has_parent_path() ? file.parent_path() : std::filesystem::path("."));
+  t.device.name = std::string(trace::kSyntheticDevice);
+  t.captured_by = std::string("ptxsim ") + PTXSIM_VERSION_STRING;
+  t.status = status == RunStatus::Completed ? trace::Status::Completed
+             : status == RunStatus::Fault   ? trace::Status::Fault
+                                            : trace::Status::Hang;
+  if (status == RunStatus::Completed)
+    for (const std::string& name : c.outputs) {
+      std::span<const uint8_t> bytes = prep.contents(name);
+      t.outputs.push_back(trace::make_output(name, bytes.data(), bytes.size()));
+    }
+  // The case's tensor maps as ptxsim encoded them, with the addresses of this run.
+  JsonReader reader(c.file);
+  auto add_maps = [&](auto& self, const ParamSpec& spec) -> void {
+    if (spec.kind == "tensormap") {
+      trace::TensorMapRecord rec;
+      rec.name = spec.json_path;
+      rec.params = parse_tensormap_params(reader, spec.raw.at("tensormap"), JsonReader::key(spec.json_path, "tensormap"),
+                                          /*address_key=*/false);
+      rec.params.global_address = prep.address_of(spec.buffer) + spec.buffer_offset;
+      std::array<uint8_t, 128> blob{};
+      auto e = ptxsim_encode_tensormap(rec.params, blob);
+      rec.result = cuda_result_name(uint32_t(e.code));
+      if (e.ok()) rec.blob = blob;
+      t.tensormaps.push_back(std::move(rec));
+    }
+    for (const ParamSpec& f : spec.fields) self(self, f);
+  };
+  for (const ParamSpec& p : c.params) add_maps(add_maps, p);
+  try {
+    trace::write_trace(file, t);
+  } catch (const std::exception& e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
 void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& err) {
   try {
     Case c = load_case(o.case_file);
@@ -198,7 +250,17 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
     if (o.seed) prep.config.schedule_seed = *o.seed;
 
     auto t0 = std::chrono::steady_clock::now();
-    RunResult res = prep.launch(*program, o.json ? &err : &out);
+    std::optional<ChromeTimeline> timeline;
+    if (o.timeline_file) timeline.emplace(c.grid);
+    RunResult res;
+    {
+      ScopedTimeline scope(timeline ? &*timeline : nullptr);
+      res = prep.launch(*program, o.json ? &err : &out);
+    }
+    if (timeline) {
+      timeline->finish(res);
+      timeline->write(*o.timeline_file);
+    }
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.status = res.status;
     r.exit_code = exit_code_for(res.status);
@@ -223,6 +285,15 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
         }
       }
       r.outputs.push_back(std::move(rec));
+    }
+    if (o.trace_file && r.status != RunStatus::Error) {
+      std::string error;
+      if (!write_synthetic_trace(*o.trace_file, c, res.status, prep, error)) {
+        r.status = RunStatus::Error;
+        r.exit_code = exit_code_for(RunStatus::Error);
+        r.diagnostics.insert(r.diagnostics.begin(), plain_diag(o.trace_file->string(), error));
+        r.report = "ptxsim run: " + error + (r.report.empty() ? "" : "\n" + r.report);
+      }
     }
   } catch (const PtxError& e) {
     set_bad_input(r, e.diag, e.diag.format());
@@ -267,7 +338,8 @@ RunOptions parse_run_args(const std::vector<std::string>& args) {
       value = a.substr(eq + 1);
       inline_value = true;
     }
-    if (name != "--out" && name != "--max-instructions" && name != "--max-seconds" && name != "--seed")
+    if (name != "--out" && name != "--max-instructions" && name != "--max-seconds" && name != "--seed" &&
+        name != "--trace" && name != "--timeline")
       throw UsageError("unknown option '" + name + "'");
     if (!inline_value) {
       if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
@@ -276,6 +348,12 @@ RunOptions parse_run_args(const std::vector<std::string>& args) {
     if (name == "--out") {
       if (value.empty()) throw UsageError("--out needs a directory");
       o.out_dir = value;
+    } else if (name == "--timeline") {
+      if (value.empty()) throw UsageError("--timeline needs a file name");
+      o.timeline_file = value;
+    } else if (name == "--trace") {
+      if (value.empty()) throw UsageError("--trace needs a file name");
+      o.trace_file = value;
     } else if (name == "--max-instructions") {
       uint64_t n;
       if (!parse_u64(value, n) || n == 0)

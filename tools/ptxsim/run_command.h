@@ -20,6 +20,11 @@ struct RunOptions {
   std::optional<uint64_t> max_instructions;      // override LaunchConfig's default
   std::optional<double> max_seconds;
   std::optional<uint64_t> seed;                  // LaunchConfig::schedule_seed
+  // --trace: write a synthetic trace (device "synthetic (ptxsim)", docs/traces.md) of this run,
+  // for replay self-tests. Never a hardware trace.
+  std::optional<std::filesystem::path> trace_file;
+  // --timeline: write a Chrome trace-event timeline of the run (docs/timeline.md).
+  std::optional<std::filesystem::path> timeline_file;
   bool help = false;
 };
 

@@ -1,0 +1,531 @@
+#!/usr/bin/env python3
+"""Writes the conformance corpus tests/conformance/{sm_90a,sm_100a}/*.case.json + *.ptx.
+
+Every kernel here is our own handwritten PTX. Each case is small (one or a few CTAs) and fast, with
+random operands drawn by the case's random initialisers (fixed seeds, so a capture is reproducible).
+Cases whose expected outcome on hardware is a hang say so with "expect": "hang".
+Run: python3 scripts/gen_conformance.py  (then commit the generated files).
+"""
+import json, os, sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "conformance")
+TARGETS = ["sm_90a", "sm_100a"]
+
+HEAD = ".version 8.7\n.target {target}\n.address_size 64\n"
+
+# Loads a[tid], b[tid] (u32) and stores NOUT results to out[tid*NOUT + k].
+SCALAR_INT = r"""
+.visible .entry scalar_int(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mul.wide.u32 %rd4, %r4, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  add.s64 %rd6, %rd2, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  ld.global.u32 %r6, [%rd6];
+  mul.wide.u32 %rd7, %r4, 64;
+  add.s64 %rd8, %rd3, %rd7;
+  add.u32 %r10, %r5, %r6;
+  sub.u32 %r11, %r5, %r6;
+  mul.hi.u32 %r12, %r5, %r6;
+  mad.lo.u32 %r13, %r5, %r6, %r4;
+  shf.l.wrap.b32 %r14, %r5, %r6, %r6;
+  lop3.b32 %r15, %r5, %r6, %r4, 0x96;
+  prmt.b32 %r16, %r5, %r6, 0x5140;
+  bfe.u32 %r17, %r5, 3, 9;
+  bfi.b32 %r18, %r5, %r6, 5, 11;
+  popc.b32 %r19, %r5;
+  clz.b32 %r20, %r6;
+  brev.b32 %r21, %r5;
+  min.s32 %r22, %r5, %r6;
+  mul24.lo.s32 %r23, %r5, %r6;
+  sad.u32 %r24, %r5, %r6, %r4;
+  setp.lt.s32 %p1, %r5, %r6;
+  selp.u32 %r25, %r5, %r6, %p1;
+  st.global.v4.u32 [%rd8], {%r10, %r11, %r12, %r13};
+  st.global.v4.u32 [%rd8+16], {%r14, %r15, %r16, %r17};
+  st.global.v4.u32 [%rd8+32], {%r18, %r19, %r20, %r21};
+  st.global.v4.u32 [%rd8+48], {%r22, %r23, %r24, %r25};
+  ret;
+}
+"""
+
+SCALAR_FLOAT = r"""
+.visible .entry scalar_float(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .reg .b32 %r<10>;
+  .reg .f32 %f<40>;
+  .reg .b16 %h<4>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mul.wide.u32 %rd4, %r4, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  add.s64 %rd6, %rd2, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  ld.global.f32 %f2, [%rd6];
+  mul.wide.u32 %rd7, %r4, 48;
+  add.s64 %rd8, %rd3, %rd7;
+  fma.rn.f32 %f10, %f1, %f2, %f1;
+  add.rz.f32 %f11, %f1, %f2;
+  mul.rm.f32 %f12, %f1, %f2;
+  div.rn.f32 %f13, %f1, %f2;
+  abs.f32 %f20, %f1;
+  sqrt.rn.f32 %f14, %f20;
+  min.f32 %f15, %f1, %f2;
+  max.NaN.f32 %f16, %f1, %f2;
+  sub.rp.f32 %f17, %f1, %f2;
+  rcp.rn.f32 %f18, %f2;
+  fma.rn.sat.f32 %f19, %f1, %f2, %f2;
+  cvt.rn.f16.f32 %h1, %f1;
+  cvt.rn.bf16.f32 %h2, %f2;
+  mov.b32 %r5, {%h1, %h2};
+  cvt.rni.s32.f32 %r6, %f13;
+  st.global.v4.f32 [%rd8], {%f10, %f11, %f12, %f13};
+  st.global.v4.f32 [%rd8+16], {%f14, %f15, %f16, %f17};
+  st.global.v2.f32 [%rd8+32], {%f18, %f19};
+  st.global.v2.u32 [%rd8+40], {%r5, %r6};
+  ret;
+}
+"""
+
+# Integer atomics (any order gives the same result) and exact float adds of 1.0.
+ATOMICS = r"""
+.visible .entry atomics(.param .u64 pa, .param .u64 pctr, .param .u64 pold)
+{
+  .reg .b32 %r<20>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pctr];
+  mul.wide.u32 %rd4, %r4, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  red.global.add.u32 [%rd2], 1;
+  atom.global.max.s32 %r6, [%rd2+4], %r5;
+  atom.global.min.u32 %r7, [%rd2+8], %r5;
+  red.global.xor.b32 [%rd2+12], %r5;
+  red.global.or.b32 [%rd2+16], %r5;
+  and.b32 %r8, %r5, 0xff;
+  red.global.add.u64 [%rd2+24], 1;
+  mov.f32 %f1, 0f3F800000;
+  red.global.add.f32 [%rd2+32], %f1;
+  and.b32 %r9, %r4, 63;
+  mul.wide.u32 %rd6, %r9, 4;
+  add.s64 %rd7, %rd2, %rd6;
+  red.global.add.u32 [%rd7+64], %r8;
+  ret;
+}
+"""
+
+WARP = r"""
+.visible .entry warp_collectives(.param .u64 pa, .param .u64 pout)
+{
+  .reg .b32 %r<30>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  shfl.sync.bfly.b32 %r10, %r5, 5, 31, -1;
+  shfl.sync.idx.b32 %r11, %r5, 7, 31, -1;
+  shfl.sync.up.b32 %r12|%p1, %r5, 3, 0, -1;
+  shfl.sync.down.b32 %r13, %r5, 9, 31, -1;
+  and.b32 %r6, %r5, 1;
+  setp.eq.u32 %p2, %r6, 1;
+  vote.sync.ballot.b32 %r14, %p2, -1;
+  redux.sync.add.u32 %r15, %r5, -1;
+  redux.sync.max.s32 %r16, %r5, -1;
+  and.b32 %r7, %r5, 3;
+  match.any.sync.b32 %r17, %r7, -1;
+  selp.u32 %r18, 1, 0, %p1;
+  mul.wide.u32 %rd6, %r1, 48;
+  add.s64 %rd7, %rd2, %rd6;
+  st.global.v4.u32 [%rd7], {%r10, %r11, %r12, %r13};
+  st.global.v4.u32 [%rd7+16], {%r14, %r15, %r16, %r17};
+  st.global.u32 [%rd7+32], %r18;
+  ret;
+}
+"""
+
+BARRIER = r"""
+.visible .entry cta_barrier(.param .u64 pa, .param .u64 pout)
+{
+  .shared .align 4 .b32 s[256];
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r5;
+  bar.sync 0;
+  sub.u32 %r6, 255, %r1;
+  shl.b32 %r7, %r6, 2;
+  add.u32 %r8, %r2, %r7;
+  ld.shared.u32 %r9, [%r8];
+  and.b32 %r10, %r9, 1;
+  setp.eq.u32 %p1, %r10, 1;
+  bar.red.popc.u32 %r11, 0, %p1;
+  add.u32 %r12, %r9, %r11;
+  add.s64 %rd6, %rd2, %rd4;
+  st.global.u32 [%rd6], %r12;
+  ret;
+}
+"""
+
+# Two phases of an mbarrier with every thread arriving; the arrive state tokens feed test_wait.
+MBARRIER = r"""
+.visible .entry mbarrier_phases(.param .u64 pa, .param .u64 pout)
+{
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 s[128];
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<6>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $init_done;
+  mbarrier.init.shared::cta.b64 [%r2], 128;
+$init_done:
+  bar.sync 0;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r6, %r3, %r4;
+  st.shared.u32 [%r6], %r5;
+  mbarrier.arrive.shared::cta.b64 %rd6, [%r2];
+$w0:
+  mbarrier.test_wait.shared::cta.b64 %p2, [%r2], %rd6;
+  @!%p2 bra $w0;
+  xor.b32 %r7, %r1, 127;
+  shl.b32 %r8, %r7, 2;
+  add.u32 %r9, %r3, %r8;
+  ld.shared.u32 %r10, [%r9];
+  mbarrier.arrive.shared::cta.b64 %rd7, [%r2];
+$w1:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r2], 1;
+  @!%p3 bra $w1;
+  mbarrier.pending_count.b64 %r11, %rd7;
+  add.s64 %rd8, %rd2, %rd4;
+  add.u32 %r12, %r10, %r11;
+  st.global.u32 [%rd8], %r12;
+  ret;
+}
+"""
+
+# One thread loads a BOXxBOX tile of bf16 with TMA into swizzled shared memory; everyone waits and
+# copies all of shared memory out. The expect_tx byte count is a parameter so the same kernel
+# hangs by design when it is wrong.
+TMA = r"""
+.visible .entry tma_tile(.param .align 64 .b8 tmap[128], .param .u64 out, .param .u32 tx,
+                         .param .u32 c0, .param .u32 c1)
+{
+  .shared .align 1024 .b8 buf[SMEM];
+  .shared .align 8 .b64 bar;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<5>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  mov.u32 %r5, bar;
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra $init_done;
+  mbarrier.init.shared::cta.b64 [%r5], 1;
+  fence.mbarrier_init.release.cluster;
+$init_done:
+  bar.sync 0;
+  @%p2 bra $wait;
+  ld.param.u32 %r6, [tx];
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], %r6;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.u32 %r10, [c0];
+  ld.param.u32 %r11, [c1];
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd2, {%r10, %r11}], [%r5];
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;
+  @!%p3 bra $wait;
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd4, %rd3;
+  shl.b32 %r3, %r1, 2;
+$copy:
+  setp.ge.u32 %p1, %r3, SMEM;
+  @%p1 bra $done;
+  add.u32 %r4, %r2, %r3;
+  ld.shared.u32 %r15, [%r4];
+  cvt.u64.u32 %rd5, %r3;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.u32 [%rd6], %r15;
+  add.u32 %r3, %r3, 512;
+  bra $copy;
+$done:
+  ret;
+}
+"""
+
+# Bulk copy global -> shared (mbarrier completion), add 1 to every word, bulk copy back
+# shared -> global (bulk async-group).
+BULK = r"""
+.visible .entry bulk_copy(.param .u64 pin, .param .u64 pout)
+{
+  .shared .align 128 .b8 buf[4096];
+  .shared .align 8 .b64 bar;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  mov.u32 %r3, bar;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $init_done;
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+$init_done:
+  bar.sync 0;
+  @%p1 bra $wait;
+  ld.param.u64 %rd1, [pin];
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 4096;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 4096, [%r3];
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r3], 0;
+  @!%p2 bra $wait;
+  shl.b32 %r4, %r1, 2;
+$loop:
+  setp.ge.u32 %p3, %r4, 4096;
+  @%p3 bra $loop_done;
+  add.u32 %r5, %r2, %r4;
+  ld.shared.u32 %r6, [%r5];
+  add.u32 %r6, %r6, 1;
+  st.shared.u32 [%r5], %r6;
+  add.u32 %r4, %r4, 512;
+  bra $loop;
+$loop_done:
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  @%p1 bra $done;
+  ld.param.u64 %rd2, [pout];
+  cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r2], 4096;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+$done:
+  ret;
+}
+"""
+
+# Each thread's fragments come straight from buffers indexed by lane: the instruction defines what
+# they mean, and ptxsim and the GPU must compute the same function of those bits.
+MMA = r"""
+.visible .entry mma_f16(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+{
+  .reg .b32 %r<20>;
+  .reg .f32 %f<20>;
+  .reg .b64 %rd<20>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  ld.param.u64 %rd4, [pd];
+  mul.wide.u32 %rd5, %r1, 16;
+  mul.wide.u32 %rd6, %r1, 8;
+  add.s64 %rd7, %rd1, %rd5;
+  add.s64 %rd8, %rd2, %rd6;
+  add.s64 %rd9, %rd3, %rd5;
+  add.s64 %rd10, %rd4, %rd5;
+  ld.global.v4.b32 {%r2, %r3, %r4, %r5}, [%rd7];
+  ld.global.v2.b32 {%r6, %r7}, [%rd8];
+  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd9];
+  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r2, %r3, %r4, %r5}, {%r6, %r7}, {%f1, %f2, %f3, %f4};
+  st.global.v4.f32 [%rd10], {%f5, %f6, %f7, %f8};
+  ret;
+}
+"""
+
+LDMATRIX = r"""
+.visible .entry ldstmatrix(.param .u64 pa, .param .u64 pout)
+{
+  .shared .align 16 .b8 s[1024];
+  .shared .align 16 .b8 t[1024];
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r2, s;
+  mov.u32 %r12, t;
+  shl.b32 %r3, %r1, 5;
+  cvt.u64.u32 %rd3, %r3;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.v4.b32 {%r4, %r5, %r6, %r7}, [%rd4];
+  ld.global.v4.b32 {%r8, %r9, %r10, %r11}, [%rd4+16];
+  add.u32 %r13, %r2, %r3;
+  st.shared.v4.b32 [%r13], {%r4, %r5, %r6, %r7};
+  st.shared.v4.b32 [%r13+16], {%r8, %r9, %r10, %r11};
+  bar.warp.sync -1;
+  shl.b32 %r14, %r1, 4;
+  add.u32 %r15, %r2, %r14;
+  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r4, %r5, %r6, %r7}, [%r15];
+  add.u32 %r16, %r15, 512;
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r8, %r9}, [%r16];
+  add.u32 %r17, %r12, %r14;
+  stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r17], {%r4, %r5, %r6, %r7};
+  add.u32 %r18, %r17, 512;
+  stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%r18], {%r8, %r9};
+  bar.warp.sync -1;
+  add.u32 %r19, %r12, %r3;
+  ld.shared.v4.b32 {%r4, %r5, %r6, %r7}, [%r19];
+  ld.shared.v4.b32 {%r8, %r9, %r10, %r11}, [%r19+16];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.v4.b32 [%rd5], {%r4, %r5, %r6, %r7};
+  st.global.v4.b32 [%rd5+16], {%r8, %r9, %r10, %r11};
+  ret;
+}
+"""
+
+# Hang by design: the barrier expects two arrivals, only one thread arrives.
+MISSING_ARRIVE = r"""
+.visible .entry missing_arrive(.param .u64 pout)
+{
+  .shared .align 8 .b64 bar;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $done;
+  mbarrier.init.shared::cta.b64 [%r2], 2;
+  mbarrier.arrive.shared::cta.b64 %rd1, [%r2];
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra $wait;
+  ld.param.u64 %rd2, [pout];
+  st.global.u32 [%rd2], 1;
+$done:
+  ret;
+}
+"""
+
+
+def rnd(seed, dtype, lo, hi):
+    return {"random": {"seed": seed, "dtype": dtype, "min": lo, "max": hi}}
+
+
+def tmap(swizzle, box_inner):
+    return {"tensormap": {"buffer": "g", "dtype": "bfloat16", "rank": 2, "dims": [256, 64], "strides": [512],
+                          "box": [box_inner, 32], "swizzle": swizzle}}
+
+
+def cases():
+    out = []
+    out.append(("scalar_int", SCALAR_INT, {"grid": [2], "block": [128],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(11, "u32", 0, 4294967295)},
+                    "b": {"bytes": 1024, "init": rnd(12, "u32", 0, 4294967295)},
+                    "out": {"bytes": 16384, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("scalar_float", SCALAR_FLOAT, {"grid": [2], "block": [128],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(21, "f32", -1000, 1000)},
+                    "b": {"bytes": 1024, "init": rnd(22, "f32", -2, 2)},
+                    "out": {"bytes": 12288, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("atomics", ATOMICS, {"grid": [4], "block": [128],
+        "buffers": {"a": {"bytes": 2048, "init": rnd(31, "s32", -100000, 100000)},
+                    "ctr": {"bytes": 320, "init": "zero"}, "old": {"bytes": 4, "init": "zero"}},
+        "params": [{"ptr": "a"}, {"ptr": "ctr"}, {"ptr": "old"}], "outputs": ["ctr"]}))
+    out.append(("warp_collectives", WARP, {"grid": [1], "block": [32],
+        "buffers": {"a": {"bytes": 128, "init": rnd(41, "s32", -1000, 1000)},
+                    "out": {"bytes": 1536, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("cta_barrier", BARRIER, {"grid": [1], "block": [256],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(51, "u32", 0, 65535)},
+                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("mbarrier_phases", MBARRIER, {"grid": [1], "block": [128],
+        "buffers": {"a": {"bytes": 512, "init": rnd(61, "u32", 0, 65535)},
+                    "out": {"bytes": 512, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+    for sw, inner in [("none", 64), ("32B", 16), ("64B", 32), ("128B", 64)]:
+        smem = inner * 2 * 32
+        out.append((f"tma_tile_swizzle_{sw}", TMA.replace("SMEM", str(smem)), {"grid": [1], "block": [128],
+            "buffers": {"g": {"bytes": 32768, "init": rnd(70, "u16", 0, 65535)},
+                        "out": {"bytes": smem, "init": {"fill_u8": 0xcd}}},
+            "params": [tmap(sw, inner), {"ptr": "out"}, {"u32": smem}, {"u32": 16}, {"u32": 8}],
+            "outputs": ["out"]}))
+    out.append(("bulk_copy", BULK, {"grid": [1], "block": [128],
+        "buffers": {"in": {"bytes": 4096, "init": rnd(81, "u32", 0, 4294967295)},
+                    "out": {"bytes": 4096, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "in"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("mma_sync_f16", MMA, {"grid": [1], "block": [32],
+        "buffers": {"a": {"bytes": 512, "init": rnd(91, "f16", -2, 2)},
+                    "b": {"bytes": 256, "init": rnd(92, "f16", -2, 2)},
+                    "c": {"bytes": 512, "init": rnd(93, "f32", -4, 4)},
+                    "d": {"bytes": 512, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "c"}, {"ptr": "d"}], "outputs": ["d"]}))
+    out.append(("ldmatrix_stmatrix", LDMATRIX, {"grid": [1], "block": [32],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(101, "u16", 0, 65535)},
+                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+    # Hang by design: expect_tx announces twice the bytes the copy delivers.
+    out.append(("hang_wrong_expect_tx", TMA.replace("SMEM", "4096"), {"grid": [1], "block": [128],
+        "expect": "hang",
+        "comment": "expect_tx announces 8192 bytes, the copy delivers 4096: the phase never completes",
+        "buffers": {"g": {"bytes": 32768, "init": rnd(70, "u16", 0, 65535)},
+                    "out": {"bytes": 4096, "init": {"fill_u8": 0xcd}}},
+        "params": [tmap("128B", 64), {"ptr": "out"}, {"u32": 8192}, {"u32": 0}, {"u32": 0}],
+        "outputs": ["out"]}))
+    out.append(("hang_missing_arrive", MISSING_ARRIVE, {"grid": [1], "block": [32],
+        "expect": "hang",
+        "comment": "the mbarrier expects 2 arrivals and gets 1",
+        "buffers": {"out": {"bytes": 4, "init": "zero"}},
+        "params": [{"ptr": "out"}], "outputs": ["out"]}))
+    return out
+
+
+def main():
+    for target in TARGETS:
+        d = os.path.join(ROOT, target)
+        os.makedirs(d, exist_ok=True)
+        for name, body, case in cases():
+            with open(os.path.join(d, name + ".ptx"), "w") as f:
+                f.write("// ptxsim conformance corpus (scripts/gen_conformance.py): " + name + "\n")
+                f.write(HEAD.format(target=target) + body)
+            doc = {"ptx": name + ".ptx"}
+            doc.update(case)
+            with open(os.path.join(d, name + ".case.json"), "w") as f:
+                json.dump(doc, f, indent=2)
+                f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

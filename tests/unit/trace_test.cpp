@@ -1,0 +1,248 @@
+// Traces (tools/trace), ptxsim-hw's GPU-free parts (tools/hw/hw_cli) and the conformance corpus.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+#include "sim/api.h"
+#include "tools/hw/hw_cli.h"
+#include "tools/ptxsim/case_file.h"
+#include "tools/trace/compare.h"
+#include "tools/trace/trace.h"
+
+namespace {
+
+using namespace ptxsim;
+using cli::Json;
+
+std::string trace_error(const std::string& text) {
+  try {
+    trace::parse_trace(Json::parse(text), "t.trace.json", ".");
+  } catch (const cli::CaseError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+const char* kOkTrace = R"({"format": "ptxsim-trace/1", "case": "c.json",
+  "device": {"name": "NVIDIA H200", "compute_capability": "9.0", "driver_version": 13000},
+  "status": "completed",
+  "outputs": {"y": {"bytes": 3, "sha256": "039058c6f2c0cb492c533b0a4d14ef77cc0f78abccced5287d84a1a2011cfb81",
+                    "base64": "AQID"}}})";
+
+TEST(Trace, Base64RoundTripsRandomBytes) {
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (int n = 0; n < 200; ++n) {
+    std::vector<uint8_t> v(rng() % 70);
+    for (auto& b : v) b = uint8_t(rng());
+    std::string s = trace::base64_encode(v.data(), v.size());
+    EXPECT_EQ(s.size(), (v.size() + 2) / 3 * 4);
+    auto back = trace::base64_decode(s);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, v);
+  }
+  EXPECT_EQ(trace::base64_encode(reinterpret_cast<const uint8_t*>("Man"), 3), "TWFu");  // RFC 4648 example
+  EXPECT_EQ(trace::base64_encode(reinterpret_cast<const uint8_t*>("Ma"), 2), "TWE=");
+  EXPECT_FALSE(trace::base64_decode("TWE"));
+  EXPECT_FALSE(trace::base64_decode("T=Fu"));
+  EXPECT_FALSE(trace::base64_decode("TW!u"));
+}
+
+TEST(Trace, ParsesAndRoundTrips) {
+  trace::Trace t = trace::parse_trace(Json::parse(kOkTrace), "t.trace.json", "dir");
+  EXPECT_EQ(t.case_path, std::filesystem::path("dir/c.json"));
+  EXPECT_EQ(t.device.name, "NVIDIA H200");
+  ASSERT_EQ(t.outputs.size(), 1u);
+  EXPECT_EQ(*t.outputs[0].data, (std::vector<uint8_t>{1, 2, 3}));
+  trace::Trace u = trace::parse_trace(trace::to_json(t), "u", "dir");
+  EXPECT_EQ(trace::to_json(u), trace::to_json(t));
+}
+
+TEST(Trace, RejectsBadTracesNamingThePath) {
+  Json j = Json::parse(kOkTrace);
+  auto with = [&](auto edit) {
+    Json k = j;
+    edit(k);
+    return trace_error(k.dump());
+  };
+  EXPECT_EQ(with([](Json& k) { k["format"] = "ptxsim-trace/2"; }),
+            "t.trace.json: format: unsupported format 'ptxsim-trace/2' (this ptxsim reads ptxsim-trace/1; the trace "
+            "was written by another version)");
+  EXPECT_EQ(with([](Json& k) { k["outputs"]["y"]["base64"] = "AQIE"; }),
+            "t.trace.json: outputs.y.base64: the bytes do not match \"sha256\" (the trace is corrupt)");
+  EXPECT_EQ(with([](Json& k) { k["outputs"]["y"]["bytes"] = 4; }),
+            "t.trace.json: outputs.y.base64: decodes to 3 bytes but \"bytes\" is 4");
+  EXPECT_EQ(with([](Json& k) { k["status"] = "hang"; }),
+            "t.trace.json: outputs: a hang run has no outputs to compare (the device's memory is not trustworthy)");
+  EXPECT_EQ(with([](Json& k) { k["status"] = "crashed"; }),
+            "t.trace.json: status: unknown status 'crashed' (expected completed, fault or hang)");
+  EXPECT_EQ(with([](Json& k) { k["device"].erase("compute_capability"); }),
+            "t.trace.json: device: missing \"compute_capability\" (required for hardware traces)");
+  EXPECT_EQ(with([](Json& k) { k["outputs"]["y"]["tolerance"] = {{"dtype", "f32"}, {"ulp", 1}}; }),
+            "t.trace.json: outputs.y.tolerance: 3 bytes is not a whole number of f32 elements");
+  EXPECT_EQ(with([](Json& k) { k["outputs"]["y"].erase("base64"); k["outputs"]["y"]["tolerance"] = {{"dtype", "f16"}, {"abs", 1}}; }),
+            "t.trace.json: outputs.y.tolerance: a tolerance needs the values: store the output inline (\"base64\")");
+  EXPECT_EQ(with([](Json& k) { k["case"] = "/abs/c.json"; }),
+            "t.trace.json: case: must be relative to the trace file, got '/abs/c.json'");
+  EXPECT_EQ(with([](Json& k) { k["extra"] = 1; }).substr(0, 20), "t.trace.json: extra:");
+  const std::string short_blob = R"J({"format": "ptxsim-trace/1", "device": {"name": "synthetic (ptxsim)"},
+      "tensormaps": [{"params": {"encode": "tiled", "dtype": "uint8", "rank": 1,
+      "global_address": 0, "dims": [16], "strides": [], "box": [16]},
+      "result": "CUDA_SUCCESS", "blob_hex": "00"}]})J";
+  EXPECT_EQ(trace_error(short_blob), "t.trace.json: tensormaps[0].blob_hex: expected 256 hex digits (128 bytes)");
+  const std::string empty = R"J({"format": "ptxsim-trace/1", "device": {"name": "synthetic (ptxsim)"}})J";
+  EXPECT_EQ(trace_error(empty), "t.trace.json: a trace needs a \"case\" or \"tensormaps\"");
+}
+
+TEST(Trace, UlpDistanceOrdersFloats) {
+  auto f32 = [](float f) { return uint64_t(std::bit_cast<uint32_t>(f)); };
+  EXPECT_EQ(trace::ulp_distance("f32", f32(1.0f), f32(std::nextafter(1.0f, 2.0f))), 1u);
+  EXPECT_EQ(trace::ulp_distance("f32", f32(0.0f), f32(-0.0f)), 0u);
+  EXPECT_EQ(trace::ulp_distance("f32", f32(-std::numeric_limits<float>::denorm_min()),
+                                f32(std::numeric_limits<float>::denorm_min())), 2u);
+  EXPECT_EQ(trace::ulp_distance("f32", f32(NAN), f32(1.0f)), UINT64_MAX);
+  EXPECT_EQ(trace::ulp_distance("f32", f32(NAN), 0x7fc00001u), 0u);
+  EXPECT_EQ(trace::ulp_distance("f16", 0x3c00, 0x3c02), 2u);  // 1.0 and 1.0 + 2 ulp
+  EXPECT_EQ(trace::float_value("f16", 0x3c00), 1.0);
+  EXPECT_EQ(trace::float_value("bf16", 0xbf80), -1.0);
+  EXPECT_EQ(trace::float_value("f16", 0x0001), std::ldexp(1.0, -24));
+}
+
+TEST(Trace, ComparesWithinAndBeyondTolerance) {
+  std::vector<float> want = {1.0f, 2.0f, -3.0f, 4.0f};
+  std::vector<float> got = want;
+  got[2] = std::nextafter(got[2], 0.0f);
+  auto bytes = [](const std::vector<float>& v) {
+    return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
+                                reinterpret_cast<const uint8_t*>(v.data()) + v.size() * 4);
+  };
+  std::vector<uint8_t> w = bytes(want), g = bytes(got);
+  trace::Output exact = trace::make_output("x", w.data(), w.size());
+  auto c = trace::compare_output(exact, g);
+  EXPECT_FALSE(c.agree);
+  EXPECT_EQ(c.detail, "3 of 16 bytes differ; first at byte 8: expected 0x00, got 0xff");
+  trace::Output tol = trace::make_output("x", w.data(), w.size(), trace::Tolerance{"f32", 1, 0});
+  EXPECT_TRUE(trace::compare_output(tol, g).agree);
+  got[2] = std::nextafter(got[2], 0.0f);
+  g = bytes(got);
+  c = trace::compare_output(tol, g);
+  EXPECT_FALSE(c.agree);
+  EXPECT_EQ(c.detail, "1 of 4 elements outside tolerance f32 ulp 1; first [2]: expected -3 (0xc0400000), got -3 "
+                      "(0xc03ffffe), 2 ulp");
+  EXPECT_TRUE(trace::compare_output(trace::make_output("x", w.data(), w.size(), trace::Tolerance{"f32", 0, 1e-6}), g).agree);
+  EXPECT_EQ(trace::compare_output(exact, std::span<const uint8_t>(g.data(), 12)).detail,
+            "size differs: expected 16 bytes, got 12");
+}
+
+TEST(HwCli, ParsesArguments) {
+  hw::Options o = hw::parse_args({"run", "c.json", "-o", "t.json", "--hang-seconds", "2.5", "--device=1"});
+  EXPECT_EQ(o.verb, hw::Options::Verb::Run);
+  EXPECT_EQ(o.input, "c.json");
+  EXPECT_EQ(*o.output, "t.json");
+  EXPECT_EQ(o.hang_seconds, 2.5);
+  EXPECT_EQ(o.device, 1);
+  o = hw::parse_args({"capture", "corpus", "out"});
+  EXPECT_EQ(o.verb, hw::Options::Verb::Capture);
+  EXPECT_EQ(*o.output, "out");
+  auto err = [](std::vector<std::string> a) {
+    try {
+      hw::parse_args(a);
+    } catch (const hw::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(err({"run", "c.json"}), "'run' needs -o TRACE.json (kernel printf output goes to stdout)");
+  EXPECT_EQ(err({"capture", "corpus"}), "'capture' needs CORPUS_DIR OUT_DIR");
+  EXPECT_EQ(err({"capture", "a", "b", "-o", "x"}), "-o is not an option of 'capture'");
+  EXPECT_EQ(err({"run", "c.json", "-o", "t", "--hang-seconds", "0"}), "--hang-seconds: expected a positive number, got '0'");
+  EXPECT_EQ(err({"frobnicate"}), "unknown verb 'frobnicate' (expected run, tensormaps, capture or devices)");
+  EXPECT_EQ(err({"devices", "x"}), "unexpected argument 'x' ('devices' takes no arguments)");
+}
+
+TEST(HwCli, ReadsPtxTargetsAndChecksDevices) {
+  auto t = hw::ptx_target("// .target sm_80\n.version 8.7\n.target sm_100a\n");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->sm, 100u);
+  EXPECT_TRUE(t->arch_specific);
+  EXPECT_FALSE(hw::target_mismatch(*t, 10, 0));
+  EXPECT_EQ(*hw::target_mismatch(*t, 9, 0), "sm_100a code runs only on compute capability 10.0; the device is 9.0");
+  auto plain = hw::ptx_target(".target sm_80, debug");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(hw::target_mismatch(*plain, 9, 0));
+  EXPECT_EQ(*hw::target_mismatch(*plain, 7, 5), "sm_80 code needs compute capability 8.0 or newer; the device is 7.5");
+  EXPECT_FALSE(hw::ptx_target(".version 8.7\n"));
+}
+
+TEST(HwCli, RejectsBadTensormapParameterFiles) {
+  auto dir = std::filesystem::temp_directory_path() / ("ptxsim_hwcli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& text) {
+    std::ofstream(dir / "p.json") << text;
+    try {
+      return std::to_string(hw::load_tensormap_params(dir / "p.json").size());
+    } catch (const cli::CaseError& e) {
+      return std::string(e.what()).substr((dir / "p.json").string().size() + 2);
+    }
+  };
+  const std::string good = R"({"tensormaps": [{"name": "a", "params": {"encode": "tiled", "dtype": "uint8",
+      "rank": 1, "global_address": "0x1000", "dims": [64], "strides": [], "box": [16]}}]})";
+  EXPECT_EQ(write(good), "1");
+  const std::string bad_dtype = R"({"tensormaps": [{"params": {"encode": "tiled", "dtype": "uint9", "rank": 1,
+      "global_address": 0, "dims": [64], "strides": [], "box": [16]}}]})";
+  EXPECT_EQ(write(bad_dtype),
+            "tensormaps[0].params.dtype: unknown value 'uint9' (expected one of uint8, uint16, uint32, int32, uint64, "
+            "int64, float16, float32, float64, bfloat16, float32_ftz, tfloat32, tfloat32_ftz, 16u4_align8b, "
+            "16u4_align16b, 16u6_align16b)");
+  const std::string im2col_box = R"({"tensormaps": [{"params": {"encode": "im2col", "dtype": "uint8", "rank": 3,
+      "global_address": 0, "dims": [8, 8, 8], "strides": [8, 64], "box": [4, 4, 4]}}]})";
+  EXPECT_EQ(write(im2col_box),
+            "tensormaps[0].params.box: not allowed for im2col maps (their box is channels_per_pixel x pixels_per_column)");
+  const std::string none = R"({"tensormaps": []})";
+  EXPECT_EQ(write(none), "tensormaps: empty: nothing to encode");
+  std::filesystem::remove_all(dir);
+}
+
+// The conformance corpus: every case runs under ptxsim and ends as its "expect" says (completed
+// unless "hang"). find_corpus is ptxsim-hw's corpus walker, so this also checks what capture sees.
+TEST(Conformance, EveryCaseEndsAsExpected) {
+  auto corpus = hw::find_corpus(std::filesystem::path(PTXSIM_SOURCE_DIR) / "tests/conformance");
+  ASSERT_GE(corpus.size(), 30u);
+  size_t hangs = 0;
+  for (const hw::CorpusEntry& e : corpus) {
+    SCOPED_TRACE(e.case_file.string());
+    EXPECT_TRUE(e.trace_rel.string().ends_with(".trace.json"));
+    cli::Case c = cli::load_case(e.case_file);
+    const std::string expect = c.json.value("expect", "completed");
+    ASSERT_TRUE(expect == "completed" || expect == "hang") << "expect: " << expect;
+    auto program = cli::load_case_program(c);
+    cli::PreparedRun prep(c, kernels(*program));
+    prep.config.max_seconds = 20;
+    std::ostringstream printf_out;
+    RunResult r = prep.launch(*program, &printf_out);
+    if (expect == "hang") {
+      ++hangs;
+      EXPECT_EQ(r.status, RunStatus::Deadlock) << r.report;
+    } else {
+      EXPECT_EQ(r.status, RunStatus::Completed) << r.report;
+      for (const std::string& out : c.outputs) {
+        // Outputs start poisoned (0xcd) where the kernel writes everything: some byte must change.
+        auto bytes = prep.contents(out);
+        EXPECT_FALSE(std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0xcd; })) << out;
+      }
+    }
+  }
+  EXPECT_EQ(hangs, 4u);  // two hang-by-design cases per target
+}
+
+}  // namespace
