@@ -943,3 +943,54 @@ TEST(WarpDecode, MalformedFormsAreRejected) {
 
 }  // namespace
 }  // namespace ptxsim
+
+namespace ptxsim {
+namespace {
+
+// vote, match and redux wait for the non-exited threads of the membermask (PTX ISA: "all
+// non-exited threads corresponding to membermask"): lanes 20..31 exit, some of them only after the
+// others already wait, and the full-mask collectives run over lanes 0..19.
+TEST(WarpExited, VoteMatchReduxSkipExitedLanesOfTheMembermask) {
+  const std::string ptx = module(std::string(".visible .entry k(.param .u64 A, .param .u64 D, .param .u64 E, .param .u64 F)\n{") +
+                                 kPrologue + load_u32("%r3", "A", 2) +
+                                 "  setp.ge.u32 %p1, %r2, 20;\n"
+                                 "  @%p1 bra LATE;\n"
+                                 "  and.b32 %r4, %r3, 1;\n"
+                                 "  setp.ne.u32 %p2, %r4, 0;\n"
+                                 "  vote.sync.ballot.b32 %r5, %p2, 0xffffffff;\n"
+                                 "  and.b32 %r6, %r3, 3;\n"
+                                 "  match.any.sync.b32 %r7, %r6, 0xffffffff;\n"
+                                 "  redux.sync.add.u32 %r8, %r3, 0xffffffff;\n" +
+                                 store_u32("D", "%r5", 4) + store_u32("E", "%r7", 6) + store_u32("F", "%r8", 8) +
+                                 "  ret;\n"
+                                 "LATE:\n"
+                                 "  mov.u32 %r9, 200;\n"
+                                 "BUSY:\n"
+                                 "  sub.u32 %r9, %r9, 1;\n"
+                                 "  setp.ne.u32 %p3, %r9, 0;\n"
+                                 "  @%p3 bra BUSY;\n"
+                                 "  exit;\n}\n");
+  std::mt19937_64 rng(seed_for_test());
+  Device dev;
+  std::vector<uint32_t> a(32);
+  for (auto& v : a) v = uint32_t(rng());
+  uint64_t A = dev.upload(a), D = dev.alloc(128), E = dev.alloc(128), F = dev.alloc(128);
+  auto r = run(ptx, dev, {1, 1, 1}, {32, 1, 1}, {A, D, E, F});
+  EXPECT_COMPLETED(r);
+  uint32_t ballot = 0, sum = 0;
+  for (int l = 0; l < 20; ++l) {
+    ballot |= (a[l] & 1) << l;
+    sum += a[l];
+  }
+  auto d = dev.download<uint32_t>(D, 32), e = dev.download<uint32_t>(E, 32), f = dev.download<uint32_t>(F, 32);
+  for (int l = 0; l < 20; ++l) {
+    uint32_t same = 0;
+    for (int j = 0; j < 20; ++j) same |= uint32_t((a[j] & 3) == (a[l] & 3)) << j;
+    EXPECT_EQ(d[l], ballot) << "lane " << l;
+    EXPECT_EQ(e[l], same) << "lane " << l;
+    EXPECT_EQ(f[l], sum) << "lane " << l;
+  }
+}
+
+}  // namespace
+}  // namespace ptxsim
