@@ -572,6 +572,24 @@ TEST(WgmmaDiag, MissingFenceIsWarned) {
       << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
 }
 
+TEST(WgmmaDiag, ExitWithMmaInFlightIsWarned) {
+  std::string ptx = small_kernel("", "");
+  const std::string wait = "  wgmma.wait_group.sync.aligned 0;\n";
+  ptx.erase(ptx.find(wait), wait.size());
+  const RunResult r = run_text(ptx);
+  EXPECT_EQ(r.status, RunStatus::Completed);
+  EXPECT_TRUE(has_warning(r,
+                          "the warp ends with the wgmma.mma_async at line " +
+                              std::to_string(line_of(ptx, "wgmma.mma_async")) +
+                              " still in flight (no wgmma.wait_group covers it)",
+                          line_of(ptx, "ret;")))
+      << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
+  // wait_group 1 leaves the newest group pending: the same report.
+  ptx = small_kernel("", "");
+  ptx.replace(ptx.find("wait_group.sync.aligned 0"), 25, "wait_group.sync.aligned 1");
+  EXPECT_TRUE(has_warning(run_text(ptx), "still in flight", 0));
+}
+
 TEST(WgmmaDiag, WarpgroupMustBeConverged) {
   // Warp 1 skips the mma: its next wgmma.mma_async... never comes; a partial warpgroup faults.
   RunResult r = run_text(small_kernel("", ""), 96);
