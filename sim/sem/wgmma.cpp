@@ -589,7 +589,11 @@ void bind_wgmma_mma(Binder& b) {
   const bool int_n = i8 || b1;
   const bool n_ok = int_n ? (cfg.n >= 8 && cfg.n <= 256 && (cfg.n <= 32 ? cfg.n % 8 == 0 : cfg.n % 16 == 0))
                           : (cfg.n >= 8 && cfg.n <= 256 && cfg.n % 8 == 0);
-  if (!n_ok) b.error("Illegal shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) + "' for instruction 'wgmma.mma_async'");
+  if (!n_ok)
+    b.error("Illegal matrix shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) +
+            "' for instruction 'wgmma.mma_async with " + (int_n ? "integer" : "floating point") + " types'");
+  if (i8 && cfg.a != cfg.b && b.dec.program().ptx_version < 84)
+    b.error("Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later");
   cfg.satfinite = b.has(".satfinite");
   if (cfg.satfinite && !i8) b.error("'.satfinite' is only valid with .s8/.u8 for instruction 'wgmma.mma_async'");
 
@@ -602,19 +606,22 @@ void bind_wgmma_mma(Binder& b) {
   if (nops != want_ops)
     b.error("wgmma.mma_async with these types and A " + std::string(cfg.a_in_regs ? "in registers" : "from a descriptor") +
             " takes " + std::to_string(want_ops) + " operands, got " + std::to_string(nops));
-  auto imm_in = [&](size_t i, std::initializer_list<int64_t> allowed, const char* what) {
+  const std::string kind_name = std::string("wgmma.mma_async with ") + (cfg.is_float() ? "floating point" : "integer") + " types";
+  // An immediate operand: ptxas's words for a value outside {lo, hi}.
+  auto imm_in = [&](size_t i, int64_t lo, int64_t hi) {
     const int64_t v = b.imm(i);
-    for (int64_t a : allowed)
-      if (v == a) return v;
-    b.error(std::string("wgmma.mma_async: ") + what + " must be " + (allowed.size() == 2 && *allowed.begin() == 1 ? "1 or -1" : "0 or 1"));
+    if (v != lo && v != hi)
+      b.error("Argument " + std::to_string(i) + " of instruction '" + kind_name + "': unexpected value '" +
+              std::to_string(v) + "', expected to be " + std::to_string(lo) + " or " + std::to_string(hi));
+    return v;
   };
   if (cfg.is_float()) {
-    cfg.neg_a = imm_in(4, {1, -1}, "imm-scale-a") == -1;
-    cfg.neg_b = imm_in(5, {1, -1}, "imm-scale-b") == -1;
+    cfg.neg_a = imm_in(4, -1, 1) == -1;  // imm-scale-a
+    cfg.neg_b = imm_in(5, -1, 1) == -1;  // imm-scale-b
   }
   if (f16ish) {
-    if (!cfg.a_in_regs) cfg.trans_a = imm_in(6, {0, 1}, "imm-trans-a") == 1;
-    cfg.trans_b = imm_in(cfg.a_in_regs ? 6 : 7, {0, 1}, "imm-trans-b") == 1;
+    if (!cfg.a_in_regs) cfg.trans_a = imm_in(6, 0, 1) == 1;     // imm-trans-a
+    cfg.trans_b = imm_in(cfg.a_in_regs ? 6 : 7, 0, 1) == 1;      // imm-trans-b
   }
   const uint32_t dw = cfg.d == DType::F16 ? 32 : 32;
   sem::check_reg_vector(b, 0, cfg.d_regs(), dw, "wgmma.mma_async");
