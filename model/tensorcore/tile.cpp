@@ -25,6 +25,22 @@ namespace {
 
 constexpr int kZeroExp = -(1 << 20);  // e of a zero operand: below every real sum of exponents
 
+// Bit layout of the formats the inline decoder handles (IEEE-style, or e4m3's NaN-only encoding).
+struct Layout {
+  int ebits, mbits, bias;
+  bool ieee_specials;  // all-ones exponent: Inf (M = 0) / NaN; else only S.1111.111 is NaN (e4m3)
+};
+inline bool inline_layout(ElemFmt f, Layout& l) {
+  switch (f) {
+    case ElemFmt::F16: l = {5, 10, 15, true}; return true;
+    case ElemFmt::BF16: l = {8, 7, 127, true}; return true;
+    case ElemFmt::TF32: l = {8, 10, 127, true}; return true;  // bits 31:13 of an f32
+    case ElemFmt::E4M3: l = {4, 3, 7, false}; return true;
+    case ElemFmt::E5M2: l = {5, 2, 15, true}; return true;
+    default: return false;
+  }
+}
+
 // Decoded operands of one matrix, structure of arrays.
 struct Decoded {
   std::vector<uint32_t> m;
@@ -34,22 +50,57 @@ struct Decoded {
   bool compact = true;               // every finite element has m < 2^12 and q == e - mbits
   int mbits = 0;                     // fraction bits of the format (compact path)
   std::vector<uint8_t> special_row;  // per row: an Inf or NaN somewhere in it
-  std::vector<Value> vals;           // the Values, for the per-element fallback
-  void fill(const DotModel& model, ElemFmt f, bool is_b, int rows, int K, const uint32_t* bits) {
+  // For the per-element fallback: the raw bits and how to decode them.
+  const uint32_t* raw = nullptr;
+  const DotModel* model = nullptr;
+  ElemFmt fmt = ElemFmt::F16;
+  bool is_b = false;
+
+  Value value(size_t i) const { return is_b ? decode_b(*model, fmt, raw[i]) : decode_a(*model, fmt, raw[i]); }
+
+  void fill(const DotModel& mdl, ElemFmt f, bool b, int rows, int K, const uint32_t* bits, bool general = false) {
     const size_t n = size_t(rows) * size_t(K);
-    m.resize(n);
-    q.resize(n);
-    e.resize(n);
-    neg.resize(n);
-    vals.resize(n);
-    sm.resize(n);
+    raw = bits;
+    model = &mdl;
+    fmt = f;
+    is_b = b;
     special_row.assign(size_t(rows), 0);
+    e.resize(n);
+    sm.resize(n);
+    Layout l;
+    const ElemFmt as = b ? mdl.b_as : mdl.a_as;
+    if (!general && as == kSame && inline_layout(f, l)) {
+      // Compact: signed significand and alignment exponent straight from the fields.
+      compact = true;
+      mbits = l.mbits;
+      const uint32_t emax = (1u << l.ebits) - 1, mmask = (1u << l.mbits) - 1;
+      const int emin = 1 - l.bias, shift = f == ElemFmt::TF32 ? 13 : 0;
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t v = bits[i] >> shift;
+        const uint32_t E = (v >> l.mbits) & emax, M = v & mmask;
+        const bool sgn = (v >> (l.mbits + l.ebits)) & 1;
+        const bool special = l.ieee_specials ? E == emax : (E == emax && M == mmask);
+        if (special) {
+          special_row[i / size_t(K)] = 1;
+          sm[i] = 0;
+          e[i] = kZeroExp;
+          continue;
+        }
+        const int32_t mag = int32_t(E ? (M | (1u << l.mbits)) : M);
+        sm[i] = sgn ? -mag : mag;
+        e[i] = mag == 0 ? kZeroExp : E ? int32_t(E) - l.bias : emin;
+      }
+      return;
+    }
+    // General: the decoded Values' integer fields.
     compact = f != ElemFmt::F32;
     mbits = 0;
     bool have = false;
+    m.resize(n);
+    q.resize(n);
+    neg.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      const Value v = is_b ? decode_b(model, f, bits[i]) : decode_a(model, f, bits[i]);
-      vals[i] = v;
+      const Value v = value(i);
       neg[i] = v.neg;
       if (v.cls == Value::Finite) {
         m[i] = uint32_t(v.m);
@@ -62,10 +113,10 @@ struct Decoded {
         }
         compact &= v.m < (1u << 12) && v.e - v.q == mbits;
       } else {
-        sm[i] = 0;
         m[i] = 0;
         q[i] = 0;
         e[i] = kZeroExp;
+        sm[i] = 0;
         if (v.cls != Value::Zero) special_row[i / size_t(K)] = 1;
       }
     }
@@ -187,9 +238,24 @@ inline bool compact_dot(const FdpaParams& p, AccFmt acc, const Decoded& A, const
   return true;
 }
 
+// The per-element definition, for elements the fast paths do not take.
+uint32_t fallback_dot(const DotModel& model, const Decoded& A, const Decoded& B, size_t ai, size_t bi, int K,
+                      uint32_t c) {
+  thread_local std::vector<Value> va, vb;
+  va.resize(size_t(K));
+  vb.resize(size_t(K));
+  for (int k = 0; k < K; ++k) {
+    va[size_t(k)] = A.value(ai + size_t(k));
+    vb[size_t(k)] = B.value(bi + size_t(k));
+  }
+  return dot(model, va.data(), vb.data(), K, c);
+}
+
 template <int L>
 void tile_fast(const DotModel& model, const Decoded& A, const Decoded& B, int M, int N, int K, const uint32_t* c,
                uint32_t* d) {
+  // The compact loop needs both operands compact; fast_dot needs the general arrays, which the
+  // inline decoder does not fill, so a mixed pair re-decodes the compact side generally.
   const bool compact = A.compact && B.compact;
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
@@ -199,7 +265,7 @@ void tile_fast(const DotModel& model, const Decoded& A, const Decoded& B, int M,
       if (A.special_row[size_t(m)] || B.special_row[size_t(n)] ||
           !(compact ? compact_dot<L>(model.fdpa, model.acc, A, B, ai, bi, K, cin, out)
                     : fast_dot<L>(model.fdpa, model.acc, A, B, ai, bi, K, cin, out)))
-        out = dot(model, A.vals.data() + ai, B.vals.data() + bi, K, cin);
+        out = fallback_dot(model, A, B, ai, bi, K, cin);
       d[size_t(m) * size_t(N) + size_t(n)] = out;
     }
 }
@@ -211,11 +277,15 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   thread_local Decoded A, B;
   A.fill(model, fa, false, M, K, a);
   B.fill(model, fb, true, N, K, bt);
+  if (A.compact != B.compact) {  // fast_dot needs the general arrays on both sides
+    A.fill(model, fa, false, M, K, a, true);
+    B.fill(model, fb, true, N, K, bt, true);
+  }
   if (model.split != KSplit::Consecutive || model.c_last) {
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n)
-        d[size_t(m) * size_t(N) + size_t(n)] = dot(model, A.vals.data() + size_t(m) * size_t(K),
-                                                    B.vals.data() + size_t(n) * size_t(K), K, c[size_t(m) * size_t(N) + size_t(n)]);
+        d[size_t(m) * size_t(N) + size_t(n)] = fallback_dot(model, A, B, size_t(m) * size_t(K), size_t(n) * size_t(K), K,
+                                                             c[size_t(m) * size_t(N) + size_t(n)]);
     return;
   }
   // d may alias c: every element reads its own c before writing its own d, so in-place is fine.

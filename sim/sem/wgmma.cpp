@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <deque>
 #include <mutex>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -129,19 +130,21 @@ const std::string& slot_name(const ExecCtx& c, uint32_t slot) {
   return slot < c.fn->slot_names.size() ? c.fn->slot_names[slot] : unnamed;
 }
 
-// Whether operand 0 of a form is a destination ("d" / "p" in the table's operand spec).
-bool writes_op0(const Instr& in) {
-  static std::vector<int8_t> cache;
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  const auto& forms = InstrTable::get().forms();
-  if (cache.empty()) cache.assign(forms.size(), -1);
-  int8_t& v = cache[in.form];
-  if (v < 0) {
-    const char* ops = forms[in.form].operands;
-    v = (ops[0] == 'd' || ops[0] == 'p') ? 1 : 0;
+// Per form of the instruction table: operand 0 is a destination ("d" / "p" in the operand spec),
+// and whether the form ends the thread's kernel (exit, or ret from the kernel's frame).
+struct FormFacts {
+  std::vector<uint8_t> op0_dest, ends;
+  FormFacts() {
+    for (const FormSpec& f : InstrTable::get().forms()) {
+      op0_dest.push_back(f.operands[0] == 'd' || f.operands[0] == 'p');
+      const std::string_view op = f.opcode;
+      ends.push_back(op == "exit" || op == "ret");
+    }
   }
-  return v == 1;
+};
+const FormFacts& form_facts() {
+  static const FormFacts facts;
+  return facts;
 }
 
 void exec_fence(ExecCtx& c, const Instr& in, uint32_t mask);
@@ -236,27 +239,48 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
                          problems.front());
   Cta& cta = *c.cta;
   const wg::Operand op{mn_major, elem_bits(e)};
-  const uint32_t bytes = e == Elem::B1 ? 1 : uint32_t(elem_bits(e) / 8);
-  const int kstep = e == Elem::B1 ? 8 : 1;  // b1: one byte holds 8 consecutive k
+  // Every layout keeps 16-byte chunks intact and contiguous along the major dimension, so the
+  // operand is read one chunk (16 bytes: 128 / element bits elements) at a time.
+  const int eb = elem_bits(e), per_chunk = 128 / eb;
+  const int cols = e == Elem::B1 ? K / 8 : K;      // out row length (b1: bytes of 8 elements)
+  const uint32_t ebytes = e == Elem::B1 ? 1 : uint32_t(eb / 8);
   uint32_t lo = ~0u, hi = 0;
-  for (int r = 0; r < rows; ++r)
-    for (int k = 0; k < K; k += kstep) {
-      const uint32_t a = wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k));
-      if (a < kSharedReserved || uint64_t(a) + bytes > cta.smem.size())
-        c.fault("illegal address", std::string("wgmma.mma_async: ") + which + " element (" +
-                                       std::to_string(row0 + r) + ", k=" + std::to_string(k) + ") of descriptor " +
-                                       hex(desc_word) + " (" + wg::layout_name(d.layout) + ") is at shared address " +
-                                       hex(a) + ", outside the CTA's shared memory [" + hex(kSharedReserved) + ", " +
-                                       hex(cta.smem.size()) + ")");
-      if (a % bytes)
-        c.fault("misaligned address", std::string("wgmma.mma_async: ") + which + " descriptor " + hex(desc_word) +
-                                          " places an element at unaligned shared address " + hex(a));
-      lo = std::min(lo, a);
-      hi = std::max(hi, a + bytes);
-      out[r * (K / kstep) + k / kstep] = T(load_le(cta.smem.data() + a, bytes));
-    }
-  const std::string what = std::string("wgmma.mma_async operand ") + which;
-  sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone, what);
+  auto chunk_at = [&](int r, int k) -> const uint8_t* {
+    const uint32_t a = wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k));
+    if (a < kSharedReserved || uint64_t(a) + 16 > cta.smem.size())
+      c.fault("illegal address", std::string("wgmma.mma_async: ") + which + " element (" + std::to_string(row0 + r) +
+                                     ", k=" + std::to_string(k) + ") of descriptor " + hex(desc_word) + " (" +
+                                     wg::layout_name(d.layout) + ") is at shared address " + hex(a) +
+                                     ", outside the CTA's shared memory [" + hex(kSharedReserved) + ", " +
+                                     hex(cta.smem.size()) + ")");
+    if (a % 16)
+      c.fault("misaligned address", std::string("wgmma.mma_async: ") + which + " descriptor " + hex(desc_word) +
+                                        " places a 16-byte chunk at unaligned shared address " + hex(a) +
+                                        " (the start address and offsets are multiples of 16 bytes)");
+    lo = std::min(lo, a);
+    hi = std::max(hi, a + 16);
+    return cta.smem.data() + a;
+  };
+  if (!mn_major) {
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < K; k += per_chunk) {
+        const uint8_t* p = chunk_at(r, k);
+        const int kc = e == Elem::B1 ? k / 8 : k;
+        for (uint32_t i = 0; i < 16 / ebytes; ++i) out[r * cols + kc + int(i)] = T(load_le(p + i * ebytes, ebytes));
+      }
+  } else {
+    for (int k = 0; k < K; ++k)
+      for (int r = 0; r < rows; r += per_chunk) {
+        const uint8_t* p = chunk_at(r, k);
+        for (int i = 0; i < per_chunk; ++i) out[(r + i) * cols + k] = T(load_le(p + uint32_t(i) * ebytes, ebytes));
+      }
+  }
+  // Generic-proxy writes not yet fenced for the async proxy (a quick scan first, the report second).
+  const uint32_t c0 = lo / 16, c1 = std::min<uint32_t>((hi + 15) / 16, uint32_t(cta.generic_dirty.size()));
+  if (c0 < c1 && std::find(cta.generic_dirty.begin() + c0, cta.generic_dirty.begin() + c1, 1) !=
+                     cta.generic_dirty.begin() + c1)
+    sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone,
+                                   std::string("wgmma.mma_async operand ") + which);
   if (cta.async_dst) c.eng->check_async_race(c, cta, lo, hi - lo, false);
 }
 
@@ -445,7 +469,10 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
                        "until then)");
   };
   if (in.guard != kNoSlot) touch(in.guard, false);
-  const bool op0_dest = writes_op0(in);
+  const bool op0_dest = form_facts().op0_dest[in.form];
+  if (track && form_facts().ends[in.form] && c.fn->is_entry)
+    c.eng->warn(c, "the warp ends with the wgmma.mma_async at line " + std::to_string(s.in_flight.front().line) +
+                       " still in flight (no wgmma.wait_group covers it)");
   for (uint32_t i = 0; i < in.nops; ++i) {
     const Operand& o = in.op[i];
     const bool write = i == 0 && op0_dest;
@@ -562,7 +589,11 @@ void bind_wgmma_mma(Binder& b) {
   const bool int_n = i8 || b1;
   const bool n_ok = int_n ? (cfg.n >= 8 && cfg.n <= 256 && (cfg.n <= 32 ? cfg.n % 8 == 0 : cfg.n % 16 == 0))
                           : (cfg.n >= 8 && cfg.n <= 256 && cfg.n % 8 == 0);
-  if (!n_ok) b.error("Illegal shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) + "' for instruction 'wgmma.mma_async'");
+  if (!n_ok)
+    b.error("Illegal matrix shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) +
+            "' for instruction 'wgmma.mma_async with " + (int_n ? "integer" : "floating point") + " types'");
+  if (i8 && cfg.a != cfg.b && b.dec.program().ptx_version < 84)
+    b.error("Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later");
   cfg.satfinite = b.has(".satfinite");
   if (cfg.satfinite && !i8) b.error("'.satfinite' is only valid with .s8/.u8 for instruction 'wgmma.mma_async'");
 
@@ -575,19 +606,22 @@ void bind_wgmma_mma(Binder& b) {
   if (nops != want_ops)
     b.error("wgmma.mma_async with these types and A " + std::string(cfg.a_in_regs ? "in registers" : "from a descriptor") +
             " takes " + std::to_string(want_ops) + " operands, got " + std::to_string(nops));
-  auto imm_in = [&](size_t i, std::initializer_list<int64_t> allowed, const char* what) {
+  const std::string kind_name = std::string("wgmma.mma_async with ") + (cfg.is_float() ? "floating point" : "integer") + " types";
+  // An immediate operand: ptxas's words for a value outside {lo, hi}.
+  auto imm_in = [&](size_t i, int64_t lo, int64_t hi) {
     const int64_t v = b.imm(i);
-    for (int64_t a : allowed)
-      if (v == a) return v;
-    b.error(std::string("wgmma.mma_async: ") + what + " must be " + (allowed.size() == 2 && *allowed.begin() == 1 ? "1 or -1" : "0 or 1"));
+    if (v != lo && v != hi)
+      b.error("Argument " + std::to_string(i) + " of instruction '" + kind_name + "': unexpected value '" +
+              std::to_string(v) + "', expected to be " + std::to_string(lo) + " or " + std::to_string(hi));
+    return v;
   };
   if (cfg.is_float()) {
-    cfg.neg_a = imm_in(4, {1, -1}, "imm-scale-a") == -1;
-    cfg.neg_b = imm_in(5, {1, -1}, "imm-scale-b") == -1;
+    cfg.neg_a = imm_in(4, -1, 1) == -1;  // imm-scale-a
+    cfg.neg_b = imm_in(5, -1, 1) == -1;  // imm-scale-b
   }
   if (f16ish) {
-    if (!cfg.a_in_regs) cfg.trans_a = imm_in(6, {0, 1}, "imm-trans-a") == 1;
-    cfg.trans_b = imm_in(cfg.a_in_regs ? 6 : 7, {0, 1}, "imm-trans-b") == 1;
+    if (!cfg.a_in_regs) cfg.trans_a = imm_in(6, 0, 1) == 1;     // imm-trans-a
+    cfg.trans_b = imm_in(cfg.a_in_regs ? 6 : 7, 0, 1) == 1;      // imm-trans-b
   }
   const uint32_t dw = cfg.d == DType::F16 ? 32 : 32;
   sem::check_reg_vector(b, 0, cfg.d_regs(), dw, "wgmma.mma_async");

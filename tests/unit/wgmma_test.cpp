@@ -255,7 +255,9 @@ void a_elem(int ebits, int w, int l, int i, int& row, int& col) {
   }
 }
 
-std::string module(const std::string& body) { return ".version 8.0\n.target sm_90a\n.address_size 64\n\n" + body; }
+std::string module(const std::string& body, const std::string& version = "8.4") {
+  return ".version " + version + "\n.target sm_90a\n.address_size 64\n\n" + body;
+}
 
 // The kernel: copies the smem image in, builds descriptors from templates + the buffer's address,
 // loads C (and A registers) per thread, runs one wgmma, and stores D per thread.
@@ -572,6 +574,24 @@ TEST(WgmmaDiag, MissingFenceIsWarned) {
       << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
 }
 
+TEST(WgmmaDiag, ExitWithMmaInFlightIsWarned) {
+  std::string ptx = small_kernel("", "");
+  const std::string wait = "  wgmma.wait_group.sync.aligned 0;\n";
+  ptx.erase(ptx.find(wait), wait.size());
+  const RunResult r = run_text(ptx);
+  EXPECT_EQ(r.status, RunStatus::Completed);
+  EXPECT_TRUE(has_warning(r,
+                          "the warp ends with the wgmma.mma_async at line " +
+                              std::to_string(line_of(ptx, "wgmma.mma_async")) +
+                              " still in flight (no wgmma.wait_group covers it)",
+                          line_of(ptx, "ret;")))
+      << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
+  // wait_group 1 leaves the newest group pending: the same report.
+  ptx = small_kernel("", "");
+  ptx.replace(ptx.find("wait_group.sync.aligned 0"), 25, "wait_group.sync.aligned 1");
+  EXPECT_TRUE(has_warning(run_text(ptx), "still in flight", 0));
+}
+
 TEST(WgmmaDiag, WarpgroupMustBeConverged) {
   // Warp 1 skips the mma: its next wgmma.mma_async... never comes; a partial warpgroup faults.
   RunResult r = run_text(small_kernel("", ""), 96);
@@ -603,14 +623,17 @@ TEST(WgmmaDiag, DescriptorOutsideSharedMemoryFaults) {
 
 TEST(WgmmaBind, RejectsBadForms) {
   const std::string head = ".visible .entry k()\n{\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n  .reg .f32 %d<4>;\n";
-  auto with = [&](const std::string& line) { return module(head + "  " + line + "\n  ret;\n}\n"); };
+  auto with = [&](const std::string& line, const std::string& version = "8.4") {
+    return module(head + "  " + line + "\n  ret;\n}\n", version);
+  };
   EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n8k32.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, "
                             "%p1, 1, 1, 0, 0;"))
                 .find("Illegal shape '.m64n8k32' for the types of instruction 'wgmma.mma_async' (K must be 16)"),
             std::string::npos);
   EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, "
                             "%p1, 2, 1, 0, 0;"))
-                .find("imm-scale-a must be 1 or -1"),
+                .find("Argument 4 of instruction 'wgmma.mma_async with floating point types': unexpected value '2', "
+                      "expected to be -1 or 1"),
             std::string::npos);
   EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, "
                             "%p1, 1, 1, 0, 0;"))
@@ -619,6 +642,18 @@ TEST(WgmmaBind, RejectsBadForms) {
   EXPECT_NE(load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, "
                             "%rd2, %rd3, 0, %p1, 1, 1;"))
                 .find("unimplemented"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, "
+                            "%p1, 1, 1, 0, 2;"))
+                .find("Argument 7 of instruction 'wgmma.mma_async with floating point types': unexpected value '2', "
+                      "expected to be 0 or 1"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8 {%d0, %d1, %d2, %d3}, %rd1, %rd2, %p1;"))
+                .find("Illegal matrix shape '.m64n40k32' for instruction 'wgmma.mma_async with integer types'"),
+            std::string::npos);
+  EXPECT_NE(load_error(with("wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.s8 {%d0, %d1, %d2, %d3}, %rd1, %rd2, %p1;",
+                            "8.0"))
+                .find("Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later"),
             std::string::npos);
   EXPECT_NE(load_error(with("wgmma.fence.aligned;")).find(".sync modifier required for instruction 'wgmma.fence'"),
             std::string::npos);
