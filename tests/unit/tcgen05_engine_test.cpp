@@ -585,6 +585,10 @@ struct GemmCase {
   bool a_tmem = false;
   uint32_t steps = 2;
   bool negate_a = false;
+  // Optional: the first MMA accumulates into D preset to 8.0 scaled by 2^-scale (scale >= 0), and
+  // leaves the lanes set in `disable` (disable-output-lane) untouched.
+  int scale = -1;
+  uint32_t disable[4] = {0, 0, 0, 0};
 };
 
 void run_gemm(const GemmCase& g, uint64_t seed) {
@@ -628,6 +632,16 @@ void run_gemm(const GemmCase& g, uint64_t seed) {
   body = replace_all(body, "A0", g.a_tmem ? "[%r37]" : "%rd10");
   body = replace_all(body, "A1", g.a_tmem ? "[%r37]" : "%rd11");
   body = replace_all(body, "NCOLS", std::to_string(g.N));
+  const bool preset = g.scale >= 0;
+  if (preset) {
+    body = replace_all(body, "0x7fbadbad", "0x41000000");  // D = 8.0 before the MMA
+    char mods[160];
+    std::snprintf(mods, sizeof mods, "{%u, %u, %u, %u}, %%p4, %d;", g.disable[0], g.disable[1], g.disable[2], g.disable[3],
+                  g.scale);
+    body = replace_all(body, "%rd12, %r33, %p2;", std::string("%rd12, %r33, ") + mods);
+    body = replace_all(body, "  setp.ne.u32 %p2, %r0, 0;        // false: the first MMA ignores D",
+                       "  setp.eq.u32 %p4, %r0, 0;");
+  }
   const std::string ptx = module(body,
                                  ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 gat, .param .u64 ad0, "
                                  ".param .u64 ad1, .param .u64 bd0, .param .u64 bd1, .param .u32 idesc, .param .u32 steps");
@@ -652,6 +666,12 @@ void run_gemm(const GemmCase& g, uint64_t seed) {
       int64_t sum = 0;
       for (uint32_t k = 0; k < kused; ++k) sum += int64_t(A[m * ktot + k]) * (g.negate_a ? -1 : 1) * B[k * g.N + n];
       const uint32_t got = d[size_t(lane_of(m)) * g.N + n];
+      if (preset) {
+        const uint32_t lane = lane_of(m);
+        const double want = (g.disable[lane / 32] >> (lane % 32) & 1) ? 8.0 : double(sum) + std::ldexp(8.0, -g.scale);
+        ASSERT_EQ(std::bit_cast<float>(got), float(want)) << "D(" << m << ", " << n << ") lane " << lane;
+        continue;
+      }
       if (i8) {
         ASSERT_EQ(int32_t(got), int32_t(sum)) << "D(" << m << ", " << n << ")";
       } else if (g.d_code == 0) {
@@ -681,6 +701,11 @@ TEST(Tcgen05Mma, EveryKindMAndLayoutAgainstAnExactReference) {
       {"kind::f16", Elem::F16, Elem::F16, 0, 0, 1, 128, 64, Layout::KNone, Layout::K128B, true, 1},
       {"kind::f16", Elem::BF16, Elem::BF16, 1, 1, 1, 64, 32, Layout::KNone, Layout::K128B, true, 1},
       {"kind::i8", Elem::S8, Elem::S8, 1, 1, 2, 128, 16, Layout::KNone, Layout::KNone, true, 1},
+      // scale-input-d and disable-output-lane (one MMA accumulating into D = 8.0).
+      {"kind::f16", Elem::BF16, Elem::BF16, 1, 1, 1, 128, 16, Layout::K128B, Layout::K128B, false, 1, false, 2,
+       {0x0000ffffu, 0, 0xffffffffu, 0x80000001u}},
+      {"kind::tf32", Elem::TF32, Elem::TF32, 2, 2, 1, 64, 8, Layout::KNone, Layout::KNone, false, 1, false, 0,
+       {0, 0x0000ff00u, 0, 0}},
   };
   uint64_t s = seed;
   for (const GemmCase& g : cases) run_gemm(g, s++);
