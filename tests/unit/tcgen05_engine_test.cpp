@@ -1020,3 +1020,127 @@ TEST(Tcgen05Mma, CtaPairSplitsAAndBAndWritesEachHalfOfD) {
       }
   }
 }
+
+// ---- tcgen05.cp ------------------------------------------------------------------------------------
+
+TEST(Tcgen05Cp, EveryShapeCopiesItsRowsToTheirLanes) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  struct Case {
+    const char* mods;
+    uint32_t rows, bytes;
+    std::function<std::vector<uint32_t>(uint32_t)> lanes;  // destination lanes of row r (ptx-facts.md §5.8)
+  } cases[] = {
+      {".128x256b", 128, 32, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+      {".128x128b", 128, 16, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+      {".64x128b.warpx2::02_13", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 32 * (r / 32), r % 32 + 32 * (r / 32) + 64}; }},
+      {".64x128b.warpx2::01_23", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 64 * (r / 32), r % 32 + 64 * (r / 32) + 32}; }},
+      {".32x128b.warpx4", 32, 16, [](uint32_t r) { return std::vector<uint32_t>{r, r + 32, r + 64, r + 96}; }},
+  };
+  for (const Case& k : cases)
+    for (Layout layout : {Layout::KNone, Layout::K128B}) {
+      SCOPED_TRACE(std::string(k.mods) + " " + layout_name(layout));
+      const uint32_t cols = k.bytes / 4, col0 = 8;
+      Operand src{k.rows, k.bytes, 1, layout};
+      std::vector<uint8_t> img(16384, 0), data(size_t(k.rows) * k.bytes);
+      for (auto& x : data) x = uint8_t(rng());
+      for (uint32_t r = 0; r < k.rows; ++r)
+        for (uint32_t j = 0; j < k.bytes; ++j) img[src.offset(r, j)] = data[r * k.bytes + j];
+      std::string body = R"(
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd3, [out];
+  ld.param.u64 %rd10, [desc];
+  mov.u32 %r20, sa;
+  mov.u32 %r22, %r0;
+$copy:
+  mul.wide.u32 %rd4, %r22, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u32 %r22, %r22, 128;
+  setp.lt.u32 %p1, %r22, 4096;
+  @%p1 bra $copy;
+  fence.proxy.async.shared::cta;
+  mov.u32 %r26, bar;
+  setp.ne.u32 %p6, %r0, 0;
+  @%p6 bra $noinit;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+$noinit:
+ALLOC_BLOCK
+  @%p6 bra $wait;
+  shr.u32 %r35, %r20, 4;
+  cvt.u64.u32 %rd14, %r35;
+  add.u64 %rd10, %rd10, %rd14;
+  tcgen05.cp.cta_group::1MODS [%r10+COL0], %rd10;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $wait;
+  tcgen05.fence::after_thread_sync;
+  shl.b32 %r27, %r1, 21;
+  add.u32 %r28, %r10, %r27;
+  mov.u32 %r29, 0;
+$dump:
+  add.u32 %r31, %r28, %r29;
+  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r40}, [%r31+COL0];
+  tcgen05.wait::ld.sync.aligned;
+  mad.lo.u32 %r48, %r0, NCOLS, %r29;
+  mul.wide.u32 %rd6, %r48, 4;
+  add.u64 %rd6, %rd3, %rd6;
+  st.global.u32 [%rd6], %r40;
+  add.u32 %r29, %r29, 1;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $dump;
+DEALLOC_BLOCK
+)";
+      body = replace_all(body, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "32"));
+      body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "32"));
+      body = replace_all(body, "MODS", k.mods);
+      body = replace_all(body, "COL0", std::to_string(col0));
+      body = replace_all(body, "NCOLS", std::to_string(cols));
+      const std::string ptx = module(body, ".param .u64 src, .param .u64 out, .param .u64 desc");
+      ptxsim::model::GlobalMemory mem;
+      const uint64_t gsrc = mem.allocate(img.size(), 256, "src");
+      mem.write(gsrc, img.data(), img.size());
+      const uint64_t out = alloc(mem, size_t(128) * cols * 4, "out");
+      Params p;
+      p.add(gsrc).add(out).add(src.desc(0, 0));
+      Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1});
+      ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+      EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+      std::vector<uint32_t> got(size_t(128) * cols);
+      mem.read(out, got.data(), got.size() * 4);
+      std::vector<uint32_t> want(got.size(), 0);  // TMEM starts zeroed in ptxsim
+      for (uint32_t row = 0; row < k.rows; ++row)
+        for (uint32_t lane : k.lanes(row))
+          for (uint32_t c = 0; c < cols; ++c) {
+            uint32_t v = 0;
+            for (uint32_t i = 0; i < 4; ++i) v |= uint32_t(data[row * k.bytes + 4 * c + i]) << (8 * i);
+            want[lane * cols + c] = v;
+          }
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "lane " << i / cols << " column " << col0 + i % cols;
+    }
+}
+
+TEST(Tcgen05Cp, UnsimulatedFormsFailLoudlyAndWarpTypesAreChecked) {
+  for (const char* line : {"  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r3], %rd1;\n",
+                           "  tcgen05.cp.cta_group::1.4x256b [%r3], %rd1;\n"}) {
+    try {
+      ptxsim::load_program(module(line), "t.ptx");
+      ADD_FAILURE() << line;
+    } catch (const ptxsim::PtxError& e) {
+      EXPECT_NE(std::string(e.what()).find("unimplemented: 'tcgen05.cp"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    ptxsim::load_program(module("  tcgen05.cp.cta_group::1.64x128b [%r3], %rd1;\n"), "t.ptx");
+    ADD_FAILURE();
+  } catch (const ptxsim::PtxError& e) {
+    EXPECT_NE(std::string(e.what()).find("Modifier '.warptype' require for instruction tcgen05.cp with shape '.64x128b'"),
+              std::string::npos)
+        << e.what();
+  }
+}
