@@ -78,31 +78,41 @@ uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t b, uint3
   return swizzle(d.layout_type, start + off);
 }
 
-tmem::TmemAddr d_offset(uint32_t M, uint32_t m, uint32_t n) {
-  if (M == 64) return {(m % 16) + 32 * (m / 16), n};
+tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n) {
+  if (cta_group == 2 && M == 128) return {m + (n >= N / 2 ? 64 : 0), n % (N / 2)};
+  if (cta_group == 1 && M == 64) return {(m % 16) + 32 * (m / 16), n};
   return {m, n};
 }
+
+namespace {
+
+// Rows of D (and A) each CTA holds, and the lanes / columns its part of D spans.
+uint32_t rows_per_cta(const MmaOp& op, const InstrDescriptor& id) { return id.m() / op.ctx.cta_group; }
+uint32_t d_lanes(const MmaOp& op, const InstrDescriptor& id) {
+  if (op.ctx.cta_group == 1 && id.m() == 64) return 16 + 32 * 3;
+  return op.ctx.cta_group == 2 ? 128 : id.m();
+}
+
+}  // namespace
 
 TmemRect d_rect(const MmaOp& op) {
   const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
   const tmem::TmemAddr d = tmem::TmemAddr::decode(op.d_tmem);
-  const uint32_t lanes = id.m() == 64 ? 16 + 32 * 3 : id.m();
-  return {d.lane, lanes, d.column, id.n()};
+  const uint32_t cols = op.ctx.cta_group == 2 && id.m() == 128 ? id.n() / 2 : id.n();
+  return {d.lane, d_lanes(op, id), d.column, cols};
 }
 
 TmemRect a_rect(const MmaOp& op) {
   const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
   const tmem::TmemAddr a = tmem::TmemAddr::decode(op.a_tmem);
-  const uint32_t lanes = id.m() == 64 ? 16 + 32 * 3 : id.m();
+  const uint32_t lanes = op.ctx.cta_group == 1 && id.m() == 64 ? 16 + 32 * 3 : rows_per_cta(op, id);
   return {a.lane, lanes, a.column, dense_k(op.ctx.kind) * elem_bytes(op.ctx.kind) / 4};
 }
 
-std::optional<std::string> check(const MmaOp& op, uint32_t smem_size,
-                                 const std::function<bool(uint32_t, uint32_t)>& allocated) {
+std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   const MmaContext& ctx = op.ctx;
-  if (ctx.cta_group != 1 || ctx.sparse || ctx.ws || is_block_scaled(ctx.kind))
-    return std::string("not simulated: ") + kind_name(ctx.kind) + (ctx.cta_group == 2 ? " .cta_group::2" : "") +
-           (ctx.sparse ? " .sp" : "") + (ctx.ws ? " .ws" : "");
+  if (ctx.sparse || ctx.ws || is_block_scaled(ctx.kind))
+    return std::string("not simulated: ") + kind_name(ctx.kind) + (ctx.sparse ? " .sp" : "") + (ctx.ws ? " .ws" : "");
   const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
   if (auto e = validate(id, ctx)) return e;
   if (op.scale_input_d && !(ctx.kind == Kind::F16 || ctx.kind == Kind::TF32))
@@ -114,110 +124,133 @@ std::optional<std::string> check(const MmaOp& op, uint32_t smem_size,
                         elem_fmt(ctx.kind, id.b_format), acc))
       return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/D formats";
   }
-  const uint32_t M = id.m(), N = id.n(), K = dense_k(ctx.kind), b = elem_bytes(ctx.kind);
+  if (ctx.cta_group == 2) {
+    for (uint32_t w = 0; w < 8; ++w)
+      if (op.disable_lane[w])
+        return "a non-zero disable-output-lane mask with .cta_group::2 is not simulated (the ISA gives the lane order of "
+               "its 8 words only as a figure)";
+    if (op.a_in_tmem && id.m() == 128)
+      return "A in Tensor Memory with .cta_group::2 and M = 128 is not simulated (its TMEM layout is figure-only)";
+  }
+  const uint32_t K = dense_k(ctx.kind), b = elem_bytes(ctx.kind);
+  const uint32_t mrows = rows_per_cta(op, id), ncols = id.n() / ctx.cta_group;
 
-  auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows) -> std::optional<std::string> {
+  auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows,
+                        const MmaCta& cta) -> std::optional<std::string> {
     const SmemDescriptor sd = SmemDescriptor::decode(desc);
     if (auto e = validate(sd)) return std::string(which) + " " + *e;
     for (uint32_t mn = 0; mn < rows; ++mn)
       for (uint32_t k = 0; k < K; ++k) {
         const uint32_t a = element_address(sd, major, b, mn, k);
-        if (a + b > smem_size)
+        if (a + b > cta.smem.size())
           return std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
-                 std::to_string(a) + " is beyond the CTA's " + std::to_string(smem_size) + " bytes of shared memory";
+                 std::to_string(a) + " is beyond the CTA's " + std::to_string(cta.smem.size()) + " bytes of shared memory";
       }
     return std::nullopt;
   };
-  auto check_tmem = [&](const char* which, const TmemRect& r) -> std::optional<std::string> {
+  auto check_tmem = [&](const char* which, const TmemRect& r, const MmaCta& cta) -> std::optional<std::string> {
     if (r.lane + r.lanes > tmem::kLanes || r.column + r.columns > tmem::kColumns)
       return std::string(which) + " in TMEM (lanes " + std::to_string(r.lane) + ".." + std::to_string(r.lane + r.lanes - 1) +
              ", columns " + std::to_string(r.column) + ".." + std::to_string(r.column + r.columns - 1) +
              ") is outside the 128 x 512 Tensor Memory";
-    if (!allocated(r.column, r.columns))
+    if (!cta.allocated(r.column, r.columns))
       return std::string(which) + " in TMEM (columns " + std::to_string(r.column) + ".." +
-             std::to_string(r.column + r.columns - 1) + ") is not allocated by tcgen05.alloc";
+             std::to_string(r.column + r.columns - 1) + ") is not allocated by tcgen05.alloc" +
+             (ctx.cta_group == 2 ? " in both CTAs of the pair" : "");
     return std::nullopt;
   };
   const TmemRect dr = d_rect(op);
-  if (M == 64 && dr.lane % 32 != 0 && dr.lane % 32 != 16)
+  if (ctx.cta_group == 1 && id.m() == 64 && dr.lane % 32 != 0 && dr.lane % 32 != 16)
     return "D for M = 64 must start at lane 0 or 16 of a 32-lane quarter, not lane " + std::to_string(dr.lane);
-  if (M == 128 && dr.lane != 0) return "D for M = 128 must start at lane 0, not lane " + std::to_string(dr.lane);
-  if (auto e = check_tmem("D", dr)) return e;
-  if (op.a_in_tmem) {
-    if (id.a_major) return "A in Tensor Memory must be K-major: transpose A (bit 15) must be 0";
-    if (auto e = check_tmem("A", a_rect(op))) return e;
-  } else if (auto e = check_smem("A", op.a_desc, id.a_major ? Major::MN : Major::K, M)) {
-    return e;
+  if (d_lanes(op, id) >= 128 && dr.lane != 0) return "D must start at lane 0 for this M, not lane " + std::to_string(dr.lane);
+  for (unsigned v = 0; v < ctx.cta_group; ++v) {
+    const MmaCta& cta = ctas[v];
+    if (auto e = check_tmem("D", dr, cta)) return e;
+    if (op.a_in_tmem) {
+      if (id.a_major) return "A in Tensor Memory must be K-major: transpose A (bit 15) must be 0";
+      if (auto e = check_tmem("A", a_rect(op), cta)) return e;
+    } else if (auto e = check_smem("A", op.a_desc, id.a_major ? Major::MN : Major::K, mrows, cta)) {
+      return e;
+    }
+    if (auto e = check_smem("B", op.b_desc, id.b_major ? Major::MN : Major::K, ncols, cta)) return e;
   }
-  if (auto e = check_smem("B", op.b_desc, id.b_major ? Major::MN : Major::K, N)) return e;
   return std::nullopt;
 }
 
-void execute(const MmaOp& op, tmem::Tmem& t, std::span<const uint8_t> smem) {
+void execute(const MmaOp& op, const MmaCta* ctas) {
   const Kind kind = op.ctx.kind;
+  const unsigned groups = op.ctx.cta_group;
   const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
   const uint32_t M = id.m(), N = id.n(), K = dense_k(kind), b = elem_bytes(kind);
+  const uint32_t mrows = M / groups, nper = N / groups;
   const tmem::TmemAddr dbase = tmem::TmemAddr::decode(op.d_tmem);
+  const bool f16_out = kind != Kind::I8 && id.d_format == fmt::kDF16;
+  const tc::ElemFmt fa = elem_fmt(kind, id.a_format), fb = elem_fmt(kind, id.b_format);
 
-  // Gather A (M x K) and B transposed (N x K) as element bits.
-  std::vector<uint32_t> a(size_t(M) * K), bt(size_t(N) * K);
+  // B transposed (N x K): columns [v*N/2, (v+1)*N/2) from CTA v.
+  std::vector<uint32_t> bt(size_t(N) * K);
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   for (uint32_t n = 0; n < N; ++n)
     for (uint32_t k = 0; k < K; ++k)
-      bt[size_t(n) * K + k] = read_le(smem, element_address(bd, id.b_major ? Major::MN : Major::K, b, n, k), b);
-  if (op.a_in_tmem) {
-    const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
-    for (uint32_t m = 0; m < M; ++m)
-      for (uint32_t k = 0; k < K; ++k) {
-        const tmem::TmemAddr o = d_offset(M, m, 0);
-        const uint32_t byte = k * b;
-        const uint32_t cell = t.read(abase.lane + o.lane, abase.column + byte / 4);
-        a[size_t(m) * K + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
-      }
-  } else {
-    const SmemDescriptor ad = SmemDescriptor::decode(op.a_desc);
-    for (uint32_t m = 0; m < M; ++m)
-      for (uint32_t k = 0; k < K; ++k)
-        a[size_t(m) * K + k] = read_le(smem, element_address(ad, id.a_major ? Major::MN : Major::K, b, m, k), b);
-  }
-
-  // The accumulator input: D (scaled by 2^-scale_input_d) or zero.
-  std::vector<uint32_t> c(size_t(M) * N, 0), d(size_t(M) * N, 0);
-  const bool f16_out = kind != Kind::I8 && id.d_format == fmt::kDF16;
-  if (op.enable_input_d)
-    for (uint32_t m = 0; m < M; ++m)
-      for (uint32_t n = 0; n < N; ++n) {
-        const tmem::TmemAddr o = d_offset(M, m, n);
-        uint32_t v = t.read(dbase.lane + o.lane, dbase.column + o.column);
-        if (f16_out) v &= 0xffff;
-        if (op.scale_input_d) {
-          if (f16_out) {
-            const uint16_t p2 = uint16_t(op.scale_input_d <= 14 ? (15 - op.scale_input_d) << 10 : 0x0200);  // 2^-s
-            v = num::mul_f16(uint16_t(v), p2);
-          } else {
-            v = std::bit_cast<uint32_t>(std::bit_cast<float>(v) * (1.0f / float(1u << op.scale_input_d)));
-          }
-        }
-        c[size_t(m) * N + n] = v;
-      }
-
-  if (kind == Kind::I8) {
-    std::vector<uint8_t> a8(a.begin(), a.end()), b8(bt.begin(), bt.end());
-    tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(M), int(N), int(K), a8.data(),
-                     b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(d.data()));
-  } else {
-    const tc::ElemFmt fa = elem_fmt(kind, id.a_format), fb = elem_fmt(kind, id.b_format);
-    for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (id.negate_a ? sign_bit(fa) : 0);
+      bt[size_t(n) * K + k] =
+          read_le(ctas[n / nper].smem, element_address(bd, id.b_major ? Major::MN : Major::K, b, n % nper, k), b);
+  if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (id.negate_b ? sign_bit(fb) : 0);
-    const tc::DotModel* model =
-        tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
-    tc::mma_tile(*model, fa, fb, int(M), int(N), int(K), a.data(), bt.data(), c.data(), d.data());
-  }
 
-  for (uint32_t m = 0; m < M; ++m) {
-    const uint32_t lane = dbase.lane + d_offset(M, m, 0).lane;
-    if (op.disable_lane[(lane - dbase.lane) / 32] >> ((lane - dbase.lane) % 32) & 1) continue;
-    for (uint32_t n = 0; n < N; ++n) t.write(lane, dbase.column + n, d[size_t(m) * N + n]);
+  for (unsigned v = 0; v < groups; ++v) {
+    const MmaCta& cta = ctas[v];
+    tmem::Tmem& t = *cta.tmem;
+    // A (this CTA's rows, M/groups x K).
+    std::vector<uint32_t> a(size_t(mrows) * K);
+    if (op.a_in_tmem) {
+      const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
+      for (uint32_t m = 0; m < mrows; ++m)
+        for (uint32_t k = 0; k < K; ++k) {
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, 0);
+          const uint32_t byte = k * b;
+          const uint32_t cell = t.read(abase.lane + o.lane, abase.column + byte / 4);
+          a[size_t(m) * K + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
+        }
+    } else {
+      const SmemDescriptor ad = SmemDescriptor::decode(op.a_desc);
+      for (uint32_t m = 0; m < mrows; ++m)
+        for (uint32_t k = 0; k < K; ++k)
+          a[size_t(m) * K + k] = read_le(cta.smem, element_address(ad, id.a_major ? Major::MN : Major::K, b, m, k), b);
+    }
+    // The accumulator input: D (scaled by 2^-scale_input_d) or zero.
+    std::vector<uint32_t> c(size_t(mrows) * N, 0), d(size_t(mrows) * N, 0);
+    if (op.enable_input_d)
+      for (uint32_t m = 0; m < mrows; ++m)
+        for (uint32_t n = 0; n < N; ++n) {
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
+          uint32_t x = t.read(dbase.lane + o.lane, dbase.column + o.column);
+          if (f16_out) x &= 0xffff;
+          if (op.scale_input_d) {
+            if (f16_out) {
+              const uint16_t p2 = uint16_t(op.scale_input_d <= 14 ? (15 - op.scale_input_d) << 10 : 0x0200);  // 2^-s
+              x = num::mul_f16(uint16_t(x), p2);
+            } else {
+              x = std::bit_cast<uint32_t>(std::bit_cast<float>(x) * (1.0f / float(1u << op.scale_input_d)));
+            }
+          }
+          c[size_t(m) * N + n] = x;
+        }
+    if (kind == Kind::I8) {
+      std::vector<uint8_t> a8(a.begin(), a.end()), b8(bt.begin(), bt.end());
+      tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(mrows), int(N), int(K),
+                       a8.data(), b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(d.data()));
+    } else {
+      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (id.negate_a ? sign_bit(fa) : 0);
+      const tc::DotModel* model =
+          tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
+      tc::mma_tile(*model, fa, fb, int(mrows), int(N), int(K), a.data(), bt.data(), c.data(), d.data());
+    }
+    for (uint32_t m = 0; m < mrows; ++m)
+      for (uint32_t n = 0; n < N; ++n) {
+        const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
+        if (op.disable_lane[o.lane / 32] >> (o.lane % 32) & 1) continue;
+        t.write(dbase.lane + o.lane, dbase.column + o.column, d[size_t(m) * N + n]);
+      }
   }
 }
 

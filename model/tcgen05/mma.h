@@ -1,7 +1,12 @@
-// The tcgen05.mma datapath for cta_group::1 (PTX ISA 9.7.16.10): D[M x N] = A[M x K] * B[K x N]
-// (+ D), A from shared memory (a 64-bit descriptor) or Tensor Memory, B from shared memory, D in
-// Tensor Memory. The arithmetic is model/tensorcore's tile product (bit-exact T-FDPA per kind);
-// this file is only about where the operands are and where D goes.
+// The tcgen05.mma datapath (PTX ISA 9.7.16.10): D[M x N] = A[M x K] * B[K x N] (+ D), A from
+// shared memory (a 64-bit descriptor) or Tensor Memory, B from shared memory, D in Tensor Memory.
+// The arithmetic is model/tensorcore's tile product (bit-exact T-FDPA per kind); this file is
+// only about where the operands are and where D goes.
+//
+// With .cta_group::2 the MMA spans a CTA pair (ranks 2j and 2j+1): CTA v holds rows
+// [v*M/2, (v+1)*M/2) of A and columns [v*N/2, (v+1)*N/2) of B in its own shared memory at the same
+// descriptor addresses, and rows [v*M/2, (v+1)*M/2) of D (all N columns) in its own TMEM (CUTLASS
+// SM100_MMA_*_2x1SM_* traits; ptx-facts.md §5.6).
 //
 // Shared-memory operands (PTX 9.7.16.3, canonical layouts in ptx-facts.md §5.5), with mn the M (or
 // N) index, k the K index, b the element size in bytes, SW the swizzle row bytes (32/64/128) and
@@ -15,8 +20,12 @@
 // kind::f8f6f4 keeps each 4/6-bit element in its own byte (value in the low bits).
 //
 // D in TMEM (PTX 9.7.16.10.5; ptx-facts.md §5.6), one 32-bit column per N element (16-bit D in
-// the low half): M = 128 (layout D): lane m, column n; M = 64 (layout F): lane (m%16) + 32*(m/16),
-// column n. A in TMEM uses the same lanes, K packed 32 bits per column.
+// the low half), m the row within the CTA's part of D:
+//   cta_group::1 M = 128 (layout D)  lane m, column n
+//   cta_group::1 M = 64  (layout F)  lane (m%16) + 32*(m/16), column n
+//   cta_group::2 M = 256 (layout A)  lane m, column n           (128 rows per CTA)
+//   cta_group::2 M = 128 (layout B)  lane m + 64*(n >= N/2), column n % (N/2)   (64 rows per CTA)
+// A in TMEM uses the lanes of D's row m (column 0), K packed 32 bits per column.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -34,8 +43,8 @@ enum class Major : uint8_t { K, MN };
 // Byte address (shared::cta) of element (mn, k) of an operand described by `d`.
 uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t elem_bytes, uint32_t mn, uint32_t k);
 
-// Offset of D(m, n) (and of A's row m) from the TMEM address operand, cta_group::1.
-tmem::TmemAddr d_offset(uint32_t M, uint32_t m, uint32_t n);
+// Offset of D(m, n) (m: row within this CTA's part) from the TMEM address operand.
+tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n);
 
 struct MmaOp {
   MmaContext ctx;
@@ -61,13 +70,19 @@ struct TmemRect {
 TmemRect d_rect(const MmaOp& op);
 TmemRect a_rect(const MmaOp& op);  // a_in_tmem only
 
-// Every rule the operands must satisfy, checked before the MMA is issued (so execute() cannot
-// fail): the descriptors, the kind's numerics model, shared-memory footprints within `smem_size`,
-// and the TMEM rectangles within the array and allocated (`allocated(column, ncols)`).
-std::optional<std::string> check(const MmaOp& op, uint32_t smem_size,
-                                 const std::function<bool(uint32_t, uint32_t)>& allocated);
+// One CTA's side of the MMA: its Tensor Memory, shared memory and allocation state.
+struct MmaCta {
+  tmem::Tmem* tmem = nullptr;
+  std::span<const uint8_t> smem;
+  std::function<bool(uint32_t, uint32_t)> allocated;  // (column, ncols) all allocated
+};
 
-// Reads A and B, computes, writes D. `smem` is the issuing CTA's shared memory.
-void execute(const MmaOp& op, tmem::Tmem& t, std::span<const uint8_t> smem);
+// Every rule the operands must satisfy, checked before the MMA is issued (so execute() cannot
+// fail): the descriptors, the kind's numerics model, shared-memory footprints, and the TMEM
+// rectangles within the array and allocated. `ctas` has cta_group entries (even CTA first).
+std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas);
+
+// Reads A and B, computes, writes D in every CTA of `ctas`.
+void execute(const MmaOp& op, const MmaCta* ctas);
 
 }  // namespace ptxsim::model::tcgen05

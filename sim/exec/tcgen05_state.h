@@ -22,13 +22,15 @@ struct Tcgen05Cta {
   // one queue per CTA is a valid (stricter) order.
   std::deque<std::function<void()>> pipe;
 
-  // MMAs whose D a tcgen05.ld must not read yet: until each has completed and its issuing thread
-  // has committed it to an mbarrier.
+  // MMAs (and copies) whose D (in this CTA) a tcgen05.ld must not read yet: until each has completed and its
+  // issuing thread has committed it to an mbarrier.
   struct MmaRecord {
     uint64_t id = 0;
     model::tcgen05::TmemRect d;
     uint32_t line = 0;
-    uint32_t thread = 0;  // issuing thread in the CTA
+    const char* role = "the D of the tcgen05.mma";  // or "the destination of the tcgen05.cp"
+    const void* issuer = nullptr;  // the issuing CTA (a cta_group::2 MMA is recorded in both of the pair)
+    uint32_t thread = 0;           // issuing thread in that CTA
     bool completed = false, committed = false;
   };
   std::vector<MmaRecord> mmas;

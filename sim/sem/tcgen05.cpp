@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "model/tcgen05/cp.h"
 #include "model/tcgen05/ldst.h"
 #include "sim/exec/tcgen05_state.h"
 #include "sim/sem/tma_common.h"
@@ -190,8 +191,7 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
     if (m.d.overlaps(r) && !(m.completed && m.committed)) {
       c.eng->warn(c, std::string("tcgen05 hazard: tcgen05.ld reads TMEM lanes ") + std::to_string(r.lane) + ".." +
                          std::to_string(r.lane + r.lanes - 1) + ", columns " + std::to_string(r.column) + ".." +
-                         std::to_string(r.column + r.columns - 1) + ", the D of the tcgen05.mma at line " +
-                         std::to_string(m.line) +
+                         std::to_string(r.column + r.columns - 1) + ", " + m.role + " at line " + std::to_string(m.line) +
                          (m.committed ? ", which has not completed: wait on the mbarrier its tcgen05.commit arrives on"
                                       : ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that") +
                          " before reading D");
@@ -297,49 +297,128 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   if (in.op[next].neg) op.enable_input_d = !op.enable_input_d;
   op.scale_input_d = uint32_t(in.imm);
   const std::string what = std::string("tcgen05.mma.cta_group::") + std::to_string(in.d) + "." + t5::kind_name(op.ctx.kind);
-  auto allocated = [&](uint32_t col, uint32_t n) { return st.alloc.allocated(col, n); };
-  if (auto e = t5::check(op, uint32_t(cta.smem.size()), allocated)) c.fault("error", what + ": " + *e);
+  // The CTAs whose TMEM and shared memory the MMA uses: this one, or the pair (even CTA first).
+  std::vector<Cta*> pair{&cta};
+  if (in.d == 2) {
+    Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
+    Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
+    if (!even || !odd)
+      c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
+                           ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
+    pair = {even, odd};
+  }
+  std::vector<t5::MmaCta> views;
+  for (Cta* p : pair) {
+    if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
+    Tcgen05Cta* ps = p->tcgen05.get();
+    views.push_back({&ps->tmem, std::span<const uint8_t>(p->smem), [ps](uint32_t col, uint32_t n) { return ps->alloc.allocated(col, n); }});
+  }
+  if (auto e = t5::check(op, views.data())) c.fault("error", what + ": " + *e);
 
   // Shared memory the MMA reads (through the async proxy) written by generic stores since the last
   // fence.proxy.async.
   const t5::InstrDescriptor id = t5::InstrDescriptor::decode(op.idesc);
-  auto check_operand = [&](const char* which, uint64_t desc, bool mn_major, uint32_t rows) {
+  auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows) {
     const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(desc);
     const uint32_t b = op.ctx.kind == t5::Kind::F16 ? 2 : op.ctx.kind == t5::Kind::TF32 ? 4 : 1;
     for (uint32_t mn = 0; mn < rows; ++mn)
       for (uint32_t k = 0; k < t5::dense_k(op.ctx.kind); ++k) {
         const uint32_t addr = t5::element_address(sd, mn_major ? t5::Major::MN : t5::Major::K, b, mn, k);
-        if (addr / 16 < cta.generic_dirty.size() && cta.generic_dirty[addr / 16]) {
+        if (addr / 16 < from.generic_dirty.size() && from.generic_dirty[addr / 16]) {
           c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
+                             (in.d == 2 ? " of CTA rank " + std::to_string(from.rank) : std::string()) +
                              ", written by generic-proxy stores with no fence.proxy.async since (the MMA reads "
                              "through the async proxy and may see stale data)");
           return;
         }
       }
   };
-  if (!op.a_in_tmem) check_operand("A", op.a_desc, id.a_major, id.m());
-  check_operand("B", op.b_desc, id.b_major, id.n());
+  for (Cta* p : pair) {
+    if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, id.a_major, id.m() / in.d);
+    check_operand(*p, "B", op.b_desc, id.b_major, id.n() / in.d);
+  }
 
   Tcgen05Cta::MmaRecord rec;
   rec.id = st.next_mma++;
   rec.d = t5::d_rect(op);
   rec.line = in.line;
+  rec.issuer = &cta;
   rec.thread = c.warp->index * 32 + uint32_t(l);
-  st.mmas.push_back(rec);
-  Tcgen05Cta* sp = &st;
-  Cta* cp = &cta;
-  const uint64_t rid = rec.id;
-  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [sp, cp, op, rid] {
-    t5::execute(op, sp->tmem, cp->smem);
-    for (auto& m : sp->mmas)
-      if (m.id == rid) m.completed = true;
-    forget_settled(*sp);
+  for (Cta* p : pair) p->tcgen05->mmas.push_back(rec);
+  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta] {
+    std::vector<t5::MmaCta> v;
+    for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}});
+    t5::execute(op, v.data());
+    for (Cta* p : pair) {
+      for (auto& m : p->tcgen05->mmas)
+        if (m.id == rid && m.issuer == issuer) m.completed = true;
+      forget_settled(*p->tcgen05);
+    }
   });
 }
 
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask) use_cta_group(c, "tcgen05.mma", in.d);
   for_lanes(mask, [&](int l) { issue_mma(c, in, l); });
+}
+
+// in.a: CpShape; in.d: cta_group. With .cta_group::2 each CTA of the pair copies from its own
+// shared memory into its own Tensor Memory.
+void issue_cp(ExecCtx& c, const Instr& in, int l) {
+  Tcgen05Cta& st = state(c);
+  Cta& cta = *c.cta;
+  t5::CpOp op;
+  op.shape = t5::CpShape(in.a);
+  op.taddr = uint32_t(sem::addr_of(c, in.op[0], l));
+  op.desc = c.col(in.op[1])[l];
+  const std::string what = std::string("tcgen05.cp.cta_group::") + std::to_string(in.d) + t5::cp_shape_name(op.shape);
+  std::vector<Cta*> pair{&cta};
+  if (in.d == 2) {
+    Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
+    Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
+    if (!even || !odd)
+      c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
+                           ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
+    pair = {even, odd};
+  }
+  const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(op.desc);
+  for (Cta* p : pair) {
+    if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
+    Tcgen05Cta* ps = p->tcgen05.get();
+    if (auto e = t5::check(op, uint32_t(p->smem.size()), [ps](uint32_t col, uint32_t n) { return ps->alloc.allocated(col, n); }))
+      c.fault("error", what + ": " + *e);
+    bool warned = false;
+    for (uint32_t r = 0; r < t5::cp_rows(op.shape) && !warned; ++r)
+      for (uint32_t j = 0; j < t5::cp_row_bytes(op.shape) && !warned; j += 16) {
+        const uint32_t addr = t5::element_address(sd, t5::Major::K, 1, r, j);
+        if (addr / 16 < p->generic_dirty.size() && p->generic_dirty[addr / 16]) {
+          c.eng->warn(c, "tcgen05 hazard: " + what + " reads shared address " + hex(addr) +
+                             ", written by generic-proxy stores with no fence.proxy.async since");
+          warned = true;
+        }
+      }
+  }
+  Tcgen05Cta::MmaRecord rec;
+  rec.id = st.next_mma++;
+  rec.d = {0, 128, tm::TmemAddr::decode(op.taddr).column, t5::cp_columns(op.shape)};
+  rec.line = in.line;
+  rec.role = "the destination of the tcgen05.cp";
+  rec.issuer = &cta;
+  rec.thread = c.warp->index * 32 + uint32_t(l);
+  for (Cta* p : pair) p->tcgen05->mmas.push_back(rec);
+  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta] {
+    for (Cta* p : pair) {
+      t5::execute(op, p->tcgen05->tmem, std::span<const uint8_t>(p->smem));
+      for (auto& m : p->tcgen05->mmas)
+        if (m.id == rid && m.issuer == issuer) m.completed = true;
+      forget_settled(*p->tcgen05);
+    }
+  });
+}
+
+void exec_cp(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask) use_cta_group(c, "tcgen05.cp", in.d);
+  for_lanes(mask, [&](int l) { issue_cp(c, in, l); });
 }
 
 // One arrive (count 1) on the mbarrier at `off` of `cta`, from an asynchronous operation.
@@ -382,14 +461,17 @@ void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
     }
     for (Cta* t : targets) sem::tma::require_mbarrier(c, *t, boff, "tcgen05.commit");
     const uint32_t thread = c.warp->index * 32 + uint32_t(l);
-    for (auto& m : st.mmas)
-      if (m.thread == thread) m.committed = true;
+    for (auto& cp : e.ctas)
+      if (cp->tcgen05)
+        for (auto& m : cp->tcgen05->mmas)
+          if (m.issuer == c.cta && m.thread == thread) m.committed = true;
     Engine* ep = &e;
-    Tcgen05Cta* sp = &st;
     const uint32_t off = boff;
-    enqueue(c, in, what, [ep, sp, targets, off, what] {
+    (void)st;
+    enqueue(c, in, what, [ep, targets, off, what] {
       for (Cta* t : targets) arrive_async(*ep, *t, off, what);
-      forget_settled(*sp);
+      for (auto& cp : ep->ctas)
+        if (cp->tcgen05) forget_settled(*cp->tcgen05);
     });
   });
 }
@@ -420,7 +502,6 @@ void expect(Binder& b, bool ok, const std::string& what) {
 void bind_tcgen05_alloc(Binder& b) {
   require_sync_aligned(b);
   b.in.d = uint8_t(cta_group(b));
-  if (b.in.d == 2) b.unimplemented(".cta_group::2 (allocation shared by a CTA pair)");
   expect(b, b.op_count() == 2 && b.op_kind(0) == Operand::Kind::Addr && b.in.op[0].aux == kNoSlot,
          "expected [dst], nCols");
   expect(b, is_reg_or_imm(b.in.op[1]), "nCols is a 32-bit register or immediate");
@@ -431,7 +512,6 @@ void bind_tcgen05_alloc(Binder& b) {
 void bind_tcgen05_dealloc(Binder& b) {
   require_sync_aligned(b);
   b.in.d = uint8_t(cta_group(b));
-  if (b.in.d == 2) b.unimplemented(".cta_group::2 (allocation shared by a CTA pair)");
   expect(b, b.op_count() == 2 && is_reg_or_imm(b.in.op[0]) && is_reg_or_imm(b.in.op[1]), "expected taddr, nCols");
   b.in.fn = exec_dealloc;
 }
@@ -439,7 +519,6 @@ void bind_tcgen05_dealloc(Binder& b) {
 void bind_tcgen05_relinquish(Binder& b) {
   require_sync_aligned(b);
   b.in.d = uint8_t(cta_group(b));
-  if (b.in.d == 2) b.unimplemented(".cta_group::2 (allocation shared by a CTA pair)");
   expect(b, b.op_count() == 0, "no operands");
   b.in.fn = exec_relinquish;
 }
@@ -574,11 +653,47 @@ void bind_tcgen05_mma(Binder& b) {
       b.error("Cannot use collector::a::use or collector::a::fill with ashift");
     b.unimplemented(".ashift (A rows shifted by one lane)");
   }
-  if (g == 2) b.unimplemented(".cta_group::2 (MMA over a CTA pair)");
   b.in.a = uint8_t(kind);
   b.in.b = flags;
   b.in.d = uint8_t(g);
   b.in.fn = exec_mma;
+}
+
+void bind_tcgen05_cp(Binder& b) {
+  const unsigned g = cta_group(b);
+  if (b.has(".b8x16") || b.has(".b6x16_p32") || b.has(".b4x16_p64"))
+    b.unimplemented("decompression (.b8x16.b6x16_p32 / .b4x16_p64): the ISA gives its bit placement only as a figure");
+  const bool w0213 = b.has(".warpx2::02_13"), w0123 = b.has(".warpx2::01_23"), w4 = b.has(".warpx4");
+  const int nw = int(w0213) + int(w0123) + int(w4);
+  if (nw > 1) b.error("Multiple .warptype modifiers specified for instruction 'tcgen05.cp'");
+  t5::CpShape shape{};
+  const char* sname = "";
+  int ns = 0;
+  for (const char* s : {".128x256b", ".4x256b", ".128x128b", ".64x128b", ".32x128b"})
+    if (b.has(s)) {
+      sname = s;
+      ++ns;
+    }
+  if (ns != 1) b.error(std::string(ns ? "Multiple .shape modifiers" : ".shape modifier required") + " for instruction 'tcgen05.cp'");
+  const std::string sh = sname;
+  const bool needs_warp = sh == ".64x128b" || sh == ".32x128b";
+  if (needs_warp && nw == 0)
+    b.error("Modifier '.warptype' require for instruction tcgen05.cp with shape '" + sh + "'");
+  if (!needs_warp && nw)
+    b.error("Modifier .warptype not allowed for instruction tcgen05.cp with shape '" + sh + "'");
+  if ((sh == ".64x128b" && w4) || (sh == ".32x128b" && !w4))
+    b.error("Modifier .warptype not allowed for instruction tcgen05.cp with shape '" + sh + "'");
+  if (sh == ".4x256b") b.unimplemented(".4x256b: the ISA gives its destination lanes only as a figure");
+  shape = sh == ".128x256b" ? t5::CpShape::k128x256b
+          : sh == ".128x128b" ? t5::CpShape::k128x128b
+          : sh == ".32x128b" ? t5::CpShape::k32x128b_warpx4
+          : w0213 ? t5::CpShape::k64x128b_02_13
+                  : t5::CpShape::k64x128b_01_23;
+  expect(b, b.op_count() == 2 && b.op_kind(0) == Operand::Kind::Addr && b.in.op[0].aux == kNoSlot && is_reg_or_imm(b.in.op[1]),
+         "expected [taddr], s-desc");
+  b.in.a = uint8_t(shape);
+  b.in.d = uint8_t(g);
+  b.in.fn = exec_cp;
 }
 
 void bind_tcgen05_commit(Binder& b) {

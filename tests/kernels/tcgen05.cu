@@ -124,6 +124,95 @@ extern "C" __global__ void __launch_bounds__(128) tc5_gemm_bf16(const uint16_t* 
 #endif
 }
 
+#ifdef TC5
+namespace {
+
+__device__ void mma_bf16_pair(uint32_t d, uint64_t a, uint64_t b, uint32_t idesc, bool accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %4, 0;\n"
+      " tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, p;\n}" ::"r"(d),
+      "l"(a), "l"(b), "r"(idesc), "r"(uint32_t(accumulate)));
+}
+
+}  // namespace
+#endif
+
+// A CTA pair (cluster of 2) computes D[2*kM x kN] = A * B with cta_group::2 MMAs (M = 256): CTA v
+// holds rows [v*kM, (v+1)*kM) of A and rows [v*kN/2, (v+1)*kN/2) of Bt, and gets rows
+// [v*kM, (v+1)*kM) of D in its own Tensor Memory (lane m, column n). CTA 1 tells CTA 0 that its
+// operands are in place by arriving on CTA 0's `ready` mbarrier (after seeing, through `flag` in
+// global memory, that CTA 0 initialised it); thread 0 of CTA 0 issues the MMAs and commits them
+// with multicast to `bar` in both CTAs.
+extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
+    tc5_pair_gemm_bf16(const uint16_t* a, const uint16_t* bt, float* d, unsigned* flag) {
+#ifdef TC5
+  __shared__ alignas(1024) uint8_t sa[kM * 128];
+  __shared__ alignas(1024) uint8_t sb[(kN / 2) * 128];
+  __shared__ uint64_t bar, ready;
+  __shared__ uint32_t tmem_slot;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  if (rank == 0 && tid == 0) {
+    mbar_init(&ready);
+    mbar_init(&bar);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("st.release.gpu.global.u32 [%0], 1;" ::"l"(flag) : "memory");
+  }
+  if (rank == 1 && tid == 0) mbar_init(&bar);
+  for (int i = tid; i < kM * kK; i += blockDim.x)
+    *reinterpret_cast<uint16_t*>(sa + swizzled_offset(i / kK, i % kK)) = a[rank * kM * kK + i];
+  for (int i = tid; i < (kN / 2) * kK; i += blockDim.x)
+    *reinterpret_cast<uint16_t*>(sb + swizzled_offset(i / kK, i % kK)) = bt[rank * (kN / 2) * kK + i];
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  if (warp == 0)
+    asm volatile("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%0], 64;" ::"r"(smem_u32(&tmem_slot)));
+  fence_before();
+  __syncthreads();
+  fence_after();
+  const uint32_t tmem = tmem_slot;
+  if (rank == 1 && tid == 0) {
+    unsigned f = 0;
+    while (!f) asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(f) : "l"(flag) : "memory");
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(smem_u32(&ready)));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+  }
+  if (rank == 0 && tid == 0) {
+    asm volatile(
+        "{\n .reg .pred p;\n"
+        "$ready_%=:\n"
+        " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n"
+        " @!p bra $ready_%=;\n}" ::"r"(smem_u32(&ready))
+        : "memory");
+    fence_after();
+    constexpr uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | uint32_t(kN >> 3) << 17 | uint32_t((2 * kM) >> 4) << 24;
+    for (int kk = 0; kk < kK / 16; ++kk)
+      mma_bf16_pair(tmem, smem_desc(smem_u32(sa) + 32 * kk), smem_desc(smem_u32(sb) + 32 * kk), idesc, kk > 0);
+    asm volatile(
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;" ::"r"(
+            smem_u32(&bar)),
+        "h"(uint16_t(3))
+        : "memory");
+  }
+  mbar_wait(&bar, 0);
+  fence_after();
+  const int row = rank * kM + warp * 32 + lane;
+  for (int c = 0; c < kN; c += 16) {
+    uint32_t v[16];
+    tmem_ld16(tmem + (uint32_t(warp * 32) << 16) + uint32_t(c), v);
+    tmem_wait_ld();
+    for (int j = 0; j < 16; ++j) d[row * kN + c + j] = __uint_as_float(v[j]);
+  }
+  fence_before();
+  __syncthreads();
+  if (warp == 0) {
+    asm volatile("tcgen05.dealloc.cta_group::2.sync.aligned.b32 %0, 64;" ::"r"(tmem));
+    asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;");
+  }
+#endif
+}
+
 // Broken: reads D with tcgen05.ld before waiting on the mbarrier the MMA was committed to.
 extern "C" __global__ void __launch_bounds__(128) tc5_read_before_wait(const uint16_t* a, const uint16_t* bt, float* d) {
 #ifdef TC5

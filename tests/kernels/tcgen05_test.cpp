@@ -65,6 +65,42 @@ TEST_P(Tcgen05Kernel, Bf16GemmThroughTensorMemory) {
   EXPECT_TRUE(compare_float_bits("D", h.download<float>(d, kM * kN), g.want));
 }
 
+TEST_P(Tcgen05Kernel, Bf16GemmOverACtaPair) {
+  KTEST_SEED(seed);
+  KTEST_LOAD(h, "tcgen05");
+  if (!sm100()) return;
+  // D[2kM x kN] = A[2kM x kK] * Bt^T, exact small integers as above.
+  std::mt19937_64 rng(seed);
+  auto bf16 = [](int v) { return uint16_t(std::bit_cast<uint32_t>(float(v)) >> 16); };
+  std::vector<int> A(2 * kM * kK), B(kN * kK);
+  for (int& x : A) x = int(rng() % 17) - 8;
+  for (int& x : B) x = int(rng() % 17) - 8;
+  std::vector<uint16_t> a, bt;
+  for (int x : A) a.push_back(bf16(x));
+  for (int x : B) bt.push_back(bf16(x));
+  std::vector<float> want(2 * kM * kN);
+  for (int m = 0; m < 2 * kM; ++m)
+    for (int n = 0; n < kN; ++n) {
+      double s = 0;
+      for (int k = 0; k < kK; ++k) s += double(A[m * kK + k]) * B[n * kK + k];
+      want[m * kN + n] = float(s);
+    }
+  const uint64_t ga = h.upload(a, "A"), gbt = h.upload(bt, "Bt"), gd = h.alloc_n<float>(2 * kM * kN, "D");
+  const uint64_t flag = h.upload(std::vector<uint32_t>{0}, "flag");
+  LaunchConfig cfg;
+  cfg.grid = {2, 1, 1};
+  cfg.block = {128, 1, 1};
+  cfg.cluster = {2, 1, 1};
+  cfg.cluster_given = true;
+  cfg.schedule_seed = seed;
+  const std::string k = h.kernel_named("tc5_pair_gemm_bf16");
+  std::ostringstream out;
+  RunResult r = ptxsim::launch(h.program(), k, cfg, h.params(k, ga, gbt, gd, flag), h.memory(), &out);
+  KTEST_EXPECT_COMPLETED(r);
+  EXPECT_TRUE(r.diagnostics.empty()) << describe(r);
+  EXPECT_TRUE(compare_float_bits("D", h.download<float>(gd, 2 * kM * kN), want));
+}
+
 TEST_P(Tcgen05Kernel, ReadingDBeforeTheMbarrierWaitIsReported) {
   KTEST_SEED(seed);
   KTEST_LOAD(h, "tcgen05");

@@ -180,7 +180,7 @@ TEST(Tcgen05Alloc, TargetsAndQualifiersAreCheckedAtLoad) {
   EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_103a"), "t.ptx"), ptxsim::PtxError);
   for (const char* unimpl : {"  tcgen05.shift.cta_group::1.down [%r3];\n",
                              "  tcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd2, %r6, %p1;\n",
-                             "  tcgen05.mma.cta_group::2.kind::f16 [%r3], %rd1, %rd2, %r6, %p1;\n"}) {
+                             "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r3], %rd1, %rd2, %r6, [%r4], [%r5], %p1;\n"}) {
     try {
       ptxsim::load_program(module(unimpl), "t.ptx");
       ADD_FAILURE() << unimpl;
@@ -585,6 +585,10 @@ struct GemmCase {
   bool a_tmem = false;
   uint32_t steps = 2;
   bool negate_a = false;
+  // Optional: the first MMA accumulates into D preset to 8.0 scaled by 2^-scale (scale >= 0), and
+  // leaves the lanes set in `disable` (disable-output-lane) untouched.
+  int scale = -1;
+  uint32_t disable[4] = {0, 0, 0, 0};
 };
 
 void run_gemm(const GemmCase& g, uint64_t seed) {
@@ -628,6 +632,16 @@ void run_gemm(const GemmCase& g, uint64_t seed) {
   body = replace_all(body, "A0", g.a_tmem ? "[%r37]" : "%rd10");
   body = replace_all(body, "A1", g.a_tmem ? "[%r37]" : "%rd11");
   body = replace_all(body, "NCOLS", std::to_string(g.N));
+  const bool preset = g.scale >= 0;
+  if (preset) {
+    body = replace_all(body, "0x7fbadbad", "0x41000000");  // D = 8.0 before the MMA
+    char mods[160];
+    std::snprintf(mods, sizeof mods, "{%u, %u, %u, %u}, %%p4, %d;", g.disable[0], g.disable[1], g.disable[2], g.disable[3],
+                  g.scale);
+    body = replace_all(body, "%rd12, %r33, %p2;", std::string("%rd12, %r33, ") + mods);
+    body = replace_all(body, "  setp.ne.u32 %p2, %r0, 0;        // false: the first MMA ignores D",
+                       "  setp.eq.u32 %p4, %r0, 0;");
+  }
   const std::string ptx = module(body,
                                  ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 gat, .param .u64 ad0, "
                                  ".param .u64 ad1, .param .u64 bd0, .param .u64 bd1, .param .u32 idesc, .param .u32 steps");
@@ -652,6 +666,12 @@ void run_gemm(const GemmCase& g, uint64_t seed) {
       int64_t sum = 0;
       for (uint32_t k = 0; k < kused; ++k) sum += int64_t(A[m * ktot + k]) * (g.negate_a ? -1 : 1) * B[k * g.N + n];
       const uint32_t got = d[size_t(lane_of(m)) * g.N + n];
+      if (preset) {
+        const uint32_t lane = lane_of(m);
+        const double want = (g.disable[lane / 32] >> (lane % 32) & 1) ? 8.0 : double(sum) + std::ldexp(8.0, -g.scale);
+        ASSERT_EQ(std::bit_cast<float>(got), float(want)) << "D(" << m << ", " << n << ") lane " << lane;
+        continue;
+      }
       if (i8) {
         ASSERT_EQ(int32_t(got), int32_t(sum)) << "D(" << m << ", " << n << ")";
       } else if (g.d_code == 0) {
@@ -681,6 +701,11 @@ TEST(Tcgen05Mma, EveryKindMAndLayoutAgainstAnExactReference) {
       {"kind::f16", Elem::F16, Elem::F16, 0, 0, 1, 128, 64, Layout::KNone, Layout::K128B, true, 1},
       {"kind::f16", Elem::BF16, Elem::BF16, 1, 1, 1, 64, 32, Layout::KNone, Layout::K128B, true, 1},
       {"kind::i8", Elem::S8, Elem::S8, 1, 1, 2, 128, 16, Layout::KNone, Layout::KNone, true, 1},
+      // scale-input-d and disable-output-lane (one MMA accumulating into D = 8.0).
+      {"kind::f16", Elem::BF16, Elem::BF16, 1, 1, 1, 128, 16, Layout::K128B, Layout::K128B, false, 1, false, 2,
+       {0x0000ffffu, 0, 0xffffffffu, 0x80000001u}},
+      {"kind::tf32", Elem::TF32, Elem::TF32, 2, 2, 1, 64, 8, Layout::KNone, Layout::KNone, false, 1, false, 0,
+       {0, 0x0000ff00u, 0, 0}},
   };
   uint64_t s = seed;
   for (const GemmCase& g : cases) run_gemm(g, s++);
@@ -803,4 +828,319 @@ $skip:
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
   ASSERT_TRUE(r.has_warning("tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address")) << r.all_diagnostics();
   EXPECT_TRUE(r.has_warning("written by generic-proxy stores with no fence.proxy.async since"));
+}
+
+// ---- cta_group::2 ----------------------------------------------------------------------------------
+
+namespace {
+
+// A cluster of two CTAs (a pair), 128 threads each. CTA v copies its half of A (rows
+// [v*M/2, (v+1)*M/2)) and of B (columns [v*N/2, (v+1)*N/2)) into shared memory, allocates 512
+// columns with cta_group::2 and tells CTA 0 through the `ready` mbarrier; thread 0 of CTA 0 issues
+// one cta_group::2 MMA and commits it with multicast to `bar` in both CTAs; each CTA dumps its 128
+// lanes x N columns.
+const char* kPairGemm = R"(
+  .shared .align 8 .b64 ready;
+  mov.u32 %r60, %cluster_ctarank;
+  mov.u32 %r61, ready;
+  or.b32 %r62, %r0, %r60;
+  setp.ne.u32 %p6, %r62, 0;       // true except in thread 0 of CTA 0
+  @%p6 bra $ready_done;
+  mbarrier.init.shared::cta.b64 [%r61], 1;
+$ready_done:
+  ld.param.u64 %rd1, [ga];
+  ld.param.u64 %rd2, [gb];
+  ld.param.u64 %rd3, [gd];
+  mul.wide.u32 %rd9, %r60, 16384;
+  add.u64 %rd1, %rd1, %rd9;
+  add.u64 %rd2, %rd2, %rd9;
+  mul.wide.u32 %rd9, %r60, DBYTES;
+  add.u64 %rd3, %rd3, %rd9;
+  mov.u32 %r20, sa;
+  mov.u32 %r21, sb;
+  mov.u32 %r22, %r0;
+$copy:
+  mul.wide.u32 %rd4, %r22, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  add.u32 %r25, %r21, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u32 %r22, %r22, 128;
+  setp.lt.u32 %p1, %r22, 4096;
+  @%p1 bra $copy;
+  fence.proxy.async.shared::cta;
+  setp.ne.u32 %p3, %r0, 0;
+  @%p3 bra $noinit;
+  mov.u32 %r26, bar;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+$noinit:
+  setp.ne.u32 %p7, %r1, 0;
+  @%p7 bra $after_alloc;
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [tslot], 512;
+$after_alloc:
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.u32 %r10, [tslot];
+  shl.b32 %r27, %r1, 21;
+  add.u32 %r28, %r10, %r27;
+  mov.u32 %r29, 0;
+$poison:
+  add.u32 %r31, %r28, %r29;
+  mov.u32 %r32, 0x7fbadbad;
+  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r31], {%r32};
+  add.u32 %r29, %r29, 1;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $poison;
+  tcgen05.wait::st.sync.aligned;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  @%p3 bra $wait;
+  setp.eq.u32 %p4, %r60, 0;
+  @%p4 bra $issue;
+  mapa.shared::cluster.u32 %r63, %r61, 0;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r63];
+  bra $wait;
+$issue:
+  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p5, [%r61], 0;
+  @!%p5 bra $issue;
+  tcgen05.fence::after_thread_sync;
+  ld.param.u64 %rd10, [ad0];
+  ld.param.u64 %rd12, [bd0];
+  ld.param.u32 %r33, [idesc];
+  and.b32 %r35, %r20, 0x3ffff;
+  shr.u32 %r35, %r35, 4;
+  cvt.u64.u32 %rd14, %r35;
+  and.b32 %r36, %r21, 0x3ffff;
+  shr.u32 %r36, %r36, 4;
+  cvt.u64.u32 %rd15, %r36;
+  add.u64 %rd10, %rd10, %rd14;
+  add.u64 %rd12, %rd12, %rd15;
+  setp.ne.u32 %p2, %r0, 0;
+  tcgen05.mma.cta_group::2.KIND [%r10], %rd10, %rd12, %r33, %p2;
+  mov.u32 %r26, bar;
+  mov.u16 %rs1, 3;
+  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r26], %rs1;
+$wait:
+  mov.u32 %r26, bar;
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $wait;
+  tcgen05.fence::after_thread_sync;
+  mov.u32 %r29, 0;
+$dump:
+  add.u32 %r31, %r28, %r29;
+  tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47}, [%r31];
+  tcgen05.wait::ld.sync.aligned;
+  mad.lo.u32 %r48, %r0, NCOLS, %r29;
+  mul.wide.u32 %rd6, %r48, 4;
+  add.u64 %rd6, %rd3, %rd6;
+  st.global.v4.u32 [%rd6], {%r40, %r41, %r42, %r43};
+  st.global.v4.u32 [%rd6+16], {%r44, %r45, %r46, %r47};
+  add.u32 %r29, %r29, 8;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $dump;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  @%p7 bra $after_dealloc;
+  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 512;
+$after_dealloc:
+)";
+
+}  // namespace
+
+TEST(Tcgen05Mma, CtaPairSplitsAAndBAndWritesEachHalfOfD) {
+  const uint64_t seed = test_seed();
+  struct Case {
+    std::string kind;
+    Elem e;
+    uint32_t code, d_code, M, N;
+    Layout la, lb;
+  } cases[] = {
+      {"kind::f16", Elem::BF16, 1, 1, 256, 64, Layout::K128B, Layout::K128B},
+      {"kind::f16", Elem::F16, 0, 1, 128, 32, Layout::KNone, Layout::MN128B},
+      {"kind::i8", Elem::S8, 1, 2, 256, 32, Layout::K128B, Layout::KNone},
+  };
+  uint64_t sd = seed;
+  for (const Case& g : cases) {
+    SCOPED_TRACE(g.kind + " cta_group::2 M=" + std::to_string(g.M) + " N=" + std::to_string(g.N) + " seed " + std::to_string(sd));
+    std::mt19937_64 rng(sd++);
+    const uint32_t K = 32 / elem_bytes(g.e), Mh = g.M / 2, Nh = g.N / 2;
+    auto draw = [&]() { return g.e == Elem::S8 ? int(int8_t(rng())) : int(rng() % 9) - 4; };
+    std::vector<int> A(size_t(g.M) * K), B(size_t(K) * g.N);
+    for (int& x : A) x = draw();
+    for (int& x : B) x = draw();
+    Operand oa{Mh, K, elem_bytes(g.e), g.la}, ob{Nh, K, elem_bytes(g.e), g.lb};
+    std::vector<uint8_t> img_a(2 * 16384, 0), img_b(2 * 16384, 0);
+    for (uint32_t v = 0; v < 2; ++v) {
+      for (uint32_t m = 0; m < Mh; ++m)
+        for (uint32_t k = 0; k < K; ++k) {
+          const uint32_t bits = encode(g.e, A[(v * Mh + m) * K + k]);
+          for (uint32_t i = 0; i < oa.bytes; ++i) img_a[v * 16384 + oa.offset(m, k) + i] = uint8_t(bits >> (8 * i));
+        }
+      for (uint32_t n = 0; n < Nh; ++n)
+        for (uint32_t k = 0; k < K; ++k) {
+          const uint32_t bits = encode(g.e, B[k * g.N + v * Nh + n]);
+          for (uint32_t i = 0; i < ob.bytes; ++i) img_b[v * 16384 + ob.offset(n, k) + i] = uint8_t(bits >> (8 * i));
+        }
+    }
+    const uint32_t idesc = g.d_code << 4 | g.code << 7 | g.code << 10 | uint32_t(oa.mn_major()) << 15 |
+                           uint32_t(ob.mn_major()) << 16 | (g.N >> 3) << 17 | (g.M >> 4) << 24;
+    std::string body = replace_all(kPairGemm, "KIND", g.kind);
+    body = replace_all(body, "NCOLS", std::to_string(g.N));
+    body = replace_all(body, "DBYTES", std::to_string(128 * g.N * 4));
+    std::string ptx = module(body, ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 ad0, .param .u64 bd0, .param .u32 idesc");
+    ptx = replace_all(ptx, "  .reg .pred %p<8>;", "  .reg .pred %p<8>;\n  .reg .b16 %rs<4>;");
+    ptxsim::model::GlobalMemory mem;
+    const uint64_t ga = mem.allocate(img_a.size(), 256, "A"), gb = mem.allocate(img_b.size(), 256, "B");
+    mem.write(ga, img_a.data(), img_a.size());
+    mem.write(gb, img_b.data(), img_b.size());
+    const uint64_t gd = alloc(mem, size_t(2) * 128 * g.N * 4, "D");
+    Params p;
+    p.add(ga).add(gb).add(gd).add(oa.desc(0, K)).add(ob.desc(0, K)).add(idesc);
+    Launched r = launch(ptx, mem, p, {2, 1, 1}, {128, 1, 1}, {2, 1, 1}, sd);
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+    std::vector<uint32_t> d(size_t(2) * 128 * g.N);
+    mem.read(gd, d.data(), d.size() * 4);
+    for (uint32_t m = 0; m < g.M; ++m)
+      for (uint32_t n = 0; n < g.N; ++n) {
+        int64_t sum = 0;
+        for (uint32_t k = 0; k < K; ++k) sum += int64_t(A[m * K + k]) * B[k * g.N + n];
+        // CTA m / Mh holds the row; M = 256: lane m%128, column n; M = 128: lane m%64 + 64*(n >= N/2), column n%(N/2).
+        const uint32_t v = m / Mh, ml = m % Mh;
+        const uint32_t lane = g.M == 256 ? ml : ml + (n >= Nh ? 64 : 0), col = g.M == 256 ? n : n % Nh;
+        const uint32_t got = d[(size_t(v) * 128 + lane) * g.N + col];
+        if (g.e == Elem::S8) ASSERT_EQ(int32_t(got), int32_t(sum)) << "D(" << m << ", " << n << ")";
+        else ASSERT_EQ(std::bit_cast<float>(got), float(sum)) << "D(" << m << ", " << n << ")";
+      }
+  }
+}
+
+// ---- tcgen05.cp ------------------------------------------------------------------------------------
+
+TEST(Tcgen05Cp, EveryShapeCopiesItsRowsToTheirLanes) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  struct Case {
+    const char* mods;
+    uint32_t rows, bytes;
+    std::function<std::vector<uint32_t>(uint32_t)> lanes;  // destination lanes of row r (ptx-facts.md §5.8)
+  } cases[] = {
+      {".128x256b", 128, 32, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+      {".128x128b", 128, 16, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+      {".64x128b.warpx2::02_13", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 32 * (r / 32), r % 32 + 32 * (r / 32) + 64}; }},
+      {".64x128b.warpx2::01_23", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 64 * (r / 32), r % 32 + 64 * (r / 32) + 32}; }},
+      {".32x128b.warpx4", 32, 16, [](uint32_t r) { return std::vector<uint32_t>{r, r + 32, r + 64, r + 96}; }},
+  };
+  for (const Case& k : cases)
+    for (Layout layout : {Layout::KNone, Layout::K128B}) {
+      SCOPED_TRACE(std::string(k.mods) + " " + layout_name(layout));
+      const uint32_t cols = k.bytes / 4, col0 = 8;
+      Operand src{k.rows, k.bytes, 1, layout};
+      std::vector<uint8_t> img(16384, 0), data(size_t(k.rows) * k.bytes);
+      for (auto& x : data) x = uint8_t(rng());
+      for (uint32_t r = 0; r < k.rows; ++r)
+        for (uint32_t j = 0; j < k.bytes; ++j) img[src.offset(r, j)] = data[r * k.bytes + j];
+      std::string body = R"(
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd3, [out];
+  ld.param.u64 %rd10, [desc];
+  mov.u32 %r20, sa;
+  mov.u32 %r22, %r0;
+$copy:
+  mul.wide.u32 %rd4, %r22, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u32 %r22, %r22, 128;
+  setp.lt.u32 %p1, %r22, 4096;
+  @%p1 bra $copy;
+  fence.proxy.async.shared::cta;
+  mov.u32 %r26, bar;
+  setp.ne.u32 %p6, %r0, 0;
+  @%p6 bra $noinit;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+$noinit:
+ALLOC_BLOCK
+  @%p6 bra $wait;
+  shr.u32 %r35, %r20, 4;
+  cvt.u64.u32 %rd14, %r35;
+  add.u64 %rd10, %rd10, %rd14;
+  tcgen05.cp.cta_group::1MODS [%r10+COL0], %rd10;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $wait;
+  tcgen05.fence::after_thread_sync;
+  shl.b32 %r27, %r1, 21;
+  add.u32 %r28, %r10, %r27;
+  mov.u32 %r29, 0;
+$dump:
+  add.u32 %r31, %r28, %r29;
+  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r40}, [%r31+COL0];
+  tcgen05.wait::ld.sync.aligned;
+  mad.lo.u32 %r48, %r0, NCOLS, %r29;
+  mul.wide.u32 %rd6, %r48, 4;
+  add.u64 %rd6, %rd3, %rd6;
+  st.global.u32 [%rd6], %r40;
+  add.u32 %r29, %r29, 1;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $dump;
+DEALLOC_BLOCK
+)";
+      body = replace_all(body, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "32"));
+      body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "32"));
+      body = replace_all(body, "MODS", k.mods);
+      body = replace_all(body, "COL0", std::to_string(col0));
+      body = replace_all(body, "NCOLS", std::to_string(cols));
+      const std::string ptx = module(body, ".param .u64 src, .param .u64 out, .param .u64 desc");
+      ptxsim::model::GlobalMemory mem;
+      const uint64_t gsrc = mem.allocate(img.size(), 256, "src");
+      mem.write(gsrc, img.data(), img.size());
+      const uint64_t out = alloc(mem, size_t(128) * cols * 4, "out");
+      Params p;
+      p.add(gsrc).add(out).add(src.desc(0, 0));
+      Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1});
+      ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+      EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+      std::vector<uint32_t> got(size_t(128) * cols);
+      mem.read(out, got.data(), got.size() * 4);
+      std::vector<uint32_t> want(got.size(), 0);  // TMEM starts zeroed in ptxsim
+      for (uint32_t row = 0; row < k.rows; ++row)
+        for (uint32_t lane : k.lanes(row))
+          for (uint32_t c = 0; c < cols; ++c) {
+            uint32_t v = 0;
+            for (uint32_t i = 0; i < 4; ++i) v |= uint32_t(data[row * k.bytes + 4 * c + i]) << (8 * i);
+            want[lane * cols + c] = v;
+          }
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "lane " << i / cols << " column " << col0 + i % cols;
+    }
+}
+
+TEST(Tcgen05Cp, UnsimulatedFormsFailLoudlyAndWarpTypesAreChecked) {
+  for (const char* line : {"  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r3], %rd1;\n",
+                           "  tcgen05.cp.cta_group::1.4x256b [%r3], %rd1;\n"}) {
+    try {
+      ptxsim::load_program(module(line), "t.ptx");
+      ADD_FAILURE() << line;
+    } catch (const ptxsim::PtxError& e) {
+      EXPECT_NE(std::string(e.what()).find("unimplemented: 'tcgen05.cp"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    ptxsim::load_program(module("  tcgen05.cp.cta_group::1.64x128b [%r3], %rd1;\n"), "t.ptx");
+    ADD_FAILURE();
+  } catch (const ptxsim::PtxError& e) {
+    EXPECT_NE(std::string(e.what()).find("Modifier '.warptype' require for instruction tcgen05.cp with shape '.64x128b'"),
+              std::string::npos)
+        << e.what();
+  }
 }
