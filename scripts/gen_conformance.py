@@ -103,6 +103,54 @@ SCALAR_FLOAT = r"""
 }
 """
 
+# f64 and packed half arithmetic and conversions between them.
+SCALAR_WIDE_HALF = r"""
+.visible .entry scalar_f64_f16x2(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .reg .b32 %r<20>;
+  .reg .f64 %fd<20>;
+  .reg .f32 %f<4>;
+  .reg .b16 %rs<4>;
+  .reg .b64 %rd<12>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mul.wide.u32 %rd4, %r4, 8;
+  add.s64 %rd5, %rd1, %rd4;
+  add.s64 %rd6, %rd2, %rd4;
+  ld.global.f64 %fd1, [%rd5];
+  ld.global.f64 %fd2, [%rd6];
+  ld.global.v2.b32 {%r5, %r6}, [%rd5];
+  ld.global.v2.b32 {%r7, %r8}, [%rd6];
+  mul.wide.u32 %rd7, %r4, 64;
+  add.s64 %rd8, %rd3, %rd7;
+  fma.rn.f64 %fd3, %fd1, %fd2, %fd1;
+  div.rn.f64 %fd4, %fd1, %fd2;
+  abs.f64 %fd9, %fd1;
+  sqrt.rn.f64 %fd5, %fd9;
+  add.rm.f64 %fd6, %fd1, %fd2;
+  cvt.rn.f32.f64 %f1, %fd4;
+  cvt.rzi.s64.f64 %rd9, %fd6;
+  fma.rn.f16x2 %r10, %r5, %r7, %r6;
+  mul.rn.bf16x2 %r11, %r6, %r8;
+  min.NaN.f16x2 %r12, %r5, %r8;
+  cvt.rn.f16x2.f32 %r13, %f1, %f1;
+  cvt.rn.satfinite.e4m3x2.f16x2 %rs1, %r10;
+  cvt.u32.u16 %r14, %rs1;
+  st.global.v2.f64 [%rd8], {%fd3, %fd4};
+  st.global.v2.f64 [%rd8+16], {%fd5, %fd6};
+  st.global.u64 [%rd8+32], %rd9;
+  st.global.f32 [%rd8+40], %f1;
+  st.global.u32 [%rd8+44], %r14;
+  st.global.v4.b32 [%rd8+48], {%r10, %r11, %r12, %r13};
+  ret;
+}
+"""
+
 # Integer atomics (any order gives the same result) and exact float adds of 1.0.
 ATOMICS = r"""
 .visible .entry atomics(.param .u64 pa, .param .u64 pctr, .param .u64 pold)
@@ -514,6 +562,17 @@ def cases():
         "buffers": {"a": {"bytes": 1024, "init": rnd(21, "f32", -1000, 1000)},
                     "b": {"bytes": 1024, "init": rnd(22, "f32", -2, 2)},
                     "out": {"bytes": 12288, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    # Random bit patterns: NaNs, infinities, subnormals and both zeros all occur.
+    out.append(("scalar_float_random_bits", SCALAR_FLOAT, {"grid": [2], "block": [128],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(23, "u32", 0, 4294967295)},
+                    "b": {"bytes": 1024, "init": rnd(24, "u32", 0, 4294967295)},
+                    "out": {"bytes": 12288, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("scalar_f64_f16x2", SCALAR_WIDE_HALF, {"grid": [1], "block": [128],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(25, "f64", -100, 100)},
+                    "b": {"bytes": 1024, "init": rnd(26, "f64", -3, 3)},
+                    "out": {"bytes": 8192, "init": {"fill_u8": 0xcd}}},
         "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
     out.append(("atomics", ATOMICS, {"grid": [4], "block": [128],
         "buffers": {"a": {"bytes": 2048, "init": rnd(31, "s32", -100000, 100000)},
