@@ -103,6 +103,54 @@ SCALAR_FLOAT = r"""
 }
 """
 
+# f64 and packed half arithmetic and conversions between them.
+SCALAR_WIDE_HALF = r"""
+.visible .entry scalar_f64_f16x2(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .reg .b32 %r<20>;
+  .reg .f64 %fd<20>;
+  .reg .f32 %f<4>;
+  .reg .b16 %rs<4>;
+  .reg .b64 %rd<12>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mul.wide.u32 %rd4, %r4, 8;
+  add.s64 %rd5, %rd1, %rd4;
+  add.s64 %rd6, %rd2, %rd4;
+  ld.global.f64 %fd1, [%rd5];
+  ld.global.f64 %fd2, [%rd6];
+  ld.global.v2.b32 {%r5, %r6}, [%rd5];
+  ld.global.v2.b32 {%r7, %r8}, [%rd6];
+  mul.wide.u32 %rd7, %r4, 64;
+  add.s64 %rd8, %rd3, %rd7;
+  fma.rn.f64 %fd3, %fd1, %fd2, %fd1;
+  div.rn.f64 %fd4, %fd1, %fd2;
+  abs.f64 %fd9, %fd1;
+  sqrt.rn.f64 %fd5, %fd9;
+  add.rm.f64 %fd6, %fd1, %fd2;
+  cvt.rn.f32.f64 %f1, %fd4;
+  cvt.rzi.s64.f64 %rd9, %fd6;
+  fma.rn.f16x2 %r10, %r5, %r7, %r6;
+  mul.rn.bf16x2 %r11, %r6, %r8;
+  min.NaN.f16x2 %r12, %r5, %r8;
+  cvt.rn.f16x2.f32 %r13, %f1, %f1;
+  cvt.rn.satfinite.e4m3x2.f16x2 %rs1, %r10;
+  cvt.u32.u16 %r14, %rs1;
+  st.global.v2.f64 [%rd8], {%fd3, %fd4};
+  st.global.v2.f64 [%rd8+16], {%fd5, %fd6};
+  st.global.u64 [%rd8+32], %rd9;
+  st.global.f32 [%rd8+40], %f1;
+  st.global.u32 [%rd8+44], %r14;
+  st.global.v4.b32 [%rd8+48], {%r10, %r11, %r12, %r13};
+  ret;
+}
+"""
+
 # Integer atomics (any order gives the same result) and exact float adds of 1.0.
 ATOMICS = r"""
 .visible .entry atomics(.param .u64 pa, .param .u64 pctr, .param .u64 pold)
@@ -413,6 +461,62 @@ LDMATRIX = r"""
 }
 """
 
+# tensormap.replace: one warp copies the template map (pointing at buffer a) into shared memory,
+# points it at buffer b, publishes it to global memory with cp_fenceproxy, acquires it, and loads
+# a 16x16 u32 tile through it: the output must be b's tile.
+TMAP_REPLACE = r"""
+.visible .entry tensormap_replace(.param .align 64 .b8 tmap[128], .param .u64 gmap, .param .u64 newaddr,
+                                  .param .u64 out)
+{
+  .shared .align 128 .b8 smap[128];
+  .shared .align 1024 .b8 buf[1024];
+  .shared .align 8 .b64 bar;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %laneid;
+  shl.b32 %r2, %r1, 2;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  cvt.u64.u32 %rd3, %r2;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.u32 %r3, [%rd4];
+  mov.u32 %r4, smap;
+  add.u32 %r5, %r4, %r2;
+  st.shared.u32 [%r5], %r3;
+  bar.warp.sync 0xffffffff;
+  ld.param.u64 %rd5, [gmap];
+  ld.param.u64 %rd6, [newaddr];
+  tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r4], %rd6;
+  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd5], [%r4], 128;
+  fence.proxy.tensormap::generic.acquire.gpu [%rd5], 128;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $done;
+  mov.u32 %r6, bar;
+  mov.u32 %r7, buf;
+  mbarrier.init.shared::cta.b64 [%r6], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r6], 1024;
+  mov.u32 %r8, 0;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r7], [%rd5, {%r8, %r8}], [%r6];
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r6], 0;
+  @!%p2 bra $wait;
+  ld.param.u64 %rd8, [out];
+  mov.u32 %r9, 0;
+$copy:
+  add.u32 %r10, %r7, %r9;
+  ld.shared.u32 %r11, [%r10];
+  cvt.u64.u32 %rd9, %r9;
+  add.s64 %rd10, %rd8, %rd9;
+  st.global.u32 [%rd10], %r11;
+  add.u32 %r9, %r9, 4;
+  setp.lt.u32 %p3, %r9, 1024;
+  @%p3 bra $copy;
+$done:
+  ret;
+}
+"""
+
 # Hang by design: the barrier expects two arrivals, only one thread arrives.
 MISSING_ARRIVE = r"""
 .visible .entry missing_arrive(.param .u64 pout)
@@ -459,6 +563,17 @@ def cases():
                     "b": {"bytes": 1024, "init": rnd(22, "f32", -2, 2)},
                     "out": {"bytes": 12288, "init": {"fill_u8": 0xcd}}},
         "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    # Random bit patterns: NaNs, infinities, subnormals and both zeros all occur.
+    out.append(("scalar_float_random_bits", SCALAR_FLOAT, {"grid": [2], "block": [128],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(23, "u32", 0, 4294967295)},
+                    "b": {"bytes": 1024, "init": rnd(24, "u32", 0, 4294967295)},
+                    "out": {"bytes": 12288, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("scalar_f64_f16x2", SCALAR_WIDE_HALF, {"grid": [1], "block": [128],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(25, "f64", -100, 100)},
+                    "b": {"bytes": 1024, "init": rnd(26, "f64", -3, 3)},
+                    "out": {"bytes": 8192, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
     out.append(("atomics", ATOMICS, {"grid": [4], "block": [128],
         "buffers": {"a": {"bytes": 2048, "init": rnd(31, "s32", -100000, 100000)},
                     "ctr": {"bytes": 320, "init": "zero"}, "old": {"bytes": 4, "init": "zero"}},
@@ -496,6 +611,15 @@ def cases():
         "buffers": {"a": {"bytes": 1024, "init": rnd(101, "u16", 0, 65535)},
                     "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
         "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("tensormap_replace", TMAP_REPLACE, {"grid": [1], "block": [32],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(111, "u32", 0, 4294967295)},
+                    "b": {"bytes": 1024, "init": rnd(112, "u32", 0, 4294967295)},
+                    "gmap": {"bytes": 128, "init": "zero"},
+                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+        "params": [{"tensormap": {"buffer": "a", "dtype": "uint32", "rank": 2, "dims": [16, 16], "strides": [64],
+                                  "box": [16, 16]}},
+                   {"ptr": "gmap"}, {"ptr": "b"}, {"ptr": "out"}],
+        "outputs": ["out"]}))
     # Hang by design: expect_tx announces twice the bytes the copy delivers.
     out.append(("hang_wrong_expect_tx", TMA.replace("SMEM", "4096"), {"grid": [1], "block": [128],
         "expect": "hang",
@@ -512,7 +636,68 @@ def cases():
     return out
 
 
+def tensormap_param_sets():
+    """Parameter sets for `ptxsim-hw tensormaps` (no launch): tiled maps over dtypes, swizzles,
+    interleaves and ranks, im2col and im2col_wide maps, and sets the driver must reject."""
+    sets = []
+    base = 0x7f0000100000
+    dtypes = [("uint8", 1), ("uint16", 2), ("uint32", 4), ("int32", 4), ("uint64", 8), ("float16", 2),
+              ("float32", 4), ("float64", 8), ("bfloat16", 2), ("float32_ftz", 4), ("tfloat32", 4)]
+    swizzles = [("none", 256), ("32B", 32), ("64B", 64), ("128B", 128)]
+    for dt, size in dtypes:
+        for sw, span in swizzles:
+            inner = max(1, min(256, span // size))
+            sets.append({"name": f"tiled {dt} {sw}", "params": {
+                "encode": "tiled", "dtype": dt, "rank": 3, "global_address": hex(base),
+                "dims": [1000, 37, 5], "strides": [1024 * size, 1024 * size * 40], "box": [inner, 8, 2],
+                "element_strides": [1, 1, 1], "swizzle": sw, "l2_promotion": "128B",
+                "oob_fill": "nan_request_zero_fma" if dt in ("float16", "float32", "bfloat16") else "none"}})
+    for rank in range(1, 6):
+        dims = [64, 3, 4, 5, 6][:rank]
+        strides = [256 * 3 ** i for i in range(rank - 1)]
+        sets.append({"name": f"tiled rank {rank} element strides", "params": {
+            "encode": "tiled", "dtype": "float32", "rank": rank, "global_address": hex(base + 0x1000),
+            "dims": dims, "strides": strides, "box": [16] + [2] * (rank - 1),
+            "element_strides": [1] + [2] * (rank - 1)}})
+    for il in ("16B", "32B"):
+        sets.append({"name": f"tiled interleave {il}", "params": {
+            "encode": "tiled", "dtype": "uint8", "rank": 3, "global_address": hex(base),
+            "dims": [32, 64, 16], "strides": [2048, 131072], "box": [32, 8, 4], "interleave": il,
+            "swizzle": "32B" if il == "32B" else "none"}})
+    sets.append({"name": "im2col f16 NHWC", "params": {
+        "encode": "im2col", "dtype": "float16", "rank": 4, "global_address": hex(base),
+        "dims": [64, 10, 10, 2], "strides": [128, 1280, 12800], "element_strides": [1, 1, 1, 1],
+        "lower_corner": [-1, -1], "upper_corner": [-1, -1], "channels_per_pixel": 64, "pixels_per_column": 32,
+        "swizzle": "128B"}})
+    sets.append({"name": "im2col bf16 NDHWC", "params": {
+        "encode": "im2col", "dtype": "bfloat16", "rank": 5, "global_address": hex(base),
+        "dims": [32, 8, 8, 4, 2], "strides": [64, 512, 4096, 16384], "element_strides": [1, 1, 1, 1, 1],
+        "lower_corner": [0, -1, -1], "upper_corner": [0, 0, 0], "channels_per_pixel": 32,
+        "pixels_per_column": 64, "swizzle": "64B"}})
+    # Rejected by the driver (each breaks one rule of docs/tensormap.md "Encoder rules").
+    sets.append({"name": "reject: misaligned address", "params": {
+        "encode": "tiled", "dtype": "float32", "rank": 1, "global_address": hex(base + 4),
+        "dims": [64], "strides": [], "box": [16]}})
+    sets.append({"name": "reject: stride not a multiple of 16", "params": {
+        "encode": "tiled", "dtype": "uint8", "rank": 2, "global_address": hex(base),
+        "dims": [64, 64], "strides": [72], "box": [16, 16]}})
+    sets.append({"name": "reject: box inner span beyond the 128B swizzle", "params": {
+        "encode": "tiled", "dtype": "float32", "rank": 2, "global_address": hex(base),
+        "dims": [64, 64], "strides": [256], "box": [64, 8], "swizzle": "128B"}})
+    sets.append({"name": "reject: box dimension over 256", "params": {
+        "encode": "tiled", "dtype": "uint8", "rank": 2, "global_address": hex(base),
+        "dims": [1024, 64], "strides": [1024], "box": [512, 1]}})
+    sets.append({"name": "reject: element stride 9", "params": {
+        "encode": "tiled", "dtype": "uint8", "rank": 2, "global_address": hex(base),
+        "dims": [64, 64], "strides": [64], "box": [16, 16], "element_strides": [1, 9]}})
+    return sets
+
+
 def main():
+    with open(os.path.join(ROOT, "tensormaps.params.json"), "w") as f:
+        json.dump({"comment": "parameter sets for ptxsim-hw tensormaps (scripts/gen_conformance.py)",
+                   "tensormaps": tensormap_param_sets()}, f, indent=1)
+        f.write("\n")
     for target in TARGETS:
         d = os.path.join(ROOT, target)
         os.makedirs(d, exist_ok=True)

@@ -10,9 +10,13 @@
 #include <limits>
 #include <cstring>
 #include <random>
+#include <set>
 #include <sstream>
 
+#include <sys/wait.h>
+
 #include "sim/api.h"
+#include "tools/ptxsim/tensormap_params.h"
 #include "tools/hw/hw_cli.h"
 #include "tools/ptxsim/case_file.h"
 #include "tools/trace/compare.h"
@@ -243,6 +247,145 @@ TEST(Conformance, EveryCaseEndsAsExpected) {
     }
   }
   EXPECT_EQ(hangs, 4u);  // two hang-by-design cases per target
+}
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs the ptxsim CLI with `args` (shell words), capturing stdout.
+CliResult run_cli(const std::string& args) {
+  CliResult r;
+  std::string cmd = std::string("'") + PTXSIM_CLI + "' " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto d = std::filesystem::temp_directory_path() / ("ptxsim_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// The parameter sets ptxsim-hw tensormaps will send to the driver: those named "reject: ..." break
+// an encoder rule, the others are valid. A tensormaps-only trace of them replays, and a flipped
+// blob bit is caught.
+TEST(TensormapTraces, ParameterFileEncodesAndReplays) {
+  const auto file = std::filesystem::path(PTXSIM_SOURCE_DIR) / "tests/conformance/tensormaps.params.json";
+  std::vector<trace::TensorMapRecord> recs = hw::load_tensormap_params(file);
+  ASSERT_GE(recs.size(), 50u);
+  size_t rejected = 0;
+  for (trace::TensorMapRecord& r : recs) {
+    SCOPED_TRACE(r.name);
+    std::array<uint8_t, 128> blob{};
+    auto e = cli::ptxsim_encode_tensormap(r.params, blob);
+    const bool should_reject = r.name.rfind("reject:", 0) == 0;
+    EXPECT_EQ(!e.ok(), should_reject) << e.message;
+    rejected += !e.ok();
+    r.result = cli::cuda_result_name(uint32_t(e.code));
+    if (e.ok()) r.blob = blob;
+  }
+  EXPECT_EQ(rejected, 5u);
+  const auto dir = fresh_dir("tmaps");
+  trace::Trace t;
+  t.device.name = std::string(trace::kSyntheticDevice);
+  t.tensormaps = recs;
+  trace::write_trace(dir / "maps.trace.json", t);
+  CliResult ok = run_cli("replay '" + (dir / "maps.trace.json").string() + "'");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find(std::to_string(recs.size()) + " maps"), std::string::npos) << ok.out;
+  (*t.tensormaps[3].blob)[64] ^= 0x80;
+  t.tensormaps[60 % t.tensormaps.size()].result = "CUDA_ERROR_INVALID_VALUE";
+  t.tensormaps[60 % t.tensormaps.size()].blob.reset();
+  trace::write_trace(dir / "bad.trace.json", t);
+  CliResult bad = run_cli("replay '" + (dir / "bad.trace.json").string() + "'");
+  EXPECT_EQ(bad.exit_code, 4) << bad.out;
+  EXPECT_NE(bad.out.find("tensormap " + t.tensormaps[3].name + ": 1 of 128 bytes differ; first at byte 64 (word 8)"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find("the device returned CUDA_ERROR_INVALID_VALUE, ptxsim CUDA_SUCCESS"), std::string::npos)
+      << bad.out;
+  std::filesystem::remove_all(dir);
+}
+
+// A synthetic trace written by `ptxsim run --trace` replays; the replay of a trace whose case file
+// is missing is an ERROR with exit 1.
+TEST(ReplayCli, SyntheticTraceAgreesAndMissingCaseIsAnError) {
+  const auto dir = fresh_dir("replay");
+  const std::string c = std::string(PTXSIM_SOURCE_DIR) + "/tests/conformance/sm_100a/mbarrier_phases.case.json";
+  ASSERT_EQ(run_cli("run '" + c + "' --trace '" + (dir / "a.trace.json").string() + "'").exit_code, 0);
+  trace::Trace t = trace::load_trace(dir / "a.trace.json");
+  EXPECT_TRUE(t.synthetic());
+  ASSERT_EQ(t.outputs.size(), 1u);
+  CliResult ok = run_cli("replay '" + dir.string() + "'");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("1 trace: 1 agree, 0 mismatches, 0 errors (1 synthetic"), std::string::npos) << ok.out;
+  t.case_ref = "nowhere.case.json";
+  trace::write_trace(dir / "a.trace.json", t);
+  CliResult err = run_cli("replay '" + dir.string() + "'");
+  EXPECT_EQ(err.exit_code, 1) << err.out;
+  EXPECT_NE(err.out.find("ERROR"), std::string::npos) << err.out;
+  EXPECT_NE(err.out.find("nowhere.case.json: cannot read case file"), std::string::npos) << err.out;
+  EXPECT_EQ(run_cli("replay '" + (dir / "none").string() + "'").exit_code, 1);
+  std::filesystem::remove_all(dir);
+}
+
+// --timeline: warp slices account for every warp-instruction the run reports, the TMA copy is a
+// slice with its bytes, and the end marker says how the run ended (with the deadlock report).
+TEST(Timeline, AccountsForTheRun) {
+  const auto dir = fresh_dir("timeline");
+  const std::string base = std::string(PTXSIM_SOURCE_DIR) + "/tests/conformance/sm_90a/";
+  for (const char* name : {"tma_tile_swizzle_128B", "hang_wrong_expect_tx"}) {
+    SCOPED_TRACE(name);
+    const bool hang = std::string(name).rfind("hang", 0) == 0;
+    const auto tl = dir / (std::string(name) + ".json");
+    CliResult r = run_cli("run '" + base + name + ".case.json' --json --timeline '" + tl.string() + "'");
+    ASSERT_EQ(r.exit_code, hang ? 2 : 0) << r.out;
+    Json res = Json::parse(r.out);
+    std::ifstream f(tl);
+    Json j = Json::parse(f);
+    uint64_t instructions = 0, async = 0, ends = 0;
+    std::set<uint64_t> warps;
+    std::vector<std::pair<uint64_t, uint64_t>> slices;
+    for (const Json& e : j.at("traceEvents")) {
+      const std::string cat = e.value("cat", "");
+      if (cat == "warp") {
+        const uint64_t n = e.at("args").at("instructions").get<uint64_t>();
+        // The clock advances one step per warp-instruction issued, so a slice lasts its count.
+        EXPECT_EQ(e.at("dur").get<uint64_t>(), n);
+        instructions += n;
+        warps.insert(e.at("tid").get<uint64_t>());
+        slices.emplace_back(e.at("ts").get<uint64_t>(), e.at("ts").get<uint64_t>() + n);
+      } else if (cat == "async") {
+        ++async;
+        EXPECT_EQ(e.at("args").at("bytes").get<uint64_t>(), 4096u);
+        EXPECT_EQ(e.at("name"), "cp.async.bulk.tensor.2d load");
+      } else if (cat == "run") {
+        ++ends;
+        EXPECT_EQ(e.at("name"), hang ? "end: deadlock" : "end: completed");
+        if (hang) EXPECT_NE(e.at("args").at("report").get<std::string>().find("try_wait"), std::string::npos);
+      }
+    }
+    // One warp runs at a time: slices never overlap, and all lie within the run's clock (which
+    // also advances while every warp waits for an asynchronous copy).
+    std::sort(slices.begin(), slices.end());
+    for (size_t i = 1; i < slices.size(); ++i) EXPECT_LE(slices[i - 1].second, slices[i].first);
+    ASSERT_FALSE(slices.empty());
+    EXPECT_LE(slices.back().second, res.at("stats").at("warp_instructions").get<uint64_t>());
+    EXPECT_GT(instructions, 4u * 10);
+    EXPECT_EQ(warps.size(), 4u);
+    EXPECT_EQ(async, 1u);
+    EXPECT_EQ(ends, 1u);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

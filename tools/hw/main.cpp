@@ -12,6 +12,7 @@
 #include "sim/ptx/diag.h"
 #include "tools/hw/gpu.h"
 #include "tools/hw/hw_cli.h"
+#include "tools/ptxsim/case_file.h"
 
 namespace {
 
@@ -50,8 +51,16 @@ int tensormaps(const Options& o) {
 int capture(const Options& o, const char* self) {
   std::vector<CorpusEntry> cases = find_corpus(o.input);
   Gpu gpu(o.device);  // fail early, once, when there is no device
-  int failures = 0;
+  int failures = 0, skipped = 0;
   for (const CorpusEntry& e : cases) {
+    // Cases for another architecture (sm_100a on a 9.0 device) are skipped, not failures.
+    cli::Case c = cli::load_case(e.case_file);
+    if (auto t = ptx_target(c.ptx_text))
+      if (auto why = target_mismatch(*t, gpu.cc_major(), gpu.cc_minor())) {
+        std::cout << e.case_file.string() << ": skipped (" << *why << ")\n";
+        ++skipped;
+        continue;
+      }
     const fs::path out = *o.output / e.trace_rel;
     std::vector<std::string> args = {self, "run", e.case_file.string(), "-o", out.string(),
                                      "--hang-seconds", std::to_string(o.hang_seconds), "--device", std::to_string(o.device)};
@@ -85,8 +94,8 @@ int capture(const Options& o, const char* self) {
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
   }
-  std::cout << cases.size() << " cases, " << cases.size() - size_t(failures) << " captured, " << failures
-            << " failed -> " << o.output->string() << "\n";
+  std::cout << cases.size() << " cases: " << cases.size() - size_t(failures + skipped) << " captured, " << skipped
+            << " skipped (another architecture), " << failures << " failed -> " << o.output->string() << "\n";
   return failures ? 1 : 0;
 }
 
