@@ -147,11 +147,20 @@ Module* Shim::add_ptx(std::string text) {
 }
 
 void Shim::remove_module(Module* m) {
+  if (m->program)
+    for (const ModuleVariable& mv : m->program->module_vars) memory.free(mv.address);
   for (auto& f : functions_)
     if (f->module == m) f->module = nullptr;
   for (auto& v : variables_)
     if (v->module == m) v->module = nullptr;
   std::erase_if(modules_, [&](auto& p) { return p.get() == m; });
+}
+
+// Each module's variables get their own 4 GiB range above kModuleVarBase, below GlobalMemory's
+// allocations, so that several translation units' __device__ variables coexist.
+uint64_t Shim::module_var_base(Module& m) {
+  if (!m.var_slot) m.var_slot = ++next_var_slot_;
+  return kModuleVarBase + (m.var_slot - 1) * (uint64_t(1) << 32);
 }
 
 int Shim::load(Module& m) {
@@ -178,7 +187,7 @@ int Shim::load(Module& m) {
     }
     for (;;) {
       try {
-        m.program = load_program(text, file);
+        m.program = load_program(text, file, module_var_base(m));
         break;
       } catch (const PtxError& e) {
         // A kernel ptxsim cannot simulate must not take the module's other kernels with it.
@@ -197,13 +206,11 @@ int Shim::load(Module& m) {
     return m.load_status;
   }
   for (const ModuleVariable& mv : m.program->module_vars) {
-    if (memory.find(mv.address)) {
-      m.load_status = kNotSupported;
-      m.load_error = "defines variable '" + mv.name + "' at an address another module's variables use "
-                     "(ptxsim places module variables of one module only)";
+    if (!memory.allocate_at(mv.address, mv.init.size(), mv.name)) {
+      m.load_status = kOutOfMemory;
+      m.load_error = "has more than 4 GiB of __device__/__constant__ variables ('" + mv.name + "' does not fit)";
       return m.load_status;
     }
-    memory.allocate_at(mv.address, mv.init.size(), mv.name);
     memory.write(mv.address, mv.init.data(), mv.init.size());
   }
   return kOk;

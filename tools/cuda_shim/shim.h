@@ -45,6 +45,7 @@ struct Module {
   // Kernels taken out of the module because ptxsim cannot simulate them (an unimplemented
   // instruction, say), with the diagnostic; the module's other kernels still run.
   std::map<std::string, std::string> broken_kernels;
+  uint32_t var_slot = 0;            // which range of module-variable addresses it owns (Shim::load)
 };
 
 struct Function {
@@ -95,6 +96,7 @@ class Shim {
   Module* add_fatbin(const void* image);
   Module* add_ptx(std::string text);
   int load(Module& m);              // parses on first use; kOk or the load status
+  uint64_t module_var_base(Module& m);
   void remove_module(Module* m);
   Function* add_function(Module* m, std::string name, const void* host_handle);
   Function* function_for_host(const void* host_fn);  // __cudaRegisterFunction handles
@@ -123,6 +125,7 @@ class Shim {
  private:
   Shim();
   std::vector<std::unique_ptr<Module>> modules_;
+  uint32_t next_var_slot_ = 0;
   std::vector<std::unique_ptr<Function>> functions_;
   std::vector<std::unique_ptr<Variable>> variables_;
   std::map<const void*, Function*> host_functions_;
