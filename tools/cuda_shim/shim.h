@@ -88,6 +88,7 @@ class Shim {
   const DeviceSpec* device = nullptr;
   uint32_t sm = 90;                 // the architecture kernels run as (90 = sm_90a, 100 = sm_100a)
   LaunchConfig limits;              // max_instructions / max_seconds / schedule seed from the options
+  bool print_stats = false;         // one line per launch on stderr (PTXSIM_STATS)
   model::GlobalMemory memory;
   int sticky = kOk;                 // a fault poisons the context, as on a GPU
   double sim_ns = 0;                // simulated device time, advanced by kernels and copies
