@@ -61,6 +61,7 @@ int fault_status(const RunResult& r) {
 // Blanks out the .entry whose definition contains `line` (1-based), keeping the line numbering,
 // and returns its name; "" if `line` is not inside an entry.
 std::string remove_entry_at(std::string& text, uint32_t line) {
+  if (line == 0) return "";
   std::vector<size_t> starts{0};
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n') starts.push_back(i + 1);
@@ -126,6 +127,7 @@ Shim::Shim() {
 }
 
 int Shim::unsupported(const char* name) {
+  std::lock_guard<std::recursive_mutex> lock(mu);
   static std::set<std::string> said;
   if (said.insert(name).second) std::fprintf(stderr, "ptxsim: %s is not supported\n", name);
   return kNotSupported;
@@ -223,15 +225,13 @@ Function* Shim::add_function(Module* m, std::string name, const void* host_handl
   f->module = m;
   f->name = std::move(name);
   if (host_handle) host_functions_[host_handle] = f;
+  host_functions_[f] = f;  // a cudaKernel_t / CUfunction handle is the Function itself
   return f;
 }
 
 Function* Shim::function_for_host(const void* host_fn) {
   auto it = host_functions_.find(host_fn);
-  if (it != host_functions_.end()) return it->second;
-  for (auto& f : functions_)  // a cudaKernel_t / CUfunction handle is the Function itself
-    if (f.get() == host_fn) return f.get();
-  return nullptr;
+  return it == host_functions_.end() ? nullptr : it->second;
 }
 
 Function* Shim::function_in(Module* m, const std::string& name) {
@@ -359,12 +359,12 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
       else if (*e == reinterpret_cast<void*>(2)) size = *static_cast<const size_t*>(e[1]);
       else return kInvalidValue;
     }
-    if (!buffer || size != params.size()) {
+    if (!buffer || size < params.size()) {
       std::cerr << "ptxsim: kernel " << pretty(f.name) << " takes " << params.size() << " parameter bytes, launch passed "
                 << size << "\n";
       return kInvalidValue;
     }
-    std::memcpy(params.data(), buffer, size);
+    std::memcpy(params.data(), buffer, params.size());
   } else if (!params.empty()) {
     return kInvalidValue;
   }

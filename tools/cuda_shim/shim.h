@@ -129,7 +129,7 @@ class Shim {
   uint32_t next_var_slot_ = 0;
   std::vector<std::unique_ptr<Function>> functions_;
   std::vector<std::unique_ptr<Variable>> variables_;
-  std::map<const void*, Function*> host_functions_;
+  std::map<const void*, Function*> host_functions_;  // host stubs and Function handles themselves
   std::map<const void*, Variable*> host_variables_;
 };
 
