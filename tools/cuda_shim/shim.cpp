@@ -95,6 +95,22 @@ std::string remove_entry_at(std::string& text, uint32_t line) {
   return "";
 }
 
+// A grid-wide barrier (cooperative_groups::this_grid().sync()) finds its workspace through
+// %envreg1 (low) and %envreg2 (high), which the driver sets for cooperative launches. ptxsim runs
+// the CTAs of one cluster at a time, so it cannot honour such a barrier; a kernel (or any .func it
+// could call) that reads them is refused with a clear message instead of spinning or trapping.
+bool uses_grid_sync(const Program& prog, const ptxsim::Function& entry) {
+  auto reads_workspace = [](const ptxsim::Function& f) {
+    for (const auto& [slot, sreg] : f.sregs)
+      if (sreg == Sreg(int(Sreg::EnvReg0) + 1) || sreg == Sreg(int(Sreg::EnvReg0) + 2)) return true;
+    return false;
+  };
+  if (reads_workspace(entry)) return true;
+  for (const ptxsim::Function& f : prog.functions)
+    if (!f.is_entry && reads_workspace(f)) return true;
+  return false;
+}
+
 }  // namespace
 
 const ptxsim::Function* Function::entry() const {
@@ -335,6 +351,11 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
   if (!entry) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " is registered but its module's PTX has no such entry\n";
     return kInvalidHandle;
+  }
+  if (uses_grid_sync(prog, *entry)) {
+    std::cerr << "ptxsim: kernel " << pretty(f.name) << " synchronises the whole grid (cooperative_groups "
+                 "grid_group::sync reads its workspace from %envreg1/%envreg2), which ptxsim does not simulate\n";
+    return kNotSupported;
   }
   uint32_t static_smem = prog.static_shared_end - kSharedReserved;
   if (static_smem + uint64_t(req.dynamic_shared) > uint32_t(device->smem_per_block) &&
