@@ -123,8 +123,17 @@ int main(int argc, char** argv) {
   CU(cuGetErrorString(CUDA_ERROR_ILLEGAL_ADDRESS, &s));
   EXPECT(std::strcmp(s, "an illegal memory access was encountered") == 0);
   CU(cuMemFree(din));
-  CU(cuMemFree(dout));
   CU(cuModuleUnload(mod));
+
+  // A fault through the driver API: CUDA_ERROR_ILLEGAL_ADDRESS, sticky for later calls.
+  CU(cuModuleLoad(&fatbin_mod, PTXSIM_FATBIN_PATH));
+  CU(cuModuleGetFunction(&add_one, fatbin_mod, "add_one"));
+  const unsigned too_many = n + 64;
+  void* bad_params[] = {&dout, (void*)&too_many};
+  CUresult fault = cuLaunchKernel(add_one, (too_many + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, bad_params, nullptr);
+  EXPECT(fault == CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT(cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT(cuMemAlloc(&din, 16) == CUDA_ERROR_ILLEGAL_ADDRESS);
   std::printf("driver_api: PASS\n");
   return 0;
 }
