@@ -62,7 +62,10 @@ class Program;  // a decoded, validated module (sim/exec/program.h)
 
 // Parses and decodes PTX text. Throws PtxError (with file:line:col) on malformed or unsupported
 // input, including instructions the module's .target does not allow.
-std::shared_ptr<const Program> load_program(const std::string& text, const std::string& file_name);
+// `module_var_base` (0: the default, kModuleVarBase of sim/exec/program.h) is where the module's
+// .global/.const variables are placed; give each module its own range when several share one memory.
+std::shared_ptr<const Program> load_program(const std::string& text, const std::string& file_name,
+                                            uint64_t module_var_base = 0);
 
 std::vector<KernelInfo> kernels(const Program& program);
 

@@ -132,7 +132,7 @@ struct Decoder::Impl {
   }
 
   void module_variables() {
-    uint64_t next_global = kModuleVarBase;
+    uint64_t next_global = d.module_var_base;
     uint32_t shared_end = kSharedReserved;
     std::vector<const ast::VarDecl*> shared_vars, extern_shared;
     for (auto& v : m.globals) {

@@ -14,6 +14,9 @@ class Decoder {
  public:
   explicit Decoder(const ast::Module& m);
   std::unique_ptr<Program> run();
+  // Where the module's .global/.const variables are placed (a host loading several modules into
+  // one GlobalMemory gives each its own range).
+  uint64_t module_var_base = kModuleVarBase;
 
   // For binders: reject at a location.
   [[noreturn]] void error(SrcLoc loc, const std::string& msg) const;

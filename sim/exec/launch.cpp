@@ -30,9 +30,11 @@ int exit_code_for(RunStatus s) {
   return 1;
 }
 
-std::shared_ptr<const Program> load_program(const std::string& text, const std::string& file_name) {
+std::shared_ptr<const Program> load_program(const std::string& text, const std::string& file_name,
+                                            uint64_t module_var_base) {
   ast::Module m = parse_ptx(text, file_name);
   Decoder d(m);
+  if (module_var_base) d.module_var_base = module_var_base;
   return std::shared_ptr<const Program>(d.run());
 }
 

@@ -1,5 +1,6 @@
-// The driver API as JIT launchers use it: a module loaded from PTX text, cuLaunchKernel with
-// both parameter forms, cuLaunchKernelEx with a cluster attribute, cuGetProcAddress.
+// The driver API as JIT launchers use it: modules loaded from PTX text and from a fat binary file,
+// cuLaunchKernel with both parameter forms, cuLaunchKernelEx with a cluster attribute,
+// cuGetProcAddress.
 #include <cuda.h>
 
 #include <cstring>
@@ -101,6 +102,18 @@ int main(int argc, char** argv) {
   CU(cuMemcpyDtoH(out.data(), dout, n * 4));
   for (unsigned i = 0; i < n; ++i) EXPECT(out[i] == in[i] * k + (i / 128) % 4);
 
+  // A stand-alone fat binary (nvcc -fatbin, zstd-compressed PTX) through cuModuleLoad.
+  CUmodule fatbin_mod;
+  CU(cuModuleLoad(&fatbin_mod, PTXSIM_FATBIN_PATH));
+  CUfunction add_one;
+  CU(cuModuleGetFunction(&add_one, fatbin_mod, "add_one"));
+  CU(cuMemcpyHtoD(dout, in.data(), n * 4));
+  void* add_params[] = {&dout, (void*)&n};
+  CU(cuLaunchKernel(add_one, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, add_params, nullptr));
+  CU(cuMemcpyDtoH(out.data(), dout, n * 4));
+  for (unsigned i = 0; i < n; ++i) EXPECT(out[i] == in[i] + 1);
+  CU(cuModuleUnload(fatbin_mod));
+
   void* encode = nullptr;
   CUdriverProcAddressQueryResult found;
   CU(cuGetProcAddress("cuTensorMapEncodeTiled", &encode, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &found));
@@ -110,8 +123,17 @@ int main(int argc, char** argv) {
   CU(cuGetErrorString(CUDA_ERROR_ILLEGAL_ADDRESS, &s));
   EXPECT(std::strcmp(s, "an illegal memory access was encountered") == 0);
   CU(cuMemFree(din));
-  CU(cuMemFree(dout));
   CU(cuModuleUnload(mod));
+
+  // A fault through the driver API: CUDA_ERROR_ILLEGAL_ADDRESS, sticky for later calls.
+  CU(cuModuleLoad(&fatbin_mod, PTXSIM_FATBIN_PATH));
+  CU(cuModuleGetFunction(&add_one, fatbin_mod, "add_one"));
+  const unsigned too_many = n + 64;
+  void* bad_params[] = {&dout, (void*)&too_many};
+  CUresult fault = cuLaunchKernel(add_one, (too_many + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, bad_params, nullptr);
+  EXPECT(fault == CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT(cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT(cuMemAlloc(&din, 16) == CUDA_ERROR_ILLEGAL_ADDRESS);
   std::printf("driver_api: PASS\n");
   return 0;
 }

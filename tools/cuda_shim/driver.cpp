@@ -307,6 +307,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* n, CUfunction
 // Memory.
 CUresult cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   SHIM_ENTRY();
+  if (S.sticky) return CUresult(S.sticky);
   if (!p) return CUDA_ERROR_INVALID_VALUE;
   uint64_t a = 0;
   int st = S.malloc_device(a, bytes);
@@ -315,6 +316,7 @@ CUresult cuMemAlloc(CUdeviceptr* p, size_t bytes) {
 }
 CUresult cuMemFree(CUdeviceptr p) {
   SHIM_ENTRY();
+  if (S.sticky) return CUresult(S.sticky);
   return R(S.free_device(dptr(p)));
 }
 CUresult cuMemGetInfo(size_t* free_bytes, size_t* total) {

@@ -61,6 +61,7 @@ int fault_status(const RunResult& r) {
 // Blanks out the .entry whose definition contains `line` (1-based), keeping the line numbering,
 // and returns its name; "" if `line` is not inside an entry.
 std::string remove_entry_at(std::string& text, uint32_t line) {
+  if (line == 0) return "";
   std::vector<size_t> starts{0};
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n') starts.push_back(i + 1);
@@ -94,6 +95,22 @@ std::string remove_entry_at(std::string& text, uint32_t line) {
   return "";
 }
 
+// A grid-wide barrier (cooperative_groups::this_grid().sync()) finds its workspace through
+// %envreg1 (low) and %envreg2 (high), which the driver sets for cooperative launches. ptxsim runs
+// the CTAs of one cluster at a time, so it cannot honour such a barrier; a kernel (or any .func it
+// could call) that reads them is refused with a clear message instead of spinning or trapping.
+bool uses_grid_sync(const Program& prog, const ptxsim::Function& entry) {
+  auto reads_workspace = [](const ptxsim::Function& f) {
+    for (const auto& [slot, sreg] : f.sregs)
+      if (sreg == Sreg(int(Sreg::EnvReg0) + 1) || sreg == Sreg(int(Sreg::EnvReg0) + 2)) return true;
+    return false;
+  };
+  if (reads_workspace(entry)) return true;
+  for (const ptxsim::Function& f : prog.functions)
+    if (!f.is_entry && reads_workspace(f)) return true;
+  return false;
+}
+
 }  // namespace
 
 const ptxsim::Function* Function::entry() const {
@@ -122,9 +139,11 @@ Shim::Shim() {
   if (auto v = env("PTXSIM_MAX_INSTRUCTIONS"); !v.empty()) limits.max_instructions = std::strtoull(v.c_str(), nullptr, 0);
   if (auto v = env("PTXSIM_MAX_SECONDS"); !v.empty()) limits.max_seconds = std::strtod(v.c_str(), nullptr);
   if (auto v = env("PTXSIM_SEED"); !v.empty()) limits.schedule_seed = std::strtoull(v.c_str(), nullptr, 0);
+  print_stats = !env("PTXSIM_STATS").empty();
 }
 
 int Shim::unsupported(const char* name) {
+  std::lock_guard<std::recursive_mutex> lock(mu);
   static std::set<std::string> said;
   if (said.insert(name).second) std::fprintf(stderr, "ptxsim: %s is not supported\n", name);
   return kNotSupported;
@@ -147,11 +166,20 @@ Module* Shim::add_ptx(std::string text) {
 }
 
 void Shim::remove_module(Module* m) {
+  if (m->program)
+    for (const ModuleVariable& mv : m->program->module_vars) memory.free(mv.address);
   for (auto& f : functions_)
     if (f->module == m) f->module = nullptr;
   for (auto& v : variables_)
     if (v->module == m) v->module = nullptr;
   std::erase_if(modules_, [&](auto& p) { return p.get() == m; });
+}
+
+// Each module's variables get their own 4 GiB range above kModuleVarBase, below GlobalMemory's
+// allocations, so that several translation units' __device__ variables coexist.
+uint64_t Shim::module_var_base(Module& m) {
+  if (!m.var_slot) m.var_slot = ++next_var_slot_;
+  return kModuleVarBase + (m.var_slot - 1) * (uint64_t(1) << 32);
 }
 
 int Shim::load(Module& m) {
@@ -178,7 +206,7 @@ int Shim::load(Module& m) {
     }
     for (;;) {
       try {
-        m.program = load_program(text, file);
+        m.program = load_program(text, file, module_var_base(m));
         break;
       } catch (const PtxError& e) {
         // A kernel ptxsim cannot simulate must not take the module's other kernels with it.
@@ -197,13 +225,11 @@ int Shim::load(Module& m) {
     return m.load_status;
   }
   for (const ModuleVariable& mv : m.program->module_vars) {
-    if (memory.find(mv.address)) {
-      m.load_status = kNotSupported;
-      m.load_error = "defines variable '" + mv.name + "' at an address another module's variables use "
-                     "(ptxsim places module variables of one module only)";
+    if (!memory.allocate_at(mv.address, mv.init.size(), mv.name)) {
+      m.load_status = kOutOfMemory;
+      m.load_error = "has more than 4 GiB of __device__/__constant__ variables ('" + mv.name + "' does not fit)";
       return m.load_status;
     }
-    memory.allocate_at(mv.address, mv.init.size(), mv.name);
     memory.write(mv.address, mv.init.data(), mv.init.size());
   }
   return kOk;
@@ -215,15 +241,13 @@ Function* Shim::add_function(Module* m, std::string name, const void* host_handl
   f->module = m;
   f->name = std::move(name);
   if (host_handle) host_functions_[host_handle] = f;
+  host_functions_[f] = f;  // a cudaKernel_t / CUfunction handle is the Function itself
   return f;
 }
 
 Function* Shim::function_for_host(const void* host_fn) {
   auto it = host_functions_.find(host_fn);
-  if (it != host_functions_.end()) return it->second;
-  for (auto& f : functions_)  // a cudaKernel_t / CUfunction handle is the Function itself
-    if (f.get() == host_fn) return f.get();
-  return nullptr;
+  return it == host_functions_.end() ? nullptr : it->second;
 }
 
 Function* Shim::function_in(Module* m, const std::string& name) {
@@ -328,6 +352,11 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " is registered but its module's PTX has no such entry\n";
     return kInvalidHandle;
   }
+  if (uses_grid_sync(prog, *entry)) {
+    std::cerr << "ptxsim: kernel " << pretty(f.name) << " synchronises the whole grid (cooperative_groups "
+                 "grid_group::sync reads its workspace from %envreg1/%envreg2), which ptxsim does not simulate\n";
+    return kNotSupported;
+  }
   uint32_t static_smem = prog.static_shared_end - kSharedReserved;
   if (static_smem + uint64_t(req.dynamic_shared) > uint32_t(device->smem_per_block) &&
       req.dynamic_shared > uint32_t(f.max_dynamic_shared)) {
@@ -351,12 +380,12 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
       else if (*e == reinterpret_cast<void*>(2)) size = *static_cast<const size_t*>(e[1]);
       else return kInvalidValue;
     }
-    if (!buffer || size != params.size()) {
+    if (!buffer || size < params.size()) {
       std::cerr << "ptxsim: kernel " << pretty(f.name) << " takes " << params.size() << " parameter bytes, launch passed "
                 << size << "\n";
       return kInvalidValue;
     }
-    std::memcpy(params.data(), buffer, size);
+    std::memcpy(params.data(), buffer, params.size());
   } else if (!params.empty()) {
     return kInvalidValue;
   }
@@ -383,6 +412,10 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
   std::fflush(stdout);
   RunResult r = ptxsim::launch(prog, f.name, cfg, params, memory, &std::cout);
   std::cout.flush();
+  if (print_stats)
+    std::fprintf(stderr, "ptxsim: %s grid %ux%ux%u block %ux%ux%u: %s, %llu thread-instructions in %.3f s\n",
+                 pretty(f.name).c_str(), cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z,
+                 to_string(r.status), (unsigned long long)r.stats.thread_instructions, r.stats.seconds);
   // Simulated time: one warp-instruction per scheduler per cycle, four schedulers per SM.
   sim_ns += 3000.0 + double(r.stats.warp_instructions) / (device->sm_count * 4.0) / (device->clock_khz * 1e-6);
   switch (r.status) {

@@ -45,6 +45,7 @@ struct Module {
   // Kernels taken out of the module because ptxsim cannot simulate them (an unimplemented
   // instruction, say), with the diagnostic; the module's other kernels still run.
   std::map<std::string, std::string> broken_kernels;
+  uint32_t var_slot = 0;            // which range of module-variable addresses it owns (Shim::load)
 };
 
 struct Function {
@@ -87,6 +88,7 @@ class Shim {
   const DeviceSpec* device = nullptr;
   uint32_t sm = 90;                 // the architecture kernels run as (90 = sm_90a, 100 = sm_100a)
   LaunchConfig limits;              // max_instructions / max_seconds / schedule seed from the options
+  bool print_stats = false;         // one line per launch on stderr (PTXSIM_STATS)
   model::GlobalMemory memory;
   int sticky = kOk;                 // a fault poisons the context, as on a GPU
   double sim_ns = 0;                // simulated device time, advanced by kernels and copies
@@ -95,6 +97,7 @@ class Shim {
   Module* add_fatbin(const void* image);
   Module* add_ptx(std::string text);
   int load(Module& m);              // parses on first use; kOk or the load status
+  uint64_t module_var_base(Module& m);
   void remove_module(Module* m);
   Function* add_function(Module* m, std::string name, const void* host_handle);
   Function* function_for_host(const void* host_fn);  // __cudaRegisterFunction handles
@@ -123,9 +126,10 @@ class Shim {
  private:
   Shim();
   std::vector<std::unique_ptr<Module>> modules_;
+  uint32_t next_var_slot_ = 0;
   std::vector<std::unique_ptr<Function>> functions_;
   std::vector<std::unique_ptr<Variable>> variables_;
-  std::map<const void*, Function*> host_functions_;
+  std::map<const void*, Function*> host_functions_;  // host stubs and Function handles themselves
   std::map<const void*, Variable*> host_variables_;
 };
 

@@ -16,7 +16,7 @@ namespace {
 
 const char* const kExecUsage =
     "usage: ptxsim exec [--arch sm_90a|sm_100a] [--device h100|h200|b200] [--max-instructions N]\n"
-    "                   [--max-seconds S] [--seed S] [--dump-ptx DIR] -- PROGRAM [ARGS...]\n"
+    "                   [--max-seconds S] [--seed S] [--dump-ptx DIR] [--stats] -- PROGRAM [ARGS...]\n"
     "Runs a CUDA program on the simulator through ptxsim's libcudart.so.13 and libcuda.so.1.\n"
     "The program must be linked with -cudart shared and carry PTX for its kernels, e.g.\n"
     "  nvcc -cudart shared -gencode arch=compute_90a,code=compute_90a prog.cu\n"
@@ -26,6 +26,7 @@ const char* const kExecUsage =
     "  --max-seconds S       per launch: stop with a launch timeout after S seconds of wall time\n"
     "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
     "  --dump-ptx DIR        write the PTX extracted from the program's fat binaries to DIR\n"
+    "  --stats               print one line per kernel launch on stderr (status, instructions, time)\n"
     "Kernel faults surface as the CUDA errors a GPU reports (illegal address, assert, launch\n"
     "failure) with ptxsim's report on stderr; a deadlock is reported and surfaces as a launch\n"
     "timeout. The exit status is the program's.\n";
@@ -81,6 +82,10 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
       return 0;
     }
     if (a.empty() || a[0] != '-') break;  // the program
+    if (a == "--stats") {
+      env.push_back({"PTXSIM_STATS", "1"});
+      continue;
+    }
     std::string name = a, value;
     bool inline_value = false;
     if (size_t eq = a.find('='); eq != std::string::npos) {
