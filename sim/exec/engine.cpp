@@ -813,7 +813,9 @@ std::string Engine::describe_mbarrier_wait(const Group& g) {
     os << "tx-count short by " << b.tx_count() << " bytes: expect_tx announced " << m->tx_expected_total
        << " bytes in this phase but only " << m->tx_completed_total << " bytes completed\n";
   else if (b.tx_count() < 0)
-    os << "tx-count is negative (" << b.tx_count() << "): more bytes completed than were expected\n";
+    os << "tx-count is negative (" << b.tx_count() << "): " << m->tx_completed_total
+       << " bytes completed in this phase but expect_tx announced only " << m->tx_expected_total
+       << " (a missing or short expect_tx)\n";
   else if (any_exited)
     os << b.pending() << " arrival(s) missing; threads that arrived in earlier phases have exited\n";
   else
