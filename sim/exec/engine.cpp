@@ -725,6 +725,7 @@ bool Engine::step(Warp& w, int gi) {
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;
   if (g->state == GroupState::Ready) g->resumed = false;
   thread_instr_ += lanes;
+  ++warp_instr_;
   ++steps;
   return true;
 }
@@ -927,7 +928,7 @@ RunResult Engine::run() {
   auto finish = [&](RunStatus st) {
     res.status = st;
     res.stats.thread_instructions = thread_instr_;
-    res.stats.warp_instructions = steps;
+    res.stats.warp_instructions = warp_instr_;
     res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     res.diagnostics = diags_;
     return res;
