@@ -542,6 +542,143 @@ $done:
 """
 
 
+# Clusters of 2 CTAs (64 threads each): every thread writes a[gid] * 3 + rank to its CTA's buf,
+# the cluster barrier publishes it, each thread reads the peer CTA's buf[tid] through mapa +
+# ld.shared::cluster and stores it; a second cluster barrier keeps the peer's shared memory alive.
+CLUSTER_BARRIER = r"""
+.visible .entry cluster_barrier(.param .u64 pa, .param .u64 pout)
+{
+  .shared .align 4 .b32 buf[64];
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.u32 %r3, %r2, 64, %r1;
+  mov.u32 %r4, %cluster_ctarank;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r5, [%rd4];
+  mad.lo.u32 %r6, %r5, 3, %r4;
+  mov.u32 %r7, buf;
+  shl.b32 %r8, %r1, 2;
+  add.u32 %r9, %r7, %r8;
+  st.shared.u32 [%r9], %r6;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  xor.b32 %r10, %r4, 1;
+  mapa.shared::cluster.u32 %r11, %r9, %r10;
+  ld.shared::cluster.u32 %r12, [%r11];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r12;
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+}
+"""
+
+# Ampere cp.async: each of 128 threads copies 16 bytes (cg) and 8 bytes of which only 4 come from
+# global (src-size 4: the rest is zero-filled) into shared memory in two commit groups, waits,
+# synchronises, and stores what the mirrored thread (127 - tid) copied.
+CP_ASYNC = r"""
+.visible .entry cp_async(.param .u64 pin, .param .u64 pout)
+{
+  .shared .align 16 .b8 buf[4096];
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 4;
+  add.u32 %r4, %r2, %r3;
+  cp.async.cg.shared.global [%r4], [%rd4], 16;
+  cp.async.commit_group;
+  add.s64 %rd5, %rd4, 2048;
+  cp.async.ca.shared.global [%r4+2048], [%rd5], 8, 4;
+  cp.async.commit_group;
+  cp.async.wait_group 1;
+  cp.async.wait_all;
+  bar.sync 0;
+  sub.u32 %r5, 127, %r1;
+  shl.b32 %r6, %r5, 4;
+  add.u32 %r7, %r2, %r6;
+  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r7];
+  ld.shared.v2.u32 {%r14, %r15}, [%r7+2048];
+  mul.wide.u32 %rd6, %r1, 32;
+  add.s64 %rd7, %rd2, %rd6;
+  st.global.v4.u32 [%rd7], {%r10, %r11, %r12, %r13};
+  st.global.v2.u32 [%rd7+16], {%r14, %r15};
+  ret;
+}
+"""
+
+# st.async / red.async in a 2-CTA cluster (32 threads each): CTA 1 fills its buf from `init`,
+# arms its mbarrier for 32 * (16 + 4) bytes and meets CTA 0 at the cluster barrier; CTA 0's lanes
+# st.async 16 bytes (v4.b32) and red.async.add.u32 4 bytes into CTA 1's slot of the lane; CTA 1
+# waits for the phase and stores its buf.
+ST_ASYNC = r"""
+.visible .entry st_red_async(.param .u64 pvals, .param .u64 pinit, .param .u64 pout)
+{
+  .shared .align 16 .b8 buf[1024];
+  .shared .align 8 .b64 full;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<5>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, full;
+  mov.u32 %r7, buf;
+  mul.wide.u32 %rd4, %r1, 32;
+  cvt.u32.u64 %r5, %rd4;
+  add.u32 %r8, %r7, %r5;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.ne.u32 %p4, %r2, 0;
+  @%p4 bra $cta1;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ld.param.u64 %rd1, [pvals];
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd5];
+  ld.global.u32 %r14, [%rd5+16];
+  mov.u32 %r9, 1;
+  mapa.shared::cluster.u32 %r20, %r8, %r9;
+  mapa.shared::cluster.u32 %r21, %r3, %r9;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%r20], {%r10, %r11, %r12, %r13}, [%r21];
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r20+16], %r14, [%r21];
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+$cta1:
+  ld.param.u64 %rd2, [pinit];
+  add.s64 %rd6, %rd2, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd6];
+  ld.global.v4.b32 {%r14, %r15, %r16, %r17}, [%rd6+16];
+  st.shared.v4.b32 [%r8], {%r10, %r11, %r12, %r13};
+  st.shared.v4.b32 [%r8+16], {%r14, %r15, %r16, %r17};
+  @%p1 mbarrier.init.shared::cta.b64 [%r3], 1;
+  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 640;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+$wait_full:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r3], 0;
+  @!%p3 bra $wait_full;
+  ld.shared.v4.b32 {%r10, %r11, %r12, %r13}, [%r8];
+  ld.shared.v4.b32 {%r14, %r15, %r16, %r17}, [%r8+16];
+  ld.param.u64 %rd3, [pout];
+  add.s64 %rd7, %rd3, %rd4;
+  st.global.v4.b32 [%rd7], {%r10, %r11, %r12, %r13};
+  st.global.v4.b32 [%rd7+16], {%r14, %r15, %r16, %r17};
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+}
+"""
+
+
 def rnd(seed, dtype, lo, hi):
     return {"random": {"seed": seed, "dtype": dtype, "min": lo, "max": hi}}
 
@@ -620,6 +757,19 @@ def cases():
                                   "box": [16, 16]}},
                    {"ptr": "gmap"}, {"ptr": "b"}, {"ptr": "out"}],
         "outputs": ["out"]}))
+    out.append(("cluster_barrier", CLUSTER_BARRIER, {"grid": [4], "block": [64], "cluster": [2],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(121, "u32", 0, 1000000)},
+                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("cp_async", CP_ASYNC, {"grid": [1], "block": [128],
+        "buffers": {"in": {"bytes": 4096, "init": rnd(131, "u32", 0, 4294967295)},
+                    "out": {"bytes": 4096, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "in"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("st_red_async", ST_ASYNC, {"grid": [2], "block": [32], "cluster": [2],
+        "buffers": {"vals": {"bytes": 1024, "init": rnd(141, "u32", 0, 4294967295)},
+                    "init": {"bytes": 1024, "init": rnd(142, "u32", 0, 4294967295)},
+                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "vals"}, {"ptr": "init"}, {"ptr": "out"}], "outputs": ["out"]}))
     # Hang by design: expect_tx announces twice the bytes the copy delivers.
     out.append(("hang_wrong_expect_tx", TMA.replace("SMEM", "4096"), {"grid": [1], "block": [128],
         "expect": "hang",
