@@ -679,6 +679,153 @@ $wait_full:
 """
 
 
+# sm_90a: one warpgroup computes D = A * B with wgmma.mma_async m64n8k16 f32.f16.f16: A (64x16) in
+# registers (each thread's 4 registers straight from `a`, so A's element order is the ISA's register
+# fragment), B (8x16) copied from `b` into shared memory and read through a no-swizzle matrix
+# descriptor (LBO 128, SBO 256); scale-d false, so C is ignored. Each thread stores its 4 f32.
+WGMMA = r"""
+.visible .entry wgmma_gemm(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .shared .align 128 .b8 bsm[256];
+  .reg .b32 %r<20>;
+  .reg .b32 %a<4>;
+  .reg .f32 %d<4>;
+  .reg .b64 %rd<12>;
+  .reg .pred %p<3>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r3, bsm;
+  setp.ge.u32 %p1, %r1, 64;
+  @%p1 bra $copied;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r2, [%rd5];
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  st.shared.u32 [%r5], %r2;
+$copied:
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  mul.wide.u32 %rd6, %r1, 16;
+  add.s64 %rd7, %rd1, %rd6;
+  ld.global.v4.b32 {%a0, %a1, %a2, %a3}, [%rd7];
+  and.b32 %r6, %r3, 0x3ffff;
+  shr.u32 %r6, %r6, 4;
+  cvt.u64.u32 %rd8, %r6;
+  or.b64 %rd8, %rd8, 0x0000001000080000;
+  mov.f32 %d0, 0f00000000;
+  mov.f32 %d1, 0f00000000;
+  mov.f32 %d2, 0f00000000;
+  mov.f32 %d3, 0f00000000;
+  setp.ne.u32 %p2, %r1, %r1;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, %rd8, %p2, 1, 1, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  add.s64 %rd9, %rd3, %rd6;
+  st.global.v4.f32 [%rd9], {%d0, %d1, %d2, %d3};
+  ret;
+}
+"""
+
+
+# sm_100a: one CTA of 128 threads computes D = A * B with tcgen05.mma.cta_group::1.kind::f16,
+# M 128, N 16, K 16, f16 inputs, f32 accumulator in Tensor Memory. A (128x16) and B (16x16) are
+# copied from `a` / `b` into shared memory and read through no-swizzle shared-memory descriptors
+# (version 0b001, LBO 128, SBO 256); the instruction descriptor 0x08040010 says D f32, A/B f16,
+# K-major, N >> 3 = 2, M >> 4 = 8. Warp 0 allocates 32 TMEM columns; thread 0 issues the MMA
+# (enable-input-d false) and commits it to an mbarrier; every warp loads its 32 lanes x 16 columns.
+TCGEN05 = r"""
+.visible .entry tcgen05_gemm(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .shared .align 1024 .b8 sa[4096];
+  .shared .align 1024 .b8 sb[512];
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 tslot;
+  .reg .b32 %r<60>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<8>;
+  mov.u32 %r0, %tid.x;
+  shr.u32 %r1, %r0, 5;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r20, sa;
+  mov.u32 %r21, sb;
+  mov.u32 %r22, %r0;
+$copy_a:
+  mul.wide.u32 %rd4, %r22, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u32 %r22, %r22, 128;
+  setp.lt.u32 %p1, %r22, 1024;
+  @%p1 bra $copy_a;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r0, 2;
+  add.u32 %r25, %r21, %r24;
+  st.shared.u32 [%r25], %r23;
+  fence.proxy.async.shared::cta;
+  setp.ne.u32 %p6, %r0, 0;
+  @%p6 bra $noinit;
+  mov.u32 %r26, bar;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+$noinit:
+  setp.ne.u32 %p7, %r1, 0;
+  @%p7 bra $after_alloc;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [tslot], 32;
+  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+$after_alloc:
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.u32 %r10, [tslot];
+  @%p6 bra $wait;
+  and.b32 %r30, %r20, 0x3ffff;
+  shr.u32 %r30, %r30, 4;
+  cvt.u64.u32 %rd10, %r30;
+  or.b64 %rd10, %rd10, 0x0000401000080000;
+  and.b32 %r31, %r21, 0x3ffff;
+  shr.u32 %r31, %r31, 4;
+  cvt.u64.u32 %rd11, %r31;
+  or.b64 %rd11, %rd11, 0x0000401000080000;
+  mov.u32 %r32, 0x08040010;
+  setp.ne.u32 %p2, %r0, 0;
+  tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd10, %rd11, %r32, %p2;
+  mov.u32 %r26, bar;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
+$wait:
+  mov.u32 %r26, bar;
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $wait;
+  tcgen05.fence::after_thread_sync;
+  shl.b32 %r27, %r1, 21;
+  add.u32 %r28, %r10, %r27;
+  tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
+  tcgen05.wait::ld.sync.aligned;
+  mul.wide.u32 %rd6, %r0, 64;
+  add.s64 %rd7, %rd3, %rd6;
+  st.global.v4.u32 [%rd7], {%r40, %r41, %r42, %r43};
+  st.global.v4.u32 [%rd7+16], {%r44, %r45, %r46, %r47};
+  st.global.v4.u32 [%rd7+32], {%r48, %r49, %r50, %r51};
+  st.global.v4.u32 [%rd7+48], {%r52, %r53, %r54, %r55};
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @%p7 bra $after_dealloc;
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
+$after_dealloc:
+  ret;
+}
+"""
+
+
 def rnd(seed, dtype, lo, hi):
     return {"random": {"seed": seed, "dtype": dtype, "min": lo, "max": hi}}
 
@@ -786,6 +933,24 @@ def cases():
     return out
 
 
+def target_cases(target):
+    """Cases for one target only (wgmma is sm_90a-only, tcgen05 sm_100a-only)."""
+    out = []
+    if target == "sm_90a":
+        out.append(("wgmma_gemm", WGMMA, {"grid": [1], "block": [128],
+            "buffers": {"a": {"bytes": 2048, "init": rnd(151, "f16", -2, 2)},
+                        "b": {"bytes": 256, "init": rnd(152, "f16", -2, 2)},
+                        "out": {"bytes": 2048, "init": {"fill_u8": 0xcd}}},
+            "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    if target == "sm_100a":
+        out.append(("tcgen05_gemm", TCGEN05, {"grid": [1], "block": [128],
+            "buffers": {"a": {"bytes": 4096, "init": rnd(161, "f16", -2, 2)},
+                        "b": {"bytes": 512, "init": rnd(162, "f16", -2, 2)},
+                        "out": {"bytes": 8192, "init": {"fill_u8": 0xcd}}},
+            "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    return out
+
+
 def tensormap_param_sets():
     """Parameter sets for `ptxsim-hw tensormaps` (no launch): tiled maps over dtypes, swizzles,
     interleaves and ranks, im2col and im2col_wide maps, and sets the driver must reject."""
@@ -851,7 +1016,7 @@ def main():
     for target in TARGETS:
         d = os.path.join(ROOT, target)
         os.makedirs(d, exist_ok=True)
-        for name, body, case in cases():
+        for name, body, case in cases() + target_cases(target):
             with open(os.path.join(d, name + ".ptx"), "w") as f:
                 f.write("// ptxsim conformance corpus (scripts/gen_conformance.py): " + name + "\n")
                 f.write(HEAD.format(target=target) + body)
