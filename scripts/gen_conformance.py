@@ -542,6 +542,290 @@ $done:
 """
 
 
+# Clusters of 2 CTAs (64 threads each): every thread writes a[gid] * 3 + rank to its CTA's buf,
+# the cluster barrier publishes it, each thread reads the peer CTA's buf[tid] through mapa +
+# ld.shared::cluster and stores it; a second cluster barrier keeps the peer's shared memory alive.
+CLUSTER_BARRIER = r"""
+.visible .entry cluster_barrier(.param .u64 pa, .param .u64 pout)
+{
+  .shared .align 4 .b32 buf[64];
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.u32 %r3, %r2, 64, %r1;
+  mov.u32 %r4, %cluster_ctarank;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r5, [%rd4];
+  mad.lo.u32 %r6, %r5, 3, %r4;
+  mov.u32 %r7, buf;
+  shl.b32 %r8, %r1, 2;
+  add.u32 %r9, %r7, %r8;
+  st.shared.u32 [%r9], %r6;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  xor.b32 %r10, %r4, 1;
+  mapa.shared::cluster.u32 %r11, %r9, %r10;
+  ld.shared::cluster.u32 %r12, [%r11];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r12;
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+}
+"""
+
+# Ampere cp.async: each of 128 threads copies 16 bytes (cg) and 8 bytes of which only 4 come from
+# global (src-size 4: the rest is zero-filled) into shared memory in two commit groups, waits,
+# synchronises, and stores what the mirrored thread (127 - tid) copied.
+CP_ASYNC = r"""
+.visible .entry cp_async(.param .u64 pin, .param .u64 pout)
+{
+  .shared .align 16 .b8 buf[4096];
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 4;
+  add.u32 %r4, %r2, %r3;
+  cp.async.cg.shared.global [%r4], [%rd4], 16;
+  cp.async.commit_group;
+  add.s64 %rd5, %rd4, 2048;
+  cp.async.ca.shared.global [%r4+2048], [%rd5], 8, 4;
+  cp.async.commit_group;
+  cp.async.wait_group 1;
+  cp.async.wait_all;
+  bar.sync 0;
+  sub.u32 %r5, 127, %r1;
+  shl.b32 %r6, %r5, 4;
+  add.u32 %r7, %r2, %r6;
+  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%r7];
+  ld.shared.v2.u32 {%r14, %r15}, [%r7+2048];
+  mul.wide.u32 %rd6, %r1, 32;
+  add.s64 %rd7, %rd2, %rd6;
+  st.global.v4.u32 [%rd7], {%r10, %r11, %r12, %r13};
+  st.global.v2.u32 [%rd7+16], {%r14, %r15};
+  ret;
+}
+"""
+
+# st.async / red.async in a 2-CTA cluster (32 threads each): CTA 1 fills its buf from `init`,
+# arms its mbarrier for 32 * (16 + 4) bytes and meets CTA 0 at the cluster barrier; CTA 0's lanes
+# st.async 16 bytes (v4.b32) and red.async.add.u32 4 bytes into CTA 1's slot of the lane; CTA 1
+# waits for the phase and stores its buf.
+ST_ASYNC = r"""
+.visible .entry st_red_async(.param .u64 pvals, .param .u64 pinit, .param .u64 pout)
+{
+  .shared .align 16 .b8 buf[1024];
+  .shared .align 8 .b64 full;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<5>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, full;
+  mov.u32 %r7, buf;
+  mul.wide.u32 %rd4, %r1, 32;
+  cvt.u32.u64 %r5, %rd4;
+  add.u32 %r8, %r7, %r5;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.ne.u32 %p4, %r2, 0;
+  @%p4 bra $cta1;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ld.param.u64 %rd1, [pvals];
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd5];
+  ld.global.u32 %r14, [%rd5+16];
+  mov.u32 %r9, 1;
+  mapa.shared::cluster.u32 %r20, %r8, %r9;
+  mapa.shared::cluster.u32 %r21, %r3, %r9;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%r20], {%r10, %r11, %r12, %r13}, [%r21];
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r20+16], %r14, [%r21];
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+$cta1:
+  ld.param.u64 %rd2, [pinit];
+  add.s64 %rd6, %rd2, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd6];
+  ld.global.v4.b32 {%r14, %r15, %r16, %r17}, [%rd6+16];
+  st.shared.v4.b32 [%r8], {%r10, %r11, %r12, %r13};
+  st.shared.v4.b32 [%r8+16], {%r14, %r15, %r16, %r17};
+  @%p1 mbarrier.init.shared::cta.b64 [%r3], 1;
+  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 640;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+$wait_full:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r3], 0;
+  @!%p3 bra $wait_full;
+  ld.shared.v4.b32 {%r10, %r11, %r12, %r13}, [%r8];
+  ld.shared.v4.b32 {%r14, %r15, %r16, %r17}, [%r8+16];
+  ld.param.u64 %rd3, [pout];
+  add.s64 %rd7, %rd3, %rd4;
+  st.global.v4.b32 [%rd7], {%r10, %r11, %r12, %r13};
+  st.global.v4.b32 [%rd7+16], {%r14, %r15, %r16, %r17};
+  barrier.cluster.arrive.relaxed.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+}
+"""
+
+
+# sm_90a: one warpgroup computes D = A * B with wgmma.mma_async m64n8k16 f32.f16.f16: A (64x16) in
+# registers (each thread's 4 registers straight from `a`, so A's element order is the ISA's register
+# fragment), B (8x16) copied from `b` into shared memory and read through a no-swizzle matrix
+# descriptor (LBO 128, SBO 256); scale-d false, so C is ignored. Each thread stores its 4 f32.
+WGMMA = r"""
+.visible .entry wgmma_gemm(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .shared .align 128 .b8 bsm[256];
+  .reg .b32 %r<20>;
+  .reg .b32 %a<4>;
+  .reg .f32 %d<4>;
+  .reg .b64 %rd<12>;
+  .reg .pred %p<3>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r3, bsm;
+  setp.ge.u32 %p1, %r1, 64;
+  @%p1 bra $copied;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r2, [%rd5];
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  st.shared.u32 [%r5], %r2;
+$copied:
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  mul.wide.u32 %rd6, %r1, 16;
+  add.s64 %rd7, %rd1, %rd6;
+  ld.global.v4.b32 {%a0, %a1, %a2, %a3}, [%rd7];
+  and.b32 %r6, %r3, 0x3ffff;
+  shr.u32 %r6, %r6, 4;
+  cvt.u64.u32 %rd8, %r6;
+  or.b64 %rd8, %rd8, 0x0000001000080000;
+  mov.f32 %d0, 0f00000000;
+  mov.f32 %d1, 0f00000000;
+  mov.f32 %d2, 0f00000000;
+  mov.f32 %d3, 0f00000000;
+  setp.ne.u32 %p2, %r1, %r1;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, %rd8, %p2, 1, 1, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  add.s64 %rd9, %rd3, %rd6;
+  st.global.v4.f32 [%rd9], {%d0, %d1, %d2, %d3};
+  ret;
+}
+"""
+
+
+# sm_100a: one CTA of 128 threads computes D = A * B with tcgen05.mma.cta_group::1.kind::f16,
+# M 128, N 16, K 16, f16 inputs, f32 accumulator in Tensor Memory. A (128x16) and B (16x16) are
+# copied from `a` / `b` into shared memory and read through no-swizzle shared-memory descriptors
+# (version 0b001, LBO 128, SBO 256); the instruction descriptor 0x08040010 says D f32, A/B f16,
+# K-major, N >> 3 = 2, M >> 4 = 8. Warp 0 allocates 32 TMEM columns; thread 0 issues the MMA
+# (enable-input-d false) and commits it to an mbarrier; every warp loads its 32 lanes x 16 columns.
+TCGEN05 = r"""
+.visible .entry tcgen05_gemm(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .shared .align 1024 .b8 sa[4096];
+  .shared .align 1024 .b8 sb[512];
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 tslot;
+  .reg .b32 %r<60>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<8>;
+  mov.u32 %r0, %tid.x;
+  shr.u32 %r1, %r0, 5;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r20, sa;
+  mov.u32 %r21, sb;
+  mov.u32 %r22, %r0;
+$copy_a:
+  mul.wide.u32 %rd4, %r22, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u32 %r22, %r22, 128;
+  setp.lt.u32 %p1, %r22, 1024;
+  @%p1 bra $copy_a;
+  mul.wide.u32 %rd4, %r0, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r0, 2;
+  add.u32 %r25, %r21, %r24;
+  st.shared.u32 [%r25], %r23;
+  fence.proxy.async.shared::cta;
+  setp.ne.u32 %p6, %r0, 0;
+  @%p6 bra $noinit;
+  mov.u32 %r26, bar;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+$noinit:
+  setp.ne.u32 %p7, %r1, 0;
+  @%p7 bra $after_alloc;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [tslot], 32;
+  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+$after_alloc:
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.u32 %r10, [tslot];
+  @%p6 bra $wait;
+  and.b32 %r30, %r20, 0x3ffff;
+  shr.u32 %r30, %r30, 4;
+  cvt.u64.u32 %rd10, %r30;
+  or.b64 %rd10, %rd10, 0x0000401000080000;
+  and.b32 %r31, %r21, 0x3ffff;
+  shr.u32 %r31, %r31, 4;
+  cvt.u64.u32 %rd11, %r31;
+  or.b64 %rd11, %rd11, 0x0000401000080000;
+  mov.u32 %r32, 0x08040010;
+  setp.ne.u32 %p2, %r0, 0;
+  tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd10, %rd11, %r32, %p2;
+  mov.u32 %r26, bar;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
+$wait:
+  mov.u32 %r26, bar;
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $wait;
+  tcgen05.fence::after_thread_sync;
+  shl.b32 %r27, %r1, 21;
+  add.u32 %r28, %r10, %r27;
+  tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
+  tcgen05.wait::ld.sync.aligned;
+  mul.wide.u32 %rd6, %r0, 64;
+  add.s64 %rd7, %rd3, %rd6;
+  st.global.v4.u32 [%rd7], {%r40, %r41, %r42, %r43};
+  st.global.v4.u32 [%rd7+16], {%r44, %r45, %r46, %r47};
+  st.global.v4.u32 [%rd7+32], {%r48, %r49, %r50, %r51};
+  st.global.v4.u32 [%rd7+48], {%r52, %r53, %r54, %r55};
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @%p7 bra $after_dealloc;
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
+$after_dealloc:
+  ret;
+}
+"""
+
+
 def rnd(seed, dtype, lo, hi):
     return {"random": {"seed": seed, "dtype": dtype, "min": lo, "max": hi}}
 
@@ -620,6 +904,19 @@ def cases():
                                   "box": [16, 16]}},
                    {"ptr": "gmap"}, {"ptr": "b"}, {"ptr": "out"}],
         "outputs": ["out"]}))
+    out.append(("cluster_barrier", CLUSTER_BARRIER, {"grid": [4], "block": [64], "cluster": [2],
+        "buffers": {"a": {"bytes": 1024, "init": rnd(121, "u32", 0, 1000000)},
+                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("cp_async", CP_ASYNC, {"grid": [1], "block": [128],
+        "buffers": {"in": {"bytes": 4096, "init": rnd(131, "u32", 0, 4294967295)},
+                    "out": {"bytes": 4096, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "in"}, {"ptr": "out"}], "outputs": ["out"]}))
+    out.append(("st_red_async", ST_ASYNC, {"grid": [2], "block": [32], "cluster": [2],
+        "buffers": {"vals": {"bytes": 1024, "init": rnd(141, "u32", 0, 4294967295)},
+                    "init": {"bytes": 1024, "init": rnd(142, "u32", 0, 4294967295)},
+                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+        "params": [{"ptr": "vals"}, {"ptr": "init"}, {"ptr": "out"}], "outputs": ["out"]}))
     # Hang by design: expect_tx announces twice the bytes the copy delivers.
     out.append(("hang_wrong_expect_tx", TMA.replace("SMEM", "4096"), {"grid": [1], "block": [128],
         "expect": "hang",
@@ -633,6 +930,24 @@ def cases():
         "comment": "the mbarrier expects 2 arrivals and gets 1",
         "buffers": {"out": {"bytes": 4, "init": "zero"}},
         "params": [{"ptr": "out"}], "outputs": ["out"]}))
+    return out
+
+
+def target_cases(target):
+    """Cases for one target only (wgmma is sm_90a-only, tcgen05 sm_100a-only)."""
+    out = []
+    if target == "sm_90a":
+        out.append(("wgmma_gemm", WGMMA, {"grid": [1], "block": [128],
+            "buffers": {"a": {"bytes": 2048, "init": rnd(151, "f16", -2, 2)},
+                        "b": {"bytes": 256, "init": rnd(152, "f16", -2, 2)},
+                        "out": {"bytes": 2048, "init": {"fill_u8": 0xcd}}},
+            "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+    if target == "sm_100a":
+        out.append(("tcgen05_gemm", TCGEN05, {"grid": [1], "block": [128],
+            "buffers": {"a": {"bytes": 4096, "init": rnd(161, "f16", -2, 2)},
+                        "b": {"bytes": 512, "init": rnd(162, "f16", -2, 2)},
+                        "out": {"bytes": 8192, "init": {"fill_u8": 0xcd}}},
+            "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
     return out
 
 
@@ -701,7 +1016,7 @@ def main():
     for target in TARGETS:
         d = os.path.join(ROOT, target)
         os.makedirs(d, exist_ok=True)
-        for name, body, case in cases():
+        for name, body, case in cases() + target_cases(target):
             with open(os.path.join(d, name + ".ptx"), "w") as f:
                 f.write("// ptxsim conformance corpus (scripts/gen_conformance.py): " + name + "\n")
                 f.write(HEAD.format(target=target) + body)

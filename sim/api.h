@@ -47,7 +47,7 @@ int exit_code_for(RunStatus s);
 
 struct RunStats {
   uint64_t thread_instructions = 0;    // instructions × active lanes
-  uint64_t warp_instructions = 0;      // instructions issued per warp
+  uint64_t warp_instructions = 0;      // warp-instructions issued (not the clock, which also skips idle time)
   double seconds = 0;
 };
 

@@ -103,8 +103,9 @@ void row_shape(const TensorMap& m, uint32_t count, uint32_t step0, Geometry* g) 
   }
 }
 
-// Geometry of the image of a load in `mode` (also used by stores: kTile/kTileGather4/kIm2col).
-bool geometry(const TensorMap& m, LoadMode mode, Geometry* g) {
+// Geometry of the image of a load in `mode` (also used by stores: kTile/kTileGather4/kIm2col);
+// `w_halo` is the instruction's wHalo (im2col::w modes only).
+bool geometry(const TensorMap& m, LoadMode mode, Geometry* g, uint32_t w_halo = 0) {
   switch (mode) {
     case LoadMode::kTile: {
       if (m.type != MapType::kTiled) return false;
@@ -128,8 +129,13 @@ bool geometry(const TensorMap& m, LoadMode mode, Geometry* g) {
       g->nrows = m.pixels_per_column;
       return true;
     case LoadMode::kIm2colW:
-    case LoadMode::kIm2colW128:
-      return false;
+    case LoadMode::kIm2colW128: {
+      if (m.type != MapType::kIm2colWide) return false;
+      const bool w128 = mode == LoadMode::kIm2colW128;
+      row_shape(m, m.channels_per_pixel, 1, g);
+      g->nrows = w128 ? 4 * (32 + uint64_t(w_halo)) : uint64_t(m.pixels_per_column) + w_halo;
+      return true;
+    }
   }
   return false;
 }
@@ -215,6 +221,67 @@ Outcome im2col_rows(const TensorMap& m, const Coords& c, bool offsets, std::vect
   return {};
 }
 
+// The im2col::w / im2col::w::128 pixel walk (docs/tensormap.md "im2col::w"): H and D stay at the
+// instruction's coordinates; W starts at W + wOffset and steps by the traversal stride through the
+// bounding box [lower + wOffset, dimW - 1 + upper + wOffset], wrapping to its lower corner and the
+// next image N. The image is `groups` groups (1 for ::w, 4 of 32 pixels for ::w::128), each
+// followed by wHalo halo pixels that continue the walk.
+// The map's wide mode and the instruction's im2colInfo ranges (PTX 9.7.9.27.1.2).
+Outcome check_wide_operands(const TensorMap& m, LoadMode mode, const Coords& c) {
+  const bool w128 = mode == LoadMode::kIm2colW128;
+  const char* name = w128 ? ".im2col::w::128" : ".im2col::w";
+  if ((m.wide_mode == tmap::Im2colWideMode::kW128) != w128)
+    return err(Status::kBadOperand, std::string(name) + " needs a tensor map encoded with CU_TENSOR_MAP_IM2COL_WIDE_TYPE_" +
+                                        (w128 ? "W128" : "W") + ", got " + tmap::describe(m));
+  if (c.w_halo >= (w128 ? 32 : 512))
+    return err(Status::kBadOperand, std::string(name) + ": wHalo " + std::to_string(c.w_halo) + " is not below " +
+                                        (w128 ? "32" : "512"));
+  if (c.w_offset >= 32)
+    return err(Status::kBadOperand, std::string(name) + ": wOffset " + std::to_string(c.w_offset) + " is not below 32");
+  return {};
+}
+
+Outcome im2col_wide_rows(const TensorMap& m, LoadMode mode, const Coords& c, std::vector<Row>* rows) {
+  if (auto o = check_wide_operands(m, mode, c); !o.ok()) return o;
+  const bool w128 = mode == LoadMode::kIm2colW128;
+  const char* name = w128 ? ".im2col::w::128" : ".im2col::w";
+  const int64_t lo = int64_t(m.lower_corner[0]) + c.w_offset;
+  const int64_t hi = int64_t(m.global_dim[1]) - 1 + m.upper_corner[0] + c.w_offset;
+  int64_t w = int64_t(c.c[1]) + c.w_offset, n = c.c[m.rank - 1];
+  if (w > hi)
+    return err(Status::kBadOperand, std::string(name) + ": the first pixel's W (" + std::to_string(w) +
+                                        ", wOffset included) lies right of the bounding box [" + std::to_string(lo) +
+                                        ", " + std::to_string(hi) + "]; only its left side may be outside");
+  const uint64_t group = w128 ? 32 : m.pixels_per_column, groups = w128 ? 4 : 1;
+  std::vector<std::pair<int64_t, int64_t>> walk((groups - 1) * group + group + c.w_halo);  // (w, n) of each step
+  for (auto& p : walk) {
+    p = {w, n};
+    w += m.element_strides[1];
+    if (w > hi) {
+      w = lo;
+      ++n;
+    }
+  }
+  bool hd_in = true;  // H and D (dimensions 2..rank-2) are fixed
+  uint64_t hd_off = 0;
+  for (uint32_t d = 2; d + 1 < m.rank; ++d) {
+    if (c.c[d] < 0 || uint64_t(c.c[d]) >= m.global_dim[d]) hd_in = false;
+    else hd_off += uint64_t(c.c[d]) * m.global_stride[d - 1];
+  }
+  rows->clear();
+  for (uint64_t g = 0; g < groups; ++g)
+    for (uint64_t j = 0; j < group + c.w_halo; ++j) {
+      auto [pw, pn] = walk[g * group + j];
+      Row row;
+      row.c0 = c.c[0];
+      row.in = hd_in && pw >= 0 && uint64_t(pw) < m.global_dim[1] && pn >= 0 && uint64_t(pn) < m.global_dim[m.rank - 1];
+      if (row.in)
+        row.gbase = m.global_address + hd_off + uint64_t(pw) * m.global_stride[0] + uint64_t(pn) * m.global_stride[m.rank - 2];
+      rows->push_back(row);
+    }
+  return {};
+}
+
 // In-bound value range [js, je) of a row for step 1 (js == je when none).
 void inbound_range(int64_t c0, uint32_t count, uint64_t dim0, uint32_t* js, uint32_t* je) {
   int64_t a = std::clamp<int64_t>(-c0, 0, count);
@@ -256,14 +323,9 @@ Outcome prepare(const TensorMap& m, LoadMode mode, const Coords& c, bool is_stor
                 std::vector<Row>* rows) {
   tmap::Validity v = tmap::check(m);
   if (!v) return err(Status::kBadDescriptor, "invalid tensor map: " + v.field + ": " + v.message);
-  if (mode == LoadMode::kIm2colW || mode == LoadMode::kIm2colW128) {
-    if (m.type != MapType::kIm2colWide)
-      return err(Status::kBadOperand, "im2col::w modes need a tensor map made by cuTensorMapEncodeIm2colWide");
-    return err(Status::kUnimplemented,
-               "ptxsim does not implement .im2col::w / .im2col::w::128: the ISA describes their pixel and halo "
-               "placement only by figures (docs/tensormap.md)");
-  }
-  if (!geometry(m, mode, g)) {
+  if ((mode == LoadMode::kIm2colW || mode == LoadMode::kIm2colW128) && m.type != MapType::kIm2colWide)
+    return err(Status::kBadOperand, "im2col::w modes need a tensor map made by cuTensorMapEncodeIm2colWide");
+  if (!geometry(m, mode, g, c.w_halo)) {
     const char* need = mode == LoadMode::kIm2col ? "an im2col tensor map"
                        : mode == LoadMode::kTileGather4 ? "a 2-D tiled tensor map" : "a tiled tensor map";
     return err(Status::kBadOperand, std::string("this mode needs ") + need + ", got " + tmap::describe(m));
@@ -301,7 +363,10 @@ Outcome prepare(const TensorMap& m, LoadMode mode, const Coords& c, bool is_stor
     case LoadMode::kIm2col:
       if (auto o = im2col_rows(m, c, !is_store, rows); !o.ok()) return o;
       break;
-    default: break;
+    case LoadMode::kIm2colW:
+    case LoadMode::kIm2colW128:
+      if (auto o = im2col_wide_rows(m, mode, c, rows); !o.ok()) return o;
+      break;
   }
   return {};
 }
@@ -427,9 +492,9 @@ bool reduction_supported(RedOp op, DataType t) {
   return false;
 }
 
-uint32_t box_image_bytes(const TensorMap& m, LoadMode mode) {
+uint32_t box_image_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) {
   Geometry g;
-  if (!tmap::check(m) || !geometry(m, mode, &g)) return 0;
+  if (!tmap::check(m) || !geometry(m, mode, &g, w_halo)) return 0;
   uint64_t b = g.bytes();
   return b > 0xFFFFFFFFull ? 0 : uint32_t(b);
 }
@@ -439,7 +504,10 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
   Geometry g;
   std::vector<Row> rows;
   // Check the image size before enumerating rows (the row count is bounded by the window then).
-  if (tmap::check(m) && geometry(m, mode, &g)) {
+  const bool wide = mode == LoadMode::kIm2colW || mode == LoadMode::kIm2colW128;
+  if (wide && m.type == MapType::kIm2colWide)
+    if (auto o = check_wide_operands(m, mode, c); !o.ok()) return o;
+  if (tmap::check(m) && geometry(m, mode, &g, c.w_halo)) {
     if (auto o = check_shared(m, g.bytes(), smem.size(), dst, "dstMem"); !o.ok()) return o;
   }
   if (auto o = prepare(m, mode, c, false, &g, &rows); !o.ok()) return o;

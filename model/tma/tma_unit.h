@@ -42,7 +42,7 @@ enum class Status : uint8_t {
   kBadDescriptor,     // the tensor map fails tmap::check()
   kBadOperand,        // coordinates / offsets / shared address / mode break an ISA rule
   kUnsupported,       // a combination the ISA excludes (reduction type, packed-type direction, ...)
-  kUnimplemented,     // a mode the ISA text does not pin down (.im2col::w, .im2col::w::128)
+  kUnimplemented,     // a mode ptxsim does not implement
   kSharedOutOfRange,  // the swizzled box image does not fit in the shared window given
 };
 const char* to_string(Status s);
@@ -87,8 +87,9 @@ Outcome reduce(const tmap::TensorMap& map, RedOp op, StoreMode mode, const Coord
 bool reduction_supported(RedOp op, tmap::DataType t);
 
 // Bytes of the box image a load in `mode` writes (= its complete-tx count), and a store / reduce in
-// the matching mode reads; 0 if the map does not support the mode.
-uint32_t box_image_bytes(const tmap::TensorMap& map, LoadMode mode);
+// the matching mode reads; 0 if the map does not support the mode. The im2col::w modes add the
+// instruction's wHalo pixels (once for ::w, after each of the 4 groups of 32 for ::w::128).
+uint32_t box_image_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_halo = 0);
 
 // ptxsim's OOB-NaN fill patterns (the ISA does not publish the hardware's): all-ones, a negative
 // quiet NaN distinct from every canonical NaN the arithmetic produces, so fma.rn.oob can recognise

@@ -725,6 +725,7 @@ bool Engine::step(Warp& w, int gi) {
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;
   if (g->state == GroupState::Ready) g->resumed = false;
   thread_instr_ += lanes;
+  ++warp_instr_;
   ++steps;
   return true;
 }
@@ -813,7 +814,9 @@ std::string Engine::describe_mbarrier_wait(const Group& g) {
     os << "tx-count short by " << b.tx_count() << " bytes: expect_tx announced " << m->tx_expected_total
        << " bytes in this phase but only " << m->tx_completed_total << " bytes completed\n";
   else if (b.tx_count() < 0)
-    os << "tx-count is negative (" << b.tx_count() << "): more bytes completed than were expected\n";
+    os << "tx-count is negative (" << b.tx_count() << "): " << m->tx_completed_total
+       << " bytes completed in this phase but expect_tx announced only " << m->tx_expected_total
+       << " (a missing or short expect_tx)\n";
   else if (any_exited)
     os << b.pending() << " arrival(s) missing; threads that arrived in earlier phases have exited\n";
   else
@@ -925,7 +928,7 @@ RunResult Engine::run() {
   auto finish = [&](RunStatus st) {
     res.status = st;
     res.stats.thread_instructions = thread_instr_;
-    res.stats.warp_instructions = steps;
+    res.stats.warp_instructions = warp_instr_;
     res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     res.diagnostics = diags_;
     return res;

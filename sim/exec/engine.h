@@ -249,6 +249,7 @@ class Engine {
   uint64_t rng_ = 0;                 // schedule-seeded delay generator
   bool complete_due_async(bool force_one);
   uint64_t thread_instr_ = 0;
+  uint64_t warp_instr_ = 0;          // warp-instructions issued (steps also counts skipped time)
   std::chrono::steady_clock::time_point start_;
 };
 

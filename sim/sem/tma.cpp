@@ -136,7 +136,7 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   // Destination: CTA and offset (the multicast copies go to the same offset in other CTAs).
   const uint64_t dst = sem::addr_of(c, in.op[0], l);
   auto [dcta, doff] = e.resolve_shared(c, in.space, dst, 1, l);
-  const uint32_t bytes = mt::box_image_bytes(map, mode);
+  const uint32_t bytes = mt::box_image_bytes(map, mode, co.w_halo);
 
   // Gather the box now into an image of the 128-byte lines it lands in. Swizzles XOR address bits
   // 6..4 (3) with bits 9..7, so an image based at a 1024-byte boundary swizzles exactly like shared
@@ -402,9 +402,6 @@ void bind_tma_load(Binder& b) {
   }
   if (b.has(".L2::cache_hint")) check_policy(b, next++);
   if (next != b.op_count()) b.error("Arguments mismatch for instruction 'cp.async.bulk.tensor'");
-  if (mode == 3 || mode == 4)
-    b.unimplemented(std::string(kLoadModes[mode]) +
-                    ": the ISA gives the pixel and halo placement of the im2col::w modes only as figures");
   b.in.a = uint8_t(mode);
   b.in.b = uint8_t((mc ? kMulticast : 0) | (b.has(".cta_group::2") ? kCtaGroup2 : 0) | (info ? kHasInfo : 0));
   b.in.c = uint8_t(dim);

@@ -658,3 +658,16 @@ TEST(BulkCopy, DecodeChecksAgreeWithPtxas) {
   check("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu [%rd1], [%r1], 128;", "sm_90", "8.7",
         ".sync modifier required");
 }
+
+TEST(BulkCopy, WarpInstructionCountExcludesTimeSkippedWhileEveryWarpWaits) {
+  // One thread: a load and a store, each waited for while nothing else can run, so the engine lets
+  // the clock jump to each completion (at least 64 steps after issue). The statistic counts only the
+  // warp-instructions issued: the kernel's 15 instructions plus re-executions of the try_wait and
+  // the wait_group when they are woken (17 at seed 0), not the skipped clock steps.
+  std::vector<uint8_t> src, dst;
+  Launched r = round_trip("sm_90a", "shared::cta", 256, "", "", 0, &src, &dst);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_GE(r.result.stats.warp_instructions, 15u);
+  EXPECT_LE(r.result.stats.warp_instructions, 20u);
+  EXPECT_EQ(r.result.stats.thread_instructions, r.result.stats.warp_instructions);  // one lane
+}

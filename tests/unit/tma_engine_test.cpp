@@ -919,9 +919,6 @@ TEST(TmaEngine, DecodeChecksAgreeWithPtxas) {
          ".completion_mechanism modifier required");
   reject("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%h1, %h1}], [%r2];",
          "sm_90a", "Arguments mismatch");
-  reject("cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes [%r1], "
-         "[%rd1, {%r1, %r1, %r1}], [%r2], {%h1, %h1};",
-         "sm_100a", "unimplemented");
   reject("cp.reduce.async.bulk.tensor.3d.global.shared::cta.xor.im2col.bulk_group [%rd1, {%r1, %r1, %r1}], [%r1];",
          "sm_90a", "'.im2col'");
   reject("cp.reduce.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r1, %r1}], [%r1];", "sm_90a",
@@ -1135,6 +1132,52 @@ TEST(TmaEngine, Im2colLoadAndNoOffsStoreMatchTheModel) {
   o = mt::store(tmap::decode(m2).map, mt::StoreMode::kIm2colNoOffs, zero, smem, 0x400, write_g);
   ASSERT_TRUE(o.ok()) << o.message;
   EXPECT_EQ(read(mem, ua, bytes), u);
+}
+
+TEST(TmaEngine, Im2colWideLoadMatchesTheModelAndSignalsItsHaloBytes) {
+  namespace mt = ptxsim::model::tma;
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  // NHWC f16: C 32, W 12, H 3, N 2; .im2col::w with 10 pixels per column, wHalo 2, wOffset 1.
+  std::string ptx = kIm2colPtx;
+  ptx.replace(ptx.find("sm_90a"), 6, "sm_100a");
+  const std::string from = ".global.im2col.mbarrier", to = ".global.im2col::w.mbarrier";
+  ptx.replace(ptx.find(from), from.size(), to);
+  const size_t st = ptx.find("  mov.u64 %rd7, tmap2;"), end = ptx.find("  ret;\n}");
+  ptx.erase(st, end - st);  // no store
+  const uint64_t dims[4] = {32, 12, 3, 2};
+  const uint64_t strides[3] = {64, 64 * 12, 64 * 12 * 3};
+  const uint32_t es[4] = {1, 2, 1, 1};
+  const size_t bytes = 64 * 12 * 3 * 2;
+  ptxsim::model::GlobalMemory mem;
+  std::vector<uint8_t> t(bytes);
+  for (auto& b : t) b = uint8_t(rng());
+  uint64_t ta = mem.allocate(bytes, 256, "T");
+  mem.write(ta, t.data(), bytes);
+  uint64_t out = alloc(mem, 1024, "out");
+  tmap::CUtensorMap m;
+  ASSERT_TRUE(tmap::encode_im2col_wide(&m, tmap::DataType::kFloat16, 4, ta, dims, strides, -1, 0, 32, 10, es,
+                                       tmap::Interleave::kNone, tmap::Im2colWideMode::kW, tmap::Swizzle::k64B,
+                                       tmap::L2Promotion::kNone, tmap::OobFill::kNone)
+                  .ok());
+  const int32_t c[4] = {0, int32_t(rng() % 8) - 2, 1, 0};
+  const uint16_t halo = 2, woff = 1;
+  Params p;
+  p.add_bytes(&m, 128, 64).add_bytes(&m, 128, 64).add(out).add_bytes(c, 16, 4).add(halo).add(woff).add(uint32_t(12 * 64));
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  auto read_g = [&](uint64_t a, void* d, size_t n) { return a >= ta && a + n <= ta + bytes ? (std::memcpy(d, t.data() + (a - ta), n), true) : false; };
+  std::vector<uint8_t> smem(0x400 + 1024, 0);
+  mt::Coords co;
+  for (int i = 0; i < 4; ++i) co.c[i] = c[i];
+  co.w_halo = halo;
+  co.w_offset = woff;
+  auto o = mt::load(tmap::decode(m).map, mt::LoadMode::kIm2colW, co, read_g, smem, 0x400);
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_EQ(o.tx_bytes, 12u * 64);
+  auto got = read(mem, out, 1024);
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 768, smem.begin() + 0x400));
 }
 
 TEST(TmaEngine, LoadOverALiveMbarrierFaults) {

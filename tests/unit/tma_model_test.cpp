@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "model/numerics/half_ops.h"
@@ -13,6 +14,7 @@
 #include "model/tensormap/tensormap.h"
 #include "model/tma/swizzle.h"
 #include "model/tma/tma_unit.h"
+#include "tests/unit/tma_test_util.h"
 
 namespace ptxsim::tmatest {
 namespace {
@@ -420,7 +422,80 @@ TEST(TmaLoad, Im2colPtxExample1) {
   EXPECT_EQ(tma::load(m, LoadMode::kIm2col, c, g.reader(), smem, 0).status, Status::kBadOperand);
 }
 
-TEST(TmaLoad, Im2colWideModesAreUnimplemented) {
+// im2col::w / im2col::w::128 against a reference written from PTX 5.5.5: the pixel positions are
+// listed image by image (N), each row of the bounding box from its lower corner (the first row from
+// W + wOffset) at the traversal stride, and the image takes them in order in groups (all P pixels
+// for ::w; 32 for ::w::128, four times), each group followed by wHalo more positions of the list.
+TEST(TmaLoad, Im2colWideModesMatchTheReferenceWalk) {
+  const uint64_t seed = tma_test::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  for (int iter = 0; iter < 60; ++iter) {
+    const bool w128 = iter % 2;
+    const uint32_t rank = uint32_t(pick(3, 5));
+    const uint32_t esize = 2, cpp = 32;  // 64-byte rows: fits every wide swizzle span
+    uint64_t dims[5] = {uint64_t(pick(32, 48)), uint64_t(pick(3, 12)), 1, 1, 1};
+    for (uint32_t d = 2; d < rank; ++d) dims[d] = uint64_t(pick(1, 4));
+    uint64_t strides[4];
+    strides[0] = (dims[0] * esize + 15) / 16 * 16;
+    for (uint32_t d = 1; d + 1 < rank; ++d) strides[d] = strides[d - 1] * dims[d];
+    const uint64_t total = strides[rank - 2] * dims[rank - 1];
+    uint32_t es[5] = {1, uint32_t(pick(1, 3)), 1, 1, 1};
+    const int32_t lower = int32_t(pick(-2, 0)), upper = int32_t(pick(-2, 1));
+    const uint32_t ppc = uint32_t(pick(1, 40));
+    const Swizzle sws[] = {Swizzle::k64B, Swizzle::k128B, Swizzle::k128BAtom32B};
+    const Swizzle sw = sws[rng() % 3];
+    Global g(total);
+    for (auto& b : g.mem) b = uint8_t(rng());
+    tmap::CUtensorMap cm;
+    auto e = tmap::encode_im2col_wide(&cm, DataType::kFloat16, rank, g.base, dims, strides, lower, upper, cpp, ppc, es,
+                                      Interleave::kNone, w128 ? tmap::Im2colWideMode::kW128 : tmap::Im2colWideMode::kW,
+                                      sw, L2Promotion::kNone, OobFill::kNone);
+    ASSERT_TRUE(e.ok()) << e.message;
+    TensorMap m = tmap::decode(cm).map;
+    Coords c;
+    const uint32_t halo = uint32_t(pick(0, 5)), woff = uint32_t(pick(0, 2));
+    const int64_t lo = lower + int64_t(woff), hi = int64_t(dims[1]) - 1 + upper + woff;
+    c.c[0] = int32_t(pick(-8, 8));
+    c.c[1] = int32_t(pick(lower - 3, hi - woff));
+    for (uint32_t d = 2; d < rank; ++d) c.c[d] = int32_t(pick(-1, int64_t(dims[d])));
+    c.w_halo = uint16_t(halo);
+    c.w_offset = uint16_t(woff);
+    SCOPED_TRACE("iter " + std::to_string(iter));
+
+    // Reference: the pixel list, then the groups.
+    const uint64_t group = w128 ? 32 : ppc, groups = w128 ? 4 : 1, rows = groups * (group + halo);
+    std::vector<std::pair<int64_t, int64_t>> list;  // (w, n)
+    for (int64_t n = c.c[rank - 1]; list.size() < groups * group + halo; ++n)
+      for (int64_t w = (n == c.c[rank - 1] ? c.c[1] + int64_t(woff) : lo); w <= hi; w += es[1]) list.push_back({w, n});
+    const uint32_t pitch = cpp * esize, bytes = uint32_t(rows) * pitch;
+    EXPECT_EQ(tma::box_image_bytes(m, w128 ? LoadMode::kIm2colW128 : LoadMode::kIm2colW, halo), bytes);
+    std::vector<uint8_t> want(8192 + 4096, 0x5A), got(8192 + 4096, 0x5A);
+    const uint32_t dst = 1024;
+    for (uint64_t r = 0; r < rows; ++r) {
+      auto [w, n] = list[(r / (group + halo)) * group + r % (group + halo)];
+      bool in = w >= 0 && uint64_t(w) < dims[1] && n >= 0 && uint64_t(n) < dims[rank - 1];
+      uint64_t off = (in ? uint64_t(w) * strides[0] + uint64_t(n) * strides[rank - 2] : 0);
+      for (uint32_t d = 2; d + 1 < rank; ++d) {
+        if (c.c[d] < 0 || uint64_t(c.c[d]) >= dims[d]) in = false;
+        else off += uint64_t(c.c[d]) * strides[d - 1];
+      }
+      for (uint32_t k = 0; k < cpp; ++k) {
+        const int64_t ch = c.c[0] + k;
+        const bool ok = in && ch >= 0 && uint64_t(ch) < dims[0];
+        for (uint32_t b = 0; b < esize; ++b)
+          want[tma_test::ref_swizzle(sw, uint32_t(dst + r * pitch + k * esize + b))] = ok ? g.mem[off + ch * esize + b] : 0;
+      }
+    }
+    auto o = tma::load(m, w128 ? LoadMode::kIm2colW128 : LoadMode::kIm2colW, c, g.reader(), got, dst);
+    ASSERT_TRUE(o.ok()) << o.message;
+    EXPECT_EQ(o.tx_bytes, bytes);
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "shared byte " << i;
+  }
+}
+
+TEST(TmaLoad, Im2colWideRulesAreChecked) {
   uint64_t dims[3] = {64, 32, 2};
   uint64_t strides[2] = {128, 128 * 32};
   uint32_t es[3] = {1, 1, 1};
@@ -430,11 +505,25 @@ TEST(TmaLoad, Im2colWideModesAreUnimplemented) {
                                        L2Promotion::kNone, OobFill::kNone).ok());
   TensorMap m = tmap::decode(cm).map;
   Global g(16);
-  std::vector<uint8_t> smem(8192);
-  auto o = tma::load(m, LoadMode::kIm2colW, Coords{}, g.reader(), smem, 0);
-  EXPECT_EQ(o.status, Status::kUnimplemented);
-  EXPECT_FALSE(o.message.empty());
-  EXPECT_EQ(tma::load(m, LoadMode::kIm2colW128, Coords{}, g.reader(), smem, 0).status, Status::kUnimplemented);
+  std::vector<uint8_t> smem(65536);
+  auto msg = [&](LoadMode mode, Coords c) { return tma::load(m, mode, c, g.reader(), smem, 0).message; };
+  EXPECT_NE(msg(LoadMode::kIm2colW128, Coords{}).find(".im2col::w::128 needs a tensor map encoded with "
+                                                      "CU_TENSOR_MAP_IM2COL_WIDE_TYPE_W128"),
+            std::string::npos);
+  Coords c;
+  c.w_halo = 512;
+  EXPECT_NE(msg(LoadMode::kIm2colW, c).find(".im2col::w: wHalo 512 is not below 512"), std::string::npos);
+  c.w_halo = 0;
+  c.w_offset = 32;
+  EXPECT_NE(msg(LoadMode::kIm2colW, c).find(".im2col::w: wOffset 32 is not below 32"), std::string::npos);
+  c.w_offset = 1;
+  c.c[1] = 31;  // W = 31 + 1 = 32 is the bounding box's upper corner 32 - 1 + 0 + 1: accepted
+  EXPECT_EQ(msg(LoadMode::kIm2colW, c).find("bounding box"), std::string::npos);
+  c.c[1] = 32;
+  EXPECT_NE(msg(LoadMode::kIm2colW, c).find("the first pixel's W (33, wOffset included) lies right of the bounding box "
+                                            "[1, 32]; only its left side may be outside"),
+            std::string::npos);
+  EXPECT_NE(msg(LoadMode::kIm2col, Coords{}).find("this mode needs an im2col tensor map"), std::string::npos);
 }
 
 // ---- packed sub-byte types ----------------------------------------------------------------------------
