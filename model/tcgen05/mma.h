@@ -57,7 +57,32 @@ struct MmaOp {
   bool enable_input_d = true;
   uint32_t scale_input_d = 0;        // D = A*B + D * 2^-scale (kind::f16 / tf32)
   uint32_t disable_lane[8] = {};     // bit l (of the 128-bit vector) = 1: D lane l not written
+  uint32_t sfa_tmem = 0, sfb_tmem = 0;  // block-scaled kinds: the scale_A / scale_B matrices in TMEM
 };
+
+// The fields of either instruction descriptor (dense or block-scaled) the datapath needs.
+struct MmaGeometry {
+  uint32_t M = 0, N = 0;
+  bool a_mn_major = false, b_mn_major = false, negate_a = false, negate_b = false;
+};
+MmaGeometry geometry(const MmaOp& op);
+// One MMA's K in storage units per row of A / column of B (256 bits of K), and the unit's bytes:
+// kind::mxf4 / mxf4nvf4 store two E2M1 elements per byte unit (low nibble first).
+uint32_t k_units(Kind k);
+uint32_t unit_bytes(Kind k);
+
+// Block-scaled kinds: where scale factor j of row m of A (of this CTA's rows) / column n of B sits,
+// for the output element whose D lane is d_lane (its 32-lane partition reads its own copy).
+// CUTLASS cute/atom/mma_traits_sm100.hpp tmem_sf_frg (ScaleFactorDuplicated4by1 / 2by2) and the
+// PTX figures 231-242: lane 32*(d_lane/32) + mn%32, column mn/32, byte sf_id + j of the word; with
+// .cta_group::2 and M = 128 (layout B) B's columns n >= N/2 use the upper two partitions and
+// count from N/2.
+struct ScaleCell {
+  tmem::TmemAddr cell;
+  uint32_t byte;
+};
+ScaleCell sfa_cell(uint32_t d_lane, uint32_t m, uint32_t sf_id, uint32_t j);
+ScaleCell sfb_cell(uint32_t d_lane, uint32_t n, uint32_t N, bool layout_b, uint32_t sf_id, uint32_t j);
 
 // A rectangle of TMEM cells the MMA reads or writes.
 struct TmemRect {
@@ -69,6 +94,8 @@ struct TmemRect {
 };
 TmemRect d_rect(const MmaOp& op);
 TmemRect a_rect(const MmaOp& op);  // a_in_tmem only
+TmemRect sfa_rect(const MmaOp& op);  // block-scaled kinds: the TMEM words holding scale_A / scale_B
+TmemRect sfb_rect(const MmaOp& op);
 
 // One CTA's side of the MMA: its Tensor Memory, shared memory and allocation state.
 struct MmaCta {
