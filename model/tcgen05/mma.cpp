@@ -19,8 +19,6 @@ uint32_t swizzle(uint32_t layout_type, uint32_t addr) {
   return addr ^ (((addr >> 7) & mask) << 4);
 }
 
-uint32_t elem_bytes(Kind k) { return unit_bytes(k); }
-
 // Element format of an A/B field for a float kind.
 tc::ElemFmt elem_fmt(Kind k, uint32_t code) {
   if (k == Kind::F16) return code == fmt::kBF16 ? tc::ElemFmt::BF16 : tc::ElemFmt::F16;
@@ -50,11 +48,6 @@ uint32_t value_mask(tc::ElemFmt f) {
 }
 uint32_t sign_bit(tc::ElemFmt f) { return (value_mask(f) >> 1) + 1; }
 
-uint32_t read_le(std::span<const uint8_t> smem, uint32_t addr, uint32_t n) {
-  uint32_t v = 0;
-  std::memcpy(&v, smem.data() + addr, n);
-  return v;
-}
 
 }  // namespace
 
@@ -192,14 +185,13 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
                         const MmaCta& cta) -> std::optional<std::string> {
     const SmemDescriptor sd = SmemDescriptor::decode(desc);
     if (auto e = validate(sd)) return std::string(which) + " " + *e;
-    for (uint32_t mn = 0; mn < rows; ++mn)
-      for (uint32_t k = 0; k < K; ++k) {
-        const uint32_t a = element_address(sd, major, b, mn, k);
-        if (a + b > cta.smem.size())
-          return std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
-                 std::to_string(a) + " is beyond the CTA's " + std::to_string(cta.smem.size()) + " bytes of shared memory";
-      }
-    return std::nullopt;
+    std::optional<std::string> err;
+    for_each_chunk(sd, major, b, rows, K, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
+      if (!err && a + bytes > cta.smem.size())
+        err = std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
+              std::to_string(a) + " is beyond the CTA's " + std::to_string(cta.smem.size()) + " bytes of shared memory";
+    });
+    return err;
   };
   auto check_tmem = [&](const char* which, const TmemRect& r, const MmaCta& cta) -> std::optional<std::string> {
     if (r.lane + r.lanes > tmem::kLanes || r.column + r.columns > tmem::kColumns)
@@ -241,6 +233,20 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
 
 namespace {
 
+// Reads an operand's rows x U storage units (row-major) from shared memory, a chunk at a time.
+void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t U,
+            uint32_t row0, std::vector<uint32_t>& out) {
+  for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
+    const uint8_t* p = smem.data() + addr;
+    for (uint32_t i = 0; i < bytes / b; ++i) {
+      uint32_t v = 0;
+      std::memcpy(&v, p + i * b, b);
+      const uint32_t r = major == Major::K ? mn : mn + i, c = major == Major::K ? k + i : k;
+      out[size_t(row0 + r) * U + c] = v;
+    }
+  });
+}
+
 // Unpacks storage units into elements: kind::mxf4 / mxf4nvf4 hold two E2M1 per byte, the element
 // with the lower K in the low nibble (PTX 9.7.16.10.4.5/6); every other kind one element per unit.
 void unpack(Kind kind, const std::vector<uint32_t>& units, uint32_t rows, std::vector<uint32_t>& elems) {
@@ -276,10 +282,7 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
   std::vector<uint32_t> bu(size_t(N) * U), bt;
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
-  for (uint32_t n = 0; n < N; ++n) {
-    const std::span<const uint8_t> smem = ctas[n / nper].smem;
-    for (uint32_t k = 0; k < U; ++k) bu[size_t(n) * U + k] = read_le(smem, element_address(bd, bmaj, b, n % nper, k), b);
-  }
+  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, U, v * nper, bu);
   unpack(kind, bu, N, bt);
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
@@ -300,9 +303,7 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
         }
     } else {
       const SmemDescriptor ad = SmemDescriptor::decode(op.a_desc);
-      const Major amaj = g.a_mn_major ? Major::MN : Major::K;
-      for (uint32_t m = 0; m < mrows; ++m)
-        for (uint32_t k = 0; k < U; ++k) au[size_t(m) * U + k] = read_le(cta.smem, element_address(ad, amaj, b, m, k), b);
+      gather(cta.smem, ad, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, au);
     }
     unpack(kind, au, mrows, a);
     // The accumulator input: D (scaled by 2^-scale_input_d) or zero.

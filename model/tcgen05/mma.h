@@ -43,6 +43,26 @@ enum class Major : uint8_t { K, MN };
 // Byte address (shared::cta) of element (mn, k) of an operand described by `d`.
 uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t elem_bytes, uint32_t mn, uint32_t k);
 
+// Calls f(address, mn, k, bytes) for every 16-byte chunk of an operand of `rows` x `units` storage
+// units of `b` bytes: a chunk holds units (mn, k .. k + 16/b - 1) when K-major, (mn .. mn + 16/b - 1, k)
+// when MN-major, contiguous in shared memory (the canonical layouts and the swizzles move whole
+// 16-byte chunks). When the MN extent is not a whole number of chunks (MN-major, rows * b % 16 != 0)
+// it calls once per unit with bytes = b.
+template <class F>
+void for_each_chunk(const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t units, F&& f) {
+  const uint32_t per = 16 / b;
+  if (major == Major::K && units % per == 0) {
+    for (uint32_t mn = 0; mn < rows; ++mn)
+      for (uint32_t k = 0; k < units; k += per) f(element_address(d, major, b, mn, k), mn, k, 16u);
+  } else if (major == Major::MN && rows % per == 0) {
+    for (uint32_t k = 0; k < units; ++k)
+      for (uint32_t mn = 0; mn < rows; mn += per) f(element_address(d, major, b, mn, k), mn, k, 16u);
+  } else {
+    for (uint32_t mn = 0; mn < rows; ++mn)
+      for (uint32_t k = 0; k < units; ++k) f(element_address(d, major, b, mn, k), mn, k, b);
+  }
+}
+
 // Offset of D(m, n) (m: row within this CTA's part) from the TMEM address operand.
 tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n);
 

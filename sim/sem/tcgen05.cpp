@@ -326,18 +326,17 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   const t5::MmaGeometry geo = t5::geometry(op);
   auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows) {
     const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(desc);
-    const uint32_t b = t5::unit_bytes(op.ctx.kind);
-    for (uint32_t mn = 0; mn < rows; ++mn)
-      for (uint32_t k = 0; k < t5::k_units(op.ctx.kind); ++k) {
-        const uint32_t addr = t5::element_address(sd, mn_major ? t5::Major::MN : t5::Major::K, b, mn, k);
-        if (addr / 16 < from.generic_dirty.size() && from.generic_dirty[addr / 16]) {
-          c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
-                             (in.d == 2 ? " of CTA rank " + std::to_string(from.rank) : std::string()) +
-                             ", written by generic-proxy stores with no fence.proxy.async since (the MMA reads "
-                             "through the async proxy and may see stale data)");
-          return;
-        }
+    bool warned = false;
+    t5::for_each_chunk(sd, mn_major ? t5::Major::MN : t5::Major::K, t5::unit_bytes(op.ctx.kind), rows,
+                       t5::k_units(op.ctx.kind), [&](uint32_t addr, uint32_t, uint32_t, uint32_t) {
+      if (!warned && addr / 16 < from.generic_dirty.size() && from.generic_dirty[addr / 16]) {
+        c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
+                           (in.d == 2 ? " of CTA rank " + std::to_string(from.rank) : std::string()) +
+                           ", written by generic-proxy stores with no fence.proxy.async since (the MMA reads "
+                           "through the async proxy and may see stale data)");
+        warned = true;
       }
+    });
   };
   for (Cta* p : pair) {
     if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d);
