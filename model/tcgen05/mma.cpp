@@ -48,6 +48,13 @@ uint32_t value_mask(tc::ElemFmt f) {
 }
 uint32_t sign_bit(tc::ElemFmt f) { return (value_mask(f) >> 1) + 1; }
 
+// Bits per element of a 4- or 6-bit type of kind::f8f6f4 / mxf8f6f4 (0: one element per unit).
+uint32_t packed_bits(Kind k, tc::ElemFmt f) {
+  if (k != Kind::F8F6F4 && k != Kind::MXF8F6F4) return 0;
+  return f == tc::ElemFmt::E2M1 ? 4 : (f == tc::ElemFmt::E3M2 || f == tc::ElemFmt::E2M3) ? 6 : 0;
+}
+
+
 
 }  // namespace
 
@@ -170,6 +177,13 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
         return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/D formats";
     }
   }
+  if (op.a_in_tmem && (ctx.kind == Kind::F8F6F4 || ctx.kind == Kind::MXF8F6F4)) {
+    const uint32_t a_code = scaled ? InstrDescriptorBlockScaled::decode(op.idesc).a_format
+                                   : InstrDescriptor::decode(op.idesc).a_format;
+    if (packed_bits(ctx.kind, elem_fmt(ctx.kind, a_code)))
+      return std::string("A in Tensor Memory with a 4- or 6-bit type and ") + kind_name(ctx.kind) +
+             " is not simulated (the bit position inside its 8-bit container is given only as a figure)";
+  }
   if (ctx.cta_group == 2) {
     for (uint32_t w = 0; w < 8; ++w)
       if (op.disable_lane[w])
@@ -234,13 +248,23 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
 namespace {
 
 // Reads an operand's rows x U storage units (row-major) from shared memory, a chunk at a time.
+// With packed_bits w != 0 (4/6-bit elements of kind::f8f6f4 / mxf8f6f4) the unit at byte address a
+// is slot a % 16 of its 16-byte chunk, and the slots are packed: slot i is bits [w*i, w*i + w) of
+// the chunk read little-endian (the first 8 / 12 bytes; the rest is padding). PTX 9.7.16.10.4.4
+// figures 202 / 203, restated in the driver's CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B /
+// 16U6_ALIGN16B, which CUTLASS uses to load float_e2m1/e2m3/e3m2_unpacksmem_t operands.
 void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t U,
-            uint32_t row0, std::vector<uint32_t>& out) {
+            uint32_t row0, uint32_t w, std::vector<uint32_t>& out) {
   for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
-    const uint8_t* p = smem.data() + addr;
     for (uint32_t i = 0; i < bytes / b; ++i) {
+      const uint32_t a = addr + i * b;
       uint32_t v = 0;
-      std::memcpy(&v, p + i * b, b);
+      if (w) {
+        const uint32_t bit = w * (a % 16), at = (a & ~15u) + bit / 8;
+        v = ((uint32_t(smem[at]) | uint32_t(smem[at + 1]) << 8) >> (bit % 8)) & ((1u << w) - 1);
+      } else {
+        std::memcpy(&v, smem.data() + a, b);
+      }
       const uint32_t r = major == Major::K ? mn : mn + i, c = major == Major::K ? k + i : k;
       out[size_t(row0 + r) * U + c] = v;
     }
@@ -282,7 +306,7 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
   std::vector<uint32_t> bu(size_t(N) * U), bt;
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
-  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, U, v * nper, bu);
+  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, U, v * nper, packed_bits(kind, fb), bu);
   unpack(kind, bu, N, bt);
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
@@ -303,7 +327,7 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
         }
     } else {
       const SmemDescriptor ad = SmemDescriptor::decode(op.a_desc);
-      gather(cta.smem, ad, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, au);
+      gather(cta.smem, ad, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
     }
     unpack(kind, au, mrows, a);
     // The accumulator input: D (scaled by 2^-scale_input_d) or zero.

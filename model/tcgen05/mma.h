@@ -17,7 +17,8 @@
 //   K-major,  swizzled    start + (mn%8)*SW + (mn/8)*SBO + k*b
 //   MN-major, no swizzle  start + (mn*b)%16 + ((mn*b)/16)*SBO + (k%8)*16 + (k/8)*LBO
 //   MN-major, swizzled    start + (mn*b)%SW + ((mn*b)/SW)*LBO + (k%8)*SW + (k/8)*SBO
-// kind::f8f6f4 keeps each 4/6-bit element in its own byte (value in the low bits).
+// kind::f8f6f4 / mxf8f6f4 pack 4/6-bit elements into the first 8/12 bytes of each 16-byte chunk (the
+// address above is then the element's slot in its chunk); mxf4 / mxf4nvf4 pack two E2M1 per byte.
 //
 // D in TMEM (PTX 9.7.16.10.5; ptx-facts.md §5.6), one 32-bit column per N element (16-bit D in
 // the low half), m the row within the CTA's part of D:

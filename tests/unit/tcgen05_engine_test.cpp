@@ -612,7 +612,16 @@ void run_gemm(const GemmCase& g, uint64_t seed) {
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t k = 0; k < ktot; ++k) put(ia, oa.offset(m, k), encode(g.a, A[m * ktot + k]), oa.bytes);
   for (uint32_t n = 0; n < g.N; ++n)
-    for (uint32_t k = 0; k < ktot; ++k) put(ib, ob.offset(n, k), encode(g.b, B[k * g.N + n]), ob.bytes);
+    for (uint32_t k = 0; k < ktot; ++k) {
+      if (g.b == Elem::E2M1) {
+        // 4-bit elements sit packed in the first 8 bytes of their 16-byte chunk: slot s of the chunk
+        // (the byte position a one-byte element would have) is nibble s (PTX figure 202).
+        const uint32_t off = ob.offset(n, k), slot = off % 16;
+        ib[(off & ~15u) + slot / 2] |= uint8_t(encode(g.b, B[k * g.N + n]) << (4 * (slot % 2)));
+        continue;
+      }
+      put(ib, ob.offset(n, k), encode(g.b, B[k * g.N + n]), ob.bytes);
+    }
   // A in TMEM: lane of row m as for D, K packed little-endian into 8 columns.
   std::vector<uint32_t> at(128 * 8, 0);
   auto lane_of = [&](uint32_t m) { return g.M == 64 ? (m % 16) + 32 * (m / 16) : m; };
@@ -779,15 +788,21 @@ void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
     return encode_half(code, true, X[at]) | encode_half(code, true, X[at + stride]) << 4;
   };
   const uint32_t per = g.fp4_pairs ? 2 : 1;
+  // A 4-bit element of kind::mxf8f6f4 is packed: the slot s a byte element would have in its
+  // 16-byte chunk is nibble s of the chunk (PTX figure 202).
+  auto place = [&](std::vector<uint8_t>& img, uint32_t off, uint32_t bits, uint32_t code) {
+    if (!g.fp4_pairs && code == 5) img[(off & ~15u) + (off % 16) / 2] |= uint8_t(bits << (4 * (off % 2)));
+    else img[off] = uint8_t(bits);
+  };
   for (uint32_t m = 0; m < M; ++m)
     for (uint32_t u = 0; u < ku; ++u) {
       ASSERT_LT(oa.offset(m, u), ia.size());
-      ia[oa.offset(m, u)] = uint8_t(unit(A, size_t(m) * ktot + u * per, 1, g.a_code));
+      place(ia, oa.offset(m, u), unit(A, size_t(m) * ktot + u * per, 1, g.a_code), g.a_code);
     }
   for (uint32_t n = 0; n < g.N; ++n)
     for (uint32_t u = 0; u < ku; ++u) {
       ASSERT_LT(ob.offset(n, u), ib.size());
-      ib[ob.offset(n, u)] = uint8_t(unit(B, size_t(u * per) * g.N + n, g.N, g.b_code));
+      place(ib, ob.offset(n, u), unit(B, size_t(u * per) * g.N + n, g.N, g.b_code), g.b_code);
     }
   // Scale factors in TMEM (both steps use the same cells, so the reference uses step 0's scales
   // for both): row m of A at lane m%32 of every partition, column m/32, byte a_id + j; column n of B
