@@ -1239,6 +1239,92 @@ TEST(Tcgen05Mma, CtaPairSplitsAAndBAndWritesEachHalfOfD) {
   }
 }
 
+// Block-scaled MMA over a CTA pair: each CTA holds scale_A for its own rows and scale_B for all N
+// columns, both at the same TMEM addresses; with M = 128 (layout B) scale_B's columns n < N/2 are in
+// the lower two 32-lane partitions and n >= N/2 (counted from N/2) in the upper two.
+TEST(Tcgen05Mma, BlockScaledCtaPairReadsEachCtasScaleFactors) {
+  const uint64_t seed = test_seed();
+  for (uint32_t M : {256u, 128u}) {
+    const uint32_t N = 64, K = 64, Mh = M / 2, Nh = N / 2, nsf = 4, vec = 16;
+    SCOPED_TRACE("kind::mxf4nvf4 4X UE4M3 cta_group::2 M=" + std::to_string(M) + " seed " + std::to_string(seed + M));
+    std::mt19937_64 rng(seed + M);
+    std::vector<int> A(size_t(M) * K), B(size_t(K) * N);  // 2 * value, E2M1
+    for (int& x : A) x = int(rng() % 9) - 4;
+    for (int& x : B) x = int(rng() % 9) - 4;
+    std::vector<int> SA(size_t(M) * nsf), SB(size_t(N) * nsf);  // exponents in [-2, 2]
+    for (int& x : SA) x = int(rng() % 5) - 2;
+    for (int& x : SB) x = int(rng() % 5) - 2;
+    auto e2m1 = [](int v2) { return uint32_t(std::abs(v2) == 3 ? 3 : std::abs(v2)) | (v2 < 0 ? 8u : 0u); };
+    auto ue4m3 = [](int e) { return uint32_t((e + 7) << 3); };
+    Operand oa{Mh, 32, 1, Layout::K128B}, ob{Nh, 32, 1, Layout::KNone};
+    std::vector<uint8_t> img_a(2 * 16384, 0), img_b(2 * 16384, 0);
+    std::vector<uint32_t> sf(2 * 128 * 12, 0);
+    for (uint32_t v = 0; v < 2; ++v) {
+      for (uint32_t m = 0; m < Mh; ++m)
+        for (uint32_t u = 0; u < 32; ++u)
+          img_a[v * 16384 + oa.offset(m, u)] =
+              uint8_t(e2m1(A[(v * Mh + m) * K + 2 * u]) | e2m1(A[(v * Mh + m) * K + 2 * u + 1]) << 4);
+      for (uint32_t n = 0; n < Nh; ++n)
+        for (uint32_t u = 0; u < 32; ++u)
+          img_b[v * 16384 + ob.offset(n, u)] =
+              uint8_t(e2m1(B[(2 * u) * N + v * Nh + n]) | e2m1(B[(2 * u + 1) * N + v * Nh + n]) << 4);
+      for (uint32_t p = 0; p < 4; ++p)
+        for (uint32_t i = 0; i < 32; ++i) {
+          uint32_t* lane = &sf[(v * 128 + 32 * p + i) * 12];
+          for (uint32_t m = i; m < Mh; m += 32)
+            for (uint32_t j = 0; j < nsf; ++j) lane[m / 32] |= ue4m3(SA[(v * Mh + m) * nsf + j]) << (8 * j);
+          for (uint32_t n = 0; n < N; ++n) {
+            const bool upper = M == 128 && n >= Nh;
+            const uint32_t nn = M == 128 ? n % Nh : n;
+            if (nn % 32 != i || (M == 128 && upper != (p >= 2))) continue;
+            for (uint32_t j = 0; j < nsf; ++j) lane[4 + nn / 32] |= ue4m3(SB[n * nsf + j]) << (8 * j);
+          }
+        }
+    }
+    const uint32_t idesc = 1u << 7 | 1u << 10 | (N >> 3) << 17 | (M >> 7) << 27;  // UE4M3 (bit 23 = 0), IDs 0
+    std::string body = replace_all(kPairGemm, "KIND", "kind::mxf4nvf4.block_scale.block16");
+    body = replace_all(body, "NCOLS", std::to_string(N));
+    body = replace_all(body, "DBYTES", std::to_string(128 * N * 4));
+    // kScaleStore with its %r60..%r63 renamed (the pair kernel keeps the CTA rank and mbarriers there).
+    std::string store = kScaleStore;
+    for (int r = 60; r < 64; ++r) store = replace_all(store, "%r" + std::to_string(r), "%r" + std::to_string(r + 10));
+    store = replace_all(store, "  ld.param.u64 %rd7, [gsf];",
+                        "  ld.param.u64 %rd7, [gsf];\n  mul.wide.u32 %rd9, %r60, 6144;\n  add.u64 %rd7, %rd7, %rd9;");
+    body = replace_all(body, "  tcgen05.wait::st.sync.aligned;", store + "  tcgen05.wait::st.sync.aligned;");
+    body = replace_all(body, "[%r10], %rd10, %rd12, %r33, %p2;",
+                       "[%r10], %rd10, %rd12, %r33, [%r38], [%r39], %p2;");
+    body = replace_all(body, "  setp.ne.u32 %p2, %r0, 0;\n", "  setp.ne.u32 %p2, %r0, 0;\n  add.u32 %r38, %r10, 256;\n  add.u32 %r39, %r10, 260;\n");
+    std::string ptx = module(body, ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 ad0, .param .u64 bd0, "
+                                   ".param .u32 idesc, .param .u64 gsf");
+    ptx = replace_all(ptx, "  .reg .pred %p<8>;", "  .reg .pred %p<8>;\n  .reg .b16 %rs<4>;");
+    ptx = replace_all(ptx, ".version 8.7", ".version 8.8");
+    ptxsim::model::GlobalMemory mem;
+    const uint64_t ga = mem.allocate(img_a.size(), 256, "A"), gb = mem.allocate(img_b.size(), 256, "B");
+    const uint64_t gsf = mem.allocate(sf.size() * 4, 256, "SF");
+    mem.write(ga, img_a.data(), img_a.size());
+    mem.write(gb, img_b.data(), img_b.size());
+    mem.write(gsf, sf.data(), sf.size() * 4);
+    const uint64_t gd = alloc(mem, size_t(2) * 128 * N * 4, "D");
+    Params p;
+    p.add(ga).add(gb).add(gd).add(oa.desc(0, 32)).add(ob.desc(0, 32)).add(idesc).add(gsf);
+    Launched r = launch(ptx, mem, p, {2, 1, 1}, {128, 1, 1}, {2, 1, 1}, seed);
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+    std::vector<uint32_t> d(size_t(2) * 128 * N);
+    mem.read(gd, d.data(), d.size() * 4);
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t n = 0; n < N; ++n) {
+        double sum = 0;
+        for (uint32_t k = 0; k < K; ++k)
+          sum += (A[m * K + k] * 0.5 * std::ldexp(1.0, SA[m * nsf + k / vec])) *
+                 (B[k * N + n] * 0.5 * std::ldexp(1.0, SB[n * nsf + k / vec]));
+        const uint32_t v = m / Mh, ml = m % Mh;
+        const uint32_t lane = M == 256 ? ml : ml + (n >= Nh ? 64 : 0), col = M == 256 ? n : n % Nh;
+        ASSERT_EQ(std::bit_cast<float>(d[(size_t(v) * 128 + lane) * N + col]), float(sum)) << "D(" << m << ", " << n << ")";
+      }
+  }
+}
+
 // ---- tcgen05.cp ------------------------------------------------------------------------------------
 
 TEST(Tcgen05Cp, EveryShapeCopiesItsRowsToTheirLanes) {
