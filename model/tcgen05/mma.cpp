@@ -136,15 +136,21 @@ TmemRect a_rect(const MmaOp& op) {
   return {a.lane, lanes, a.column, k_units(op.ctx.kind) * unit_bytes(op.ctx.kind) / 4};
 }
 
+// The TMEM address of a scale-factor matrix. Bits 31:30 are not part of it: CUTLASS keeps the byte
+// offset of its sub-word TMEM pointers there, passes such an address to the instruction unchanged
+// and copies the same bits into the descriptor's scale-factor ID (cute/arch/mma_sm100_desc.hpp
+// make_runtime_instr_desc_block_scaled), so ptxsim reads the byte from the SF ID alone.
+tmem::TmemAddr scale_addr(uint32_t a) { return tmem::TmemAddr::decode(a & 0x3FFFFFFFu); }
+
 TmemRect sfa_rect(const MmaOp& op) {
   const MmaGeometry g = geometry(op);
-  const tmem::TmemAddr a = tmem::TmemAddr::decode(op.sfa_tmem);
+  const tmem::TmemAddr a = scale_addr(op.sfa_tmem);
   return {a.lane, 128, a.column, (rows_per_cta(op, g) + 31) / 32};
 }
 
 TmemRect sfb_rect(const MmaOp& op) {
   const MmaGeometry g = geometry(op);
-  const tmem::TmemAddr b = tmem::TmemAddr::decode(op.sfb_tmem);
+  const tmem::TmemAddr b = scale_addr(op.sfb_tmem);
   return {b.lane, 128, b.column, ((layout_b(op, g) ? g.N / 2 : g.N) + 31) / 32};
 }
 
@@ -359,7 +365,7 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
       const tc::BlockScaledModel& model = *tc::find_block_scaled_model(
           tc::Arch::SM100, tc::Unit::Tcgen05, std::string_view(kind_name(kind)).substr(6), fa, fb, sf);
       const uint32_t nsf = op.ctx.scale_vec, vec = K / nsf;
-      const tmem::TmemAddr sa = tmem::TmemAddr::decode(op.sfa_tmem), sb = tmem::TmemAddr::decode(op.sfb_tmem);
+      const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
       auto scale_byte = [&](tmem::TmemAddr base, const ScaleCell& s) {
         return uint8_t(t.read(base.lane + s.cell.lane, base.column + s.cell.column) >> (8 * s.byte));
       };

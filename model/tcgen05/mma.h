@@ -104,6 +104,8 @@ struct ScaleCell {
 };
 ScaleCell sfa_cell(uint32_t d_lane, uint32_t m, uint32_t sf_id, uint32_t j);
 ScaleCell sfb_cell(uint32_t d_lane, uint32_t n, uint32_t N, bool layout_b, uint32_t sf_id, uint32_t j);
+// A scale-factor TMEM address operand without its bits 31:30 (see mma.cpp).
+tmem::TmemAddr scale_addr(uint32_t a);
 
 // A rectangle of TMEM cells the MMA reads or writes.
 struct TmemRect {

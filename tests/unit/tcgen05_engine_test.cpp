@@ -829,7 +829,10 @@ void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
   body = replace_all(body, "KIND", g.kind);
   body = replace_all(body, "A0, %rd12, %r33,", "%rd10, %rd12, %r33, [%r38], [%r39],");
   body = replace_all(body, "A1, %rd13, %r33,", "%rd11, %rd13, %r33, [%r38], [%r39],");
-  body = replace_all(body, "  add.u32 %r37, %r10, 256;", "  add.u32 %r38, %r10, 256;\n  add.u32 %r39, %r10, 260;");
+  // As CUTLASS does, the scale addresses carry the SF ID in bits 31:30 (ignored by the MMA).
+  body = replace_all(body, "  add.u32 %r37, %r10, 256;",
+                     "  add.u32 %r38, %r10, " + std::to_string(256u | g.a_id << 30) + ";\n  add.u32 %r39, %r10, " +
+                         std::to_string(260u | g.b_id << 30) + ";");
   body = replace_all(body, "NCOLS", std::to_string(g.N));
   const std::string ptx = replace_all(
       module(body, ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 gsf, .param .u64 ad0, "
