@@ -279,10 +279,10 @@ void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major,
 
 // Unpacks storage units into elements: kind::mxf4 / mxf4nvf4 hold two E2M1 per byte, the element
 // with the lower K in the low nibble (PTX 9.7.16.10.4.5/6); every other kind one element per unit.
-void unpack(Kind kind, const std::vector<uint32_t>& units, uint32_t rows, std::vector<uint32_t>& elems) {
+void unpack(Kind kind, std::vector<uint32_t>& units, uint32_t rows, std::vector<uint32_t>& elems) {
   const uint32_t U = k_units(kind);
   if (kind != Kind::MXF4 && kind != Kind::MXF4NVF4) {
-    elems = units;
+    elems.swap(units);  // no copy: the caller gathers into units afresh every time
     return;
   }
   elems.assign(size_t(rows) * U * 2, 0);
@@ -309,7 +309,9 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
   const tc::ElemFmt fa = elem_fmt(kind, a_code), fb = elem_fmt(kind, b_code);
 
   // B transposed (N x K): columns [v*N/2, (v+1)*N/2) from CTA v.
-  std::vector<uint32_t> bu(size_t(N) * U), bt;
+  // Scratch reused across MMAs (gathers overwrite every element they use).
+  thread_local std::vector<uint32_t> bu, bt, au, a, c, d;
+  bu.resize(size_t(N) * U);
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
   for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, U, v * nper, packed_bits(kind, fb), bu);
@@ -321,7 +323,7 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
     const MmaCta& cta = ctas[v];
     tmem::Tmem& t = *cta.tmem;
     // A (this CTA's rows, M/groups x K).
-    std::vector<uint32_t> au(size_t(mrows) * U), a;
+    au.resize(size_t(mrows) * U);
     if (op.a_in_tmem) {
       const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
       for (uint32_t m = 0; m < mrows; ++m)
@@ -337,7 +339,9 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
     }
     unpack(kind, au, mrows, a);
     // The accumulator input: D (scaled by 2^-scale_input_d) or zero.
-    std::vector<uint32_t> c(size_t(mrows) * N, 0), d(size_t(mrows) * N, 0);
+    d.resize(size_t(mrows) * N);
+    if (!op.enable_input_d) c.assign(size_t(mrows) * N, 0);
+    else c.resize(size_t(mrows) * N);
     if (op.enable_input_d)
       for (uint32_t m = 0; m < mrows; ++m)
         for (uint32_t n = 0; n < N; ++n) {
