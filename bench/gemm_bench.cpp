@@ -34,6 +34,53 @@ static double thread_cpu_seconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
+// Runs `kernel` (params: a, bt, d as u64, then ints S, S, S) of the PTX file at `path` on A and Bt
+// (bf16 bits) through the engine and checks that D is bit-identical to the mma_tile result.
+[[maybe_unused]] static bool run_engine(const char* path, const char* kernel, const char* what, ptxsim::Dim3 grid, int S,
+                                        const std::vector<uint32_t>& A, const std::vector<uint32_t>& Bt,
+                                        const std::vector<uint32_t>& D, double eigen_cpu) {
+  std::ifstream f(path);
+  if (!f) {
+    std::printf("  engine: %s not built; skipped\n", path);
+    return true;
+  }
+  std::stringstream text;
+  text << f.rdbuf();
+  auto prog = ptxsim::load_program(text.str(), path);
+  ptxsim::model::GlobalMemory mem;
+  std::vector<uint16_t> A16(A.size()), B16(Bt.size());
+  for (size_t i = 0; i < A.size(); ++i) A16[i] = uint16_t(A[i]);
+  for (size_t i = 0; i < Bt.size(); ++i) B16[i] = uint16_t(Bt[i]);
+  const uint64_t da = mem.allocate(A16.size() * 2), db = mem.allocate(B16.size() * 2), dc = mem.allocate(D.size() * 4);
+  mem.write(da, A16.data(), A16.size() * 2);
+  mem.write(db, B16.data(), B16.size() * 2);
+  ptxsim::KernelInfo info;
+  for (const auto& k : ptxsim::kernels(*prog))
+    if (k.name == kernel) info = k;
+  std::vector<uint8_t> params(info.param_bytes, 0);
+  const uint64_t args64[3] = {da, db, dc};
+  const int32_t args32[3] = {S, S, S};
+  for (size_t i = 0; i < info.params.size(); ++i)
+    std::memcpy(params.data() + info.params[i].offset, i < 3 ? static_cast<const void*>(&args64[i]) : &args32[i - 3],
+                info.params[i].size);
+  ptxsim::LaunchConfig cfg;
+  cfg.grid = grid;
+  cfg.block.x = 128;
+  cfg.max_seconds = 600;
+  const double e0 = thread_cpu_seconds();
+  const auto w0 = std::chrono::steady_clock::now();
+  const ptxsim::RunResult r = ptxsim::launch(*prog, info.name, cfg, params, mem);
+  const double e1 = thread_cpu_seconds();
+  const double ew = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  std::vector<uint32_t> E(D.size());
+  mem.read(dc, E.data(), E.size() * 4);
+  const bool same = r.status == ptxsim::RunStatus::Completed && E == D;
+  std::printf("  engine (%s): %.3f s CPU, %.3f s wall, ratio to Eigen %.1fx, %s\n", what, e1 - e0, ew,
+              (e1 - e0) / eigen_cpu, same ? "bit-identical to mma_tile" : "MISMATCH or failed run");
+  if (!r.diagnostics.empty()) std::printf("  %s\n", r.diagnostics[0].format().c_str());
+  return same;
+}
+
 int main(int argc, char** argv) {
   const int S = argc > 1 ? std::atoi(argv[1]) : 1024;
   const int TM = 64, TN = 256, TK = 16;
@@ -105,47 +152,12 @@ int main(int argc, char** argv) {
   std::printf("  max |ptxsim - Eigen| over samples: %.3g\n", max_err);
   bool ok = max_err < 1e-2 * S;
 #ifdef PTXSIM_WGMMA_PTX
-  std::ifstream f(PTXSIM_WGMMA_PTX);
-  if (!f) {
-    std::printf("  engine: %s not built; skipped\n", PTXSIM_WGMMA_PTX);
-    return ok ? 0 : 1;
-  }
-  std::stringstream text;
-  text << f.rdbuf();
-  auto prog = ptxsim::load_program(text.str(), "wgmma_gemm.sm_90a.ptx");
-  ptxsim::model::GlobalMemory mem;
-  std::vector<uint16_t> A16(A.size()), B16(Bt.size());
-  for (size_t i = 0; i < A.size(); ++i) A16[i] = uint16_t(A[i]);
-  for (size_t i = 0; i < Bt.size(); ++i) B16[i] = uint16_t(Bt[i]);
-  const uint64_t da = mem.allocate(A16.size() * 2), db = mem.allocate(B16.size() * 2), dc = mem.allocate(D.size() * 4);
-  mem.write(da, A16.data(), A16.size() * 2);
-  mem.write(db, B16.data(), B16.size() * 2);
-  ptxsim::KernelInfo info;
-  for (const auto& k : ptxsim::kernels(*prog))
-    if (k.name == "wgmma_gemm_bf16") info = k;
-  std::vector<uint8_t> params(info.param_bytes, 0);
-  const uint64_t args64[3] = {da, db, dc};
-  const int32_t args32[3] = {S, S, S};
-  for (size_t i = 0; i < info.params.size(); ++i)
-    std::memcpy(params.data() + info.params[i].offset, i < 3 ? static_cast<const void*>(&args64[i]) : &args32[i - 3],
-                info.params[i].size);
-  ptxsim::LaunchConfig cfg;
-  cfg.grid.x = uint32_t(S / 64);
-  cfg.grid.y = uint32_t(S / 64);
-  cfg.block.x = 128;
-  cfg.max_seconds = 600;
-  const double e0 = thread_cpu_seconds();
-  const auto w0 = std::chrono::steady_clock::now();
-  const ptxsim::RunResult r = ptxsim::launch(*prog, info.name, cfg, params, mem);
-  const double e1 = thread_cpu_seconds();
-  const double ew = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  std::vector<uint32_t> E(D.size());
-  mem.read(dc, E.data(), E.size() * 4);
-  const bool same = r.status == ptxsim::RunStatus::Completed && E == D;
-  std::printf("  engine (wgmma.mma_async m64n64k16 kernel): %.3f s CPU, %.3f s wall, ratio to Eigen %.1fx, %s\n",
-              e1 - e0, ew, (e1 - e0) / (c2 - c1), same ? "bit-identical to mma_tile" : "MISMATCH or failed run");
-  if (!r.diagnostics.empty()) std::printf("  %s\n", r.diagnostics[0].format().c_str());
-  ok = ok && same;
+  ok = run_engine(PTXSIM_WGMMA_PTX, "wgmma_gemm_bf16", "wgmma.mma_async m64n64k16 kernel", {uint32_t(S / 64), uint32_t(S / 64), 1},
+                  S, A, Bt, D, c2 - c1) && ok;
+#endif
+#ifdef PTXSIM_TCGEN05_PTX
+  ok = run_engine(PTXSIM_TCGEN05_PTX, "tc5_gemm_bf16_tiled", "tcgen05.mma kind::f16 m128n128k16 kernel",
+                  {uint32_t(S / 128), uint32_t(S / 128), 1}, S, A, Bt, D, c2 - c1) && ok;
 #endif
   return ok ? 0 : 1;
 }

@@ -197,6 +197,47 @@ uint32_t InstrDescriptorBlockScaled::encode() const {
                   put(k_size, 31, 1));
 }
 
+std::optional<std::string> validate(const InstrDescriptorBlockScaled& d, const MmaContext& ctx) {
+  const std::string pre = "instruction descriptor " + hex(d.encode(), 8) + ": ";
+  auto bad = [&](const char* fld, const std::string& rule) { return pre + fld + " " + rule; };
+  const bool mx4 = ctx.kind != Kind::MXF8F6F4;
+  const char* kn = kind_name(ctx.kind);
+  if (d.reserved0) return bad("bits 1:0", "are reserved and must be 0");
+  if (d.reserved3) return bad("bit 3", "is reserved and must be 0");
+  if (d.reserved6) return bad("bit 6", "is reserved and must be 0");
+  if (d.reserved24) return bad("bits 26:24", "are reserved and must be 0");
+  if (d.sparse != uint32_t(ctx.sparse))
+    return bad("sparse (bit 2)", std::string("= ") + std::to_string(d.sparse) + " but the instruction is " +
+                                     (ctx.sparse ? "sparse (.sp)" : "dense (no .sp)"));
+  if (!mx4) {
+    if (!valid_f8f6f4(d.a_format))
+      return bad("A format (bits 9:7)", "must be E4M3 (0), E5M2 (1), E2M3 (3), E3M2 (4) or E2M1 (5) for kind::mxf8f6f4");
+    if (!valid_f8f6f4(d.b_format))
+      return bad("B format (bits 12:10)", "must be E4M3 (0), E5M2 (1), E2M3 (3), E3M2 (4) or E2M1 (5) for kind::mxf8f6f4");
+    if (d.k_size) return bad("bit 31", "is reserved and must be 0 for kind::mxf8f6f4");
+  } else {
+    if (d.a_format != 1) return bad("A format (bits 9:7)", std::string("must be E2M1 (1) for ") + kn);
+    if ((d.b_format & 3) != 1) return bad("B format (bits 11:10)", std::string("must be E2M1 (1) for ") + kn);
+    if (d.b_format >> 2) return bad("bit 12", std::string("is reserved and must be 0 for ") + kn);
+    if (d.a_major || d.b_major)
+      return bad(d.a_major ? "transpose A (bit 15)" : "transpose B (bit 16)", std::string("must be 0 for ") + kn);
+    if (d.k_size) return bad("K size (bit 31)", "= 1 (K = 96, sm_103a) is not simulated by ptxsim");
+  }
+  if (!d.ue8m0() && !(ctx.kind == Kind::MXF4NVF4 && ctx.scale_vec == 4))
+    return bad("scale type (bit 23)", std::string("= 0 (UE4M3) is only for kind::mxf4nvf4 with .scale_vec::4X / .block16; ") +
+                                          kn + " with this vector size needs UE8M0 (1)");
+  for (const auto& [name, id] : {std::pair{"A scale-factor ID (bits 30:29)", d.a_sf_id}, std::pair{"B scale-factor ID (bits 5:4)", d.b_sf_id}}) {
+    if (ctx.scale_vec == 2 && id % 2)
+      return bad(name, "= " + std::to_string(id) + " must be 0 or 2 with .scale_vec::2X (a half-word of the TMEM word)");
+    if (ctx.scale_vec == 4 && id)
+      return bad(name, "= " + std::to_string(id) + " must be 0 with .scale_vec::4X (the whole TMEM word)");
+  }
+  if (d.m_dim == 0 || d.n_dim == 0) return bad(d.m_dim == 0 ? "M >> 7 (bits 28:27)" : "N >> 3 (bits 22:17)", "is 0");
+  std::string mn = check_mn(ctx.kind, ctx.cta_group, ctx.sparse, ctx.ws, d.m(), d.n());
+  if (!mn.empty()) return pre + (mn[0] == 'M' ? "M >> 7 (bits 28:27): " : "N >> 3 (bits 22:17): ") + mn;
+  return std::nullopt;
+}
+
 // ---- shared-memory descriptor --------------------------------------------------------------------
 
 const char* layout_name(uint32_t t) {

@@ -59,6 +59,7 @@ struct MmaContext {
   unsigned cta_group = 1;
   bool sparse = false;  // .sp
   bool ws = false;      // .ws
+  unsigned scale_vec = 0;  // block-scaled kinds: scale factors per row of A / column of B (1, 2 or 4)
 };
 // Table 42 field values and Table 39 M/N for the kind, cta_group, .sp and .ws.
 std::optional<std::string> validate(const InstrDescriptor& d, const MmaContext& ctx);
@@ -87,7 +88,10 @@ struct InstrDescriptorBlockScaled {
   uint32_t encode() const;
   uint32_t m() const { return m_dim << 7; }
   uint32_t n() const { return n_dim << 3; }
+  bool ue8m0() const { return scale_type == 1; }
 };
+// Table 43 / 44 field values, Table 56 / 57 scale-vector rules, and Table 39 M/N.
+std::optional<std::string> validate(const InstrDescriptorBlockScaled& d, const MmaContext& ctx);
 
 // ---- 64-bit shared-memory matrix descriptor --------------------------------------------------------
 enum class SmemLayout : uint32_t {  // bits 63:61

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/numerics/half_ops.h"
+#include "model/tensorcore/block_scaled.h"
 #include "model/tensorcore/tensorcore.h"
 #include "model/tensorcore/tile.h"
 
@@ -18,18 +19,11 @@ uint32_t swizzle(uint32_t layout_type, uint32_t addr) {
   return addr ^ (((addr >> 7) & mask) << 4);
 }
 
-uint32_t elem_bytes(Kind k) {
-  switch (k) {
-    case Kind::F16: return 2;
-    case Kind::TF32: return 4;
-    default: return 1;
-  }
-}
-
 // Element format of an A/B field for a float kind.
 tc::ElemFmt elem_fmt(Kind k, uint32_t code) {
   if (k == Kind::F16) return code == fmt::kBF16 ? tc::ElemFmt::BF16 : tc::ElemFmt::F16;
   if (k == Kind::TF32) return tc::ElemFmt::TF32;
+  if (k == Kind::MXF4 || k == Kind::MXF4NVF4) return tc::ElemFmt::E2M1;
   switch (code) {
     case fmt::kE4M3: return tc::ElemFmt::E4M3;
     case fmt::kE5M2: return tc::ElemFmt::E5M2;
@@ -54,13 +48,45 @@ uint32_t value_mask(tc::ElemFmt f) {
 }
 uint32_t sign_bit(tc::ElemFmt f) { return (value_mask(f) >> 1) + 1; }
 
-uint32_t read_le(std::span<const uint8_t> smem, uint32_t addr, uint32_t n) {
-  uint32_t v = 0;
-  std::memcpy(&v, smem.data() + addr, n);
-  return v;
+// Bits per element of a 4- or 6-bit type of kind::f8f6f4 / mxf8f6f4 (0: one element per unit).
+uint32_t packed_bits(Kind k, tc::ElemFmt f) {
+  if (k != Kind::F8F6F4 && k != Kind::MXF8F6F4) return 0;
+  return f == tc::ElemFmt::E2M1 ? 4 : (f == tc::ElemFmt::E3M2 || f == tc::ElemFmt::E2M3) ? 6 : 0;
 }
 
+
+
 }  // namespace
+
+uint32_t unit_bytes(Kind k) {
+  switch (k) {
+    case Kind::F16: return 2;
+    case Kind::TF32: return 4;
+    default: return 1;
+  }
+}
+uint32_t k_units(Kind k) { return 32 / unit_bytes(k); }
+
+MmaGeometry geometry(const MmaOp& op) {
+  MmaGeometry g;
+  if (is_block_scaled(op.ctx.kind)) {
+    const InstrDescriptorBlockScaled d = InstrDescriptorBlockScaled::decode(op.idesc);
+    g = {d.m(), d.n(), d.a_major != 0, d.b_major != 0, d.negate_a != 0, d.negate_b != 0};
+  } else {
+    const InstrDescriptor d = InstrDescriptor::decode(op.idesc);
+    g = {d.m(), d.n(), d.a_major != 0, d.b_major != 0, d.negate_a != 0, d.negate_b != 0};
+  }
+  return g;
+}
+
+ScaleCell sfa_cell(uint32_t d_lane, uint32_t m, uint32_t sf_id, uint32_t j) {
+  return {{32 * (d_lane / 32) + m % 32, m / 32}, sf_id + j};
+}
+
+ScaleCell sfb_cell(uint32_t d_lane, uint32_t n, uint32_t N, bool layout_b, uint32_t sf_id, uint32_t j) {
+  const uint32_t nn = layout_b ? n % (N / 2) : n;
+  return {{32 * (d_lane / 32) + nn % 32, nn / 32}, sf_id + j};
+}
 
 uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t b, uint32_t mn, uint32_t k) {
   const uint32_t start = d.start_bytes(), lbo = d.lbo_bytes(), sbo = d.sbo_bytes();
@@ -87,66 +113,105 @@ tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, 
 namespace {
 
 // Rows of D (and A) each CTA holds, and the lanes / columns its part of D spans.
-uint32_t rows_per_cta(const MmaOp& op, const InstrDescriptor& id) { return id.m() / op.ctx.cta_group; }
-uint32_t d_lanes(const MmaOp& op, const InstrDescriptor& id) {
-  if (op.ctx.cta_group == 1 && id.m() == 64) return 16 + 32 * 3;
-  return op.ctx.cta_group == 2 ? 128 : id.m();
+uint32_t rows_per_cta(const MmaOp& op, const MmaGeometry& id) { return id.M / op.ctx.cta_group; }
+uint32_t d_lanes(const MmaOp& op, const MmaGeometry& id) {
+  if (op.ctx.cta_group == 1 && id.M == 64) return 16 + 32 * 3;
+  return op.ctx.cta_group == 2 ? 128 : id.M;
 }
+bool layout_b(const MmaOp& op, const MmaGeometry& g) { return op.ctx.cta_group == 2 && g.M == 128; }
 
 }  // namespace
 
 TmemRect d_rect(const MmaOp& op) {
-  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+  const MmaGeometry id = geometry(op);
   const tmem::TmemAddr d = tmem::TmemAddr::decode(op.d_tmem);
-  const uint32_t cols = op.ctx.cta_group == 2 && id.m() == 128 ? id.n() / 2 : id.n();
+  const uint32_t cols = layout_b(op, id) ? id.N / 2 : id.N;
   return {d.lane, d_lanes(op, id), d.column, cols};
 }
 
 TmemRect a_rect(const MmaOp& op) {
-  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+  const MmaGeometry id = geometry(op);
   const tmem::TmemAddr a = tmem::TmemAddr::decode(op.a_tmem);
-  const uint32_t lanes = op.ctx.cta_group == 1 && id.m() == 64 ? 16 + 32 * 3 : rows_per_cta(op, id);
-  return {a.lane, lanes, a.column, dense_k(op.ctx.kind) * elem_bytes(op.ctx.kind) / 4};
+  const uint32_t lanes = op.ctx.cta_group == 1 && id.M == 64 ? 16 + 32 * 3 : rows_per_cta(op, id);
+  return {a.lane, lanes, a.column, k_units(op.ctx.kind) * unit_bytes(op.ctx.kind) / 4};
+}
+
+// The TMEM address of a scale-factor matrix. Bits 31:30 are not part of it: CUTLASS keeps the byte
+// offset of its sub-word TMEM pointers there, passes such an address to the instruction unchanged
+// and copies the same bits into the descriptor's scale-factor ID (cute/arch/mma_sm100_desc.hpp
+// make_runtime_instr_desc_block_scaled), so ptxsim reads the byte from the SF ID alone.
+tmem::TmemAddr scale_addr(uint32_t a) { return tmem::TmemAddr::decode(a & 0x3FFFFFFFu); }
+
+TmemRect sfa_rect(const MmaOp& op) {
+  const MmaGeometry g = geometry(op);
+  const tmem::TmemAddr a = scale_addr(op.sfa_tmem);
+  return {a.lane, 128, a.column, (rows_per_cta(op, g) + 31) / 32};
+}
+
+TmemRect sfb_rect(const MmaOp& op) {
+  const MmaGeometry g = geometry(op);
+  const tmem::TmemAddr b = scale_addr(op.sfb_tmem);
+  return {b.lane, 128, b.column, ((layout_b(op, g) ? g.N / 2 : g.N) + 31) / 32};
 }
 
 std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   const MmaContext& ctx = op.ctx;
-  if (ctx.sparse || ctx.ws || is_block_scaled(ctx.kind))
+  const bool scaled = is_block_scaled(ctx.kind);
+  if (ctx.sparse || ctx.ws)
     return std::string("not simulated: ") + kind_name(ctx.kind) + (ctx.sparse ? " .sp" : "") + (ctx.ws ? " .ws" : "");
-  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
-  if (auto e = validate(id, ctx)) return e;
-  if (op.scale_input_d && !(ctx.kind == Kind::F16 || ctx.kind == Kind::TF32))
-    return "scale-input-d is only for kind::f16 and kind::tf32";
-  if (op.scale_input_d > 15) return "scale-input-d = " + std::to_string(op.scale_input_d) + " is not in 0..15";
-  if (ctx.kind != Kind::I8) {
-    const tc::AccFmt acc = id.d_format == fmt::kDF16 ? tc::AccFmt::F16 : tc::AccFmt::F32;
-    if (!tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, elem_fmt(ctx.kind, id.a_format),
-                        elem_fmt(ctx.kind, id.b_format), acc))
-      return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/D formats";
+  const MmaGeometry g = geometry(op);
+  if (scaled) {
+    const InstrDescriptorBlockScaled id = InstrDescriptorBlockScaled::decode(op.idesc);
+    if (auto e = validate(id, ctx)) return e;
+    const std::string_view kn = std::string_view(kind_name(ctx.kind)).substr(6);
+    if (!tc::find_block_scaled_model(tc::Arch::SM100, tc::Unit::Tcgen05, kn, elem_fmt(ctx.kind, id.a_format),
+                                     elem_fmt(ctx.kind, id.b_format), id.ue8m0() ? tc::ScaleFmt::UE8M0 : tc::ScaleFmt::UE4M3))
+      return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/scale formats";
+    if (op.a_in_tmem && ctx.kind != Kind::MXF8F6F4)
+      return std::string("A in Tensor Memory with ") + kind_name(ctx.kind) +
+             " is not simulated (its TMEM packing is given only as a figure)";
+  } else {
+    const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+    if (auto e = validate(id, ctx)) return e;
+    if (op.scale_input_d && !(ctx.kind == Kind::F16 || ctx.kind == Kind::TF32))
+      return "scale-input-d is only for kind::f16 and kind::tf32";
+    if (op.scale_input_d > 15) return "scale-input-d = " + std::to_string(op.scale_input_d) + " is not in 0..15";
+    if (ctx.kind != Kind::I8) {
+      const tc::AccFmt acc = id.d_format == fmt::kDF16 ? tc::AccFmt::F16 : tc::AccFmt::F32;
+      if (!tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, elem_fmt(ctx.kind, id.a_format),
+                          elem_fmt(ctx.kind, id.b_format), acc))
+        return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/D formats";
+    }
+  }
+  if (op.a_in_tmem && (ctx.kind == Kind::F8F6F4 || ctx.kind == Kind::MXF8F6F4)) {
+    const uint32_t a_code = scaled ? InstrDescriptorBlockScaled::decode(op.idesc).a_format
+                                   : InstrDescriptor::decode(op.idesc).a_format;
+    if (packed_bits(ctx.kind, elem_fmt(ctx.kind, a_code)))
+      return std::string("A in Tensor Memory with a 4- or 6-bit type and ") + kind_name(ctx.kind) +
+             " is not simulated (the bit position inside its 8-bit container is given only as a figure)";
   }
   if (ctx.cta_group == 2) {
     for (uint32_t w = 0; w < 8; ++w)
       if (op.disable_lane[w])
         return "a non-zero disable-output-lane mask with .cta_group::2 is not simulated (the ISA gives the lane order of "
                "its 8 words only as a figure)";
-    if (op.a_in_tmem && id.m() == 128)
+    if (op.a_in_tmem && g.M == 128)
       return "A in Tensor Memory with .cta_group::2 and M = 128 is not simulated (its TMEM layout is figure-only)";
   }
-  const uint32_t K = dense_k(ctx.kind), b = elem_bytes(ctx.kind);
-  const uint32_t mrows = rows_per_cta(op, id), ncols = id.n() / ctx.cta_group;
+  const uint32_t K = k_units(ctx.kind), b = unit_bytes(ctx.kind);
+  const uint32_t mrows = rows_per_cta(op, g), ncols = g.N / ctx.cta_group;
 
   auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows,
                         const MmaCta& cta) -> std::optional<std::string> {
     const SmemDescriptor sd = SmemDescriptor::decode(desc);
     if (auto e = validate(sd)) return std::string(which) + " " + *e;
-    for (uint32_t mn = 0; mn < rows; ++mn)
-      for (uint32_t k = 0; k < K; ++k) {
-        const uint32_t a = element_address(sd, major, b, mn, k);
-        if (a + b > cta.smem.size())
-          return std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
-                 std::to_string(a) + " is beyond the CTA's " + std::to_string(cta.smem.size()) + " bytes of shared memory";
-      }
-    return std::nullopt;
+    std::optional<std::string> err;
+    for_each_chunk(sd, major, b, rows, K, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
+      if (!err && a + bytes > cta.smem.size())
+        err = std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
+              std::to_string(a) + " is beyond the CTA's " + std::to_string(cta.smem.size()) + " bytes of shared memory";
+    });
+    return err;
   };
   auto check_tmem = [&](const char* which, const TmemRect& r, const MmaCta& cta) -> std::optional<std::string> {
     if (r.lane + r.lanes > tmem::kLanes || r.column + r.columns > tmem::kColumns)
@@ -160,65 +225,123 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     return std::nullopt;
   };
   const TmemRect dr = d_rect(op);
-  if (ctx.cta_group == 1 && id.m() == 64 && dr.lane % 32 != 0 && dr.lane % 32 != 16)
+  if (ctx.cta_group == 1 && g.M == 64 && dr.lane % 32 != 0 && dr.lane % 32 != 16)
     return "D for M = 64 must start at lane 0 or 16 of a 32-lane quarter, not lane " + std::to_string(dr.lane);
-  if (d_lanes(op, id) >= 128 && dr.lane != 0) return "D must start at lane 0 for this M, not lane " + std::to_string(dr.lane);
+  if (d_lanes(op, g) >= 128 && dr.lane != 0) return "D must start at lane 0 for this M, not lane " + std::to_string(dr.lane);
+  if (scaled)
+    for (const auto& [which, r] : {std::pair{"scale-A-tmem", sfa_rect(op)}, std::pair{"scale-B-tmem", sfb_rect(op)}})
+      if (r.lane != 0)
+        return std::string(which) + " must address lane 0, not lane " + std::to_string(r.lane) +
+               ": scale factors are duplicated in every 32-lane partition of Tensor Memory";
   for (unsigned v = 0; v < ctx.cta_group; ++v) {
     const MmaCta& cta = ctas[v];
     if (auto e = check_tmem("D", dr, cta)) return e;
+    if (scaled) {
+      if (auto e = check_tmem("scale_A", sfa_rect(op), cta)) return e;
+      if (auto e = check_tmem("scale_B", sfb_rect(op), cta)) return e;
+    }
     if (op.a_in_tmem) {
-      if (id.a_major) return "A in Tensor Memory must be K-major: transpose A (bit 15) must be 0";
+      if (g.a_mn_major) return "A in Tensor Memory must be K-major: transpose A (bit 15) must be 0";
       if (auto e = check_tmem("A", a_rect(op), cta)) return e;
-    } else if (auto e = check_smem("A", op.a_desc, id.a_major ? Major::MN : Major::K, mrows, cta)) {
+    } else if (auto e = check_smem("A", op.a_desc, g.a_mn_major ? Major::MN : Major::K, mrows, cta)) {
       return e;
     }
-    if (auto e = check_smem("B", op.b_desc, id.b_major ? Major::MN : Major::K, ncols, cta)) return e;
+    if (auto e = check_smem("B", op.b_desc, g.b_mn_major ? Major::MN : Major::K, ncols, cta)) return e;
   }
   return std::nullopt;
 }
 
+namespace {
+
+// Reads an operand's rows x U storage units (row-major) from shared memory, a chunk at a time.
+// With packed_bits w != 0 (4/6-bit elements of kind::f8f6f4 / mxf8f6f4) the unit at byte address a
+// is slot a % 16 of its 16-byte chunk, and the slots are packed: slot i is bits [w*i, w*i + w) of
+// the chunk read little-endian (the first 8 / 12 bytes; the rest is padding). PTX 9.7.16.10.4.4
+// figures 202 / 203, restated in the driver's CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B /
+// 16U6_ALIGN16B, which CUTLASS uses to load float_e2m1/e2m3/e3m2_unpacksmem_t operands.
+void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t U,
+            uint32_t row0, uint32_t w, std::vector<uint32_t>& out) {
+  for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
+    for (uint32_t i = 0; i < bytes / b; ++i) {
+      const uint32_t a = addr + i * b;
+      uint32_t v = 0;
+      if (w) {
+        const uint32_t bit = w * (a % 16), at = (a & ~15u) + bit / 8;
+        v = ((uint32_t(smem[at]) | uint32_t(smem[at + 1]) << 8) >> (bit % 8)) & ((1u << w) - 1);
+      } else {
+        std::memcpy(&v, smem.data() + a, b);
+      }
+      const uint32_t r = major == Major::K ? mn : mn + i, c = major == Major::K ? k + i : k;
+      out[size_t(row0 + r) * U + c] = v;
+    }
+  });
+}
+
+// Unpacks storage units into elements: kind::mxf4 / mxf4nvf4 hold two E2M1 per byte, the element
+// with the lower K in the low nibble (PTX 9.7.16.10.4.5/6); every other kind one element per unit.
+void unpack(Kind kind, std::vector<uint32_t>& units, uint32_t rows, std::vector<uint32_t>& elems) {
+  const uint32_t U = k_units(kind);
+  if (kind != Kind::MXF4 && kind != Kind::MXF4NVF4) {
+    elems.swap(units);  // no copy: the caller gathers into units afresh every time
+    return;
+  }
+  elems.assign(size_t(rows) * U * 2, 0);
+  for (size_t i = 0; i < size_t(rows) * U; ++i) {
+    elems[2 * i] = units[i] & 0xF;
+    elems[2 * i + 1] = (units[i] >> 4) & 0xF;
+  }
+}
+
+}  // namespace
+
 void execute(const MmaOp& op, const MmaCta* ctas) {
   const Kind kind = op.ctx.kind;
+  const bool scaled = is_block_scaled(kind);
   const unsigned groups = op.ctx.cta_group;
-  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
-  const uint32_t M = id.m(), N = id.n(), K = dense_k(kind), b = elem_bytes(kind);
+  const MmaGeometry g = geometry(op);
+  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);  // dense kinds only
+  const InstrDescriptorBlockScaled ids = InstrDescriptorBlockScaled::decode(op.idesc);  // block-scaled only
+  const uint32_t M = g.M, N = g.N, U = k_units(kind), b = unit_bytes(kind), K = dense_k(kind);
   const uint32_t mrows = M / groups, nper = N / groups;
   const tmem::TmemAddr dbase = tmem::TmemAddr::decode(op.d_tmem);
-  const bool f16_out = kind != Kind::I8 && id.d_format == fmt::kDF16;
-  const tc::ElemFmt fa = elem_fmt(kind, id.a_format), fb = elem_fmt(kind, id.b_format);
+  const bool f16_out = !scaled && kind != Kind::I8 && id.d_format == fmt::kDF16;
+  const uint32_t a_code = scaled ? ids.a_format : id.a_format, b_code = scaled ? ids.b_format : id.b_format;
+  const tc::ElemFmt fa = elem_fmt(kind, a_code), fb = elem_fmt(kind, b_code);
 
   // B transposed (N x K): columns [v*N/2, (v+1)*N/2) from CTA v.
-  std::vector<uint32_t> bt(size_t(N) * K);
+  // Scratch reused across MMAs (gathers overwrite every element they use).
+  thread_local std::vector<uint32_t> bu, bt, au, a, c, d;
+  bu.resize(size_t(N) * U);
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t k = 0; k < K; ++k)
-      bt[size_t(n) * K + k] =
-          read_le(ctas[n / nper].smem, element_address(bd, id.b_major ? Major::MN : Major::K, b, n % nper, k), b);
+  const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
+  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, U, v * nper, packed_bits(kind, fb), bu);
+  unpack(kind, bu, N, bt);
   if (kind != Kind::I8)
-    for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (id.negate_b ? sign_bit(fb) : 0);
+    for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
 
   for (unsigned v = 0; v < groups; ++v) {
     const MmaCta& cta = ctas[v];
     tmem::Tmem& t = *cta.tmem;
     // A (this CTA's rows, M/groups x K).
-    std::vector<uint32_t> a(size_t(mrows) * K);
+    au.resize(size_t(mrows) * U);
     if (op.a_in_tmem) {
       const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
       for (uint32_t m = 0; m < mrows; ++m)
-        for (uint32_t k = 0; k < K; ++k) {
+        for (uint32_t k = 0; k < U; ++k) {
           const tmem::TmemAddr o = d_offset(M, groups, N, m, 0);
           const uint32_t byte = k * b;
           const uint32_t cell = t.read(abase.lane + o.lane, abase.column + byte / 4);
-          a[size_t(m) * K + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
+          au[size_t(m) * U + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
         }
     } else {
       const SmemDescriptor ad = SmemDescriptor::decode(op.a_desc);
-      for (uint32_t m = 0; m < mrows; ++m)
-        for (uint32_t k = 0; k < K; ++k)
-          a[size_t(m) * K + k] = read_le(cta.smem, element_address(ad, id.a_major ? Major::MN : Major::K, b, m, k), b);
+      gather(cta.smem, ad, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
     }
+    unpack(kind, au, mrows, a);
     // The accumulator input: D (scaled by 2^-scale_input_d) or zero.
-    std::vector<uint32_t> c(size_t(mrows) * N, 0), d(size_t(mrows) * N, 0);
+    d.resize(size_t(mrows) * N);
+    if (!op.enable_input_d) c.assign(size_t(mrows) * N, 0);
+    else c.resize(size_t(mrows) * N);
     if (op.enable_input_d)
       for (uint32_t m = 0; m < mrows; ++m)
         for (uint32_t n = 0; n < N; ++n) {
@@ -239,8 +362,31 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
       std::vector<uint8_t> a8(a.begin(), a.end()), b8(bt.begin(), bt.end());
       tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(mrows), int(N), int(K),
                        a8.data(), b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(d.data()));
+    } else if (scaled) {
+      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
+      // Each output element reads the scale factors from the 32-lane partition of its D lane.
+      const tc::ScaleFmt sf = ids.ue8m0() ? tc::ScaleFmt::UE8M0 : tc::ScaleFmt::UE4M3;
+      const tc::BlockScaledModel& model = *tc::find_block_scaled_model(
+          tc::Arch::SM100, tc::Unit::Tcgen05, std::string_view(kind_name(kind)).substr(6), fa, fb, sf);
+      const uint32_t nsf = op.ctx.scale_vec, vec = K / nsf;
+      const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
+      auto scale_byte = [&](tmem::TmemAddr base, const ScaleCell& s) {
+        return uint8_t(t.read(base.lane + s.cell.lane, base.column + s.cell.column) >> (8 * s.byte));
+      };
+      const bool lb = layout_b(op, g);
+      for (uint32_t m = 0; m < mrows; ++m)
+        for (uint32_t n = 0; n < N; ++n) {
+          const uint32_t lane = d_offset(M, groups, N, m, n).lane;
+          uint8_t xa[4], xb[4];
+          for (uint32_t j = 0; j < nsf; ++j) {
+            xa[j] = scale_byte(sa, sfa_cell(lane, m, ids.a_sf_id, j));
+            xb[j] = scale_byte(sb, sfb_cell(lane, n, N, lb, ids.b_sf_id, j));
+          }
+          d[size_t(m) * N + n] = tc::block_scaled_dot(model, fa, a.data() + size_t(m) * K, fb, bt.data() + size_t(n) * K,
+                                                      int(K), sf, xa, xb, int(vec), c[size_t(m) * N + n]);
+        }
     } else {
-      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (id.negate_a ? sign_bit(fa) : 0);
+      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
       const tc::DotModel* model =
           tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
       tc::mma_tile(*model, fa, fb, int(mrows), int(N), int(K), a.data(), bt.data(), c.data(), d.data());

@@ -17,7 +17,8 @@
 //   K-major,  swizzled    start + (mn%8)*SW + (mn/8)*SBO + k*b
 //   MN-major, no swizzle  start + (mn*b)%16 + ((mn*b)/16)*SBO + (k%8)*16 + (k/8)*LBO
 //   MN-major, swizzled    start + (mn*b)%SW + ((mn*b)/SW)*LBO + (k%8)*SW + (k/8)*SBO
-// kind::f8f6f4 keeps each 4/6-bit element in its own byte (value in the low bits).
+// kind::f8f6f4 / mxf8f6f4 pack 4/6-bit elements into the first 8/12 bytes of each 16-byte chunk (the
+// address above is then the element's slot in its chunk); mxf4 / mxf4nvf4 pack two E2M1 per byte.
 //
 // D in TMEM (PTX 9.7.16.10.5; ptx-facts.md §5.6), one 32-bit column per N element (16-bit D in
 // the low half), m the row within the CTA's part of D:
@@ -43,6 +44,26 @@ enum class Major : uint8_t { K, MN };
 // Byte address (shared::cta) of element (mn, k) of an operand described by `d`.
 uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t elem_bytes, uint32_t mn, uint32_t k);
 
+// Calls f(address, mn, k, bytes) for every 16-byte chunk of an operand of `rows` x `units` storage
+// units of `b` bytes: a chunk holds units (mn, k .. k + 16/b - 1) when K-major, (mn .. mn + 16/b - 1, k)
+// when MN-major, contiguous in shared memory (the canonical layouts and the swizzles move whole
+// 16-byte chunks). When the MN extent is not a whole number of chunks (MN-major, rows * b % 16 != 0)
+// it calls once per unit with bytes = b.
+template <class F>
+void for_each_chunk(const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t units, F&& f) {
+  const uint32_t per = 16 / b;
+  if (major == Major::K && units % per == 0) {
+    for (uint32_t mn = 0; mn < rows; ++mn)
+      for (uint32_t k = 0; k < units; k += per) f(element_address(d, major, b, mn, k), mn, k, 16u);
+  } else if (major == Major::MN && rows % per == 0) {
+    for (uint32_t k = 0; k < units; ++k)
+      for (uint32_t mn = 0; mn < rows; mn += per) f(element_address(d, major, b, mn, k), mn, k, 16u);
+  } else {
+    for (uint32_t mn = 0; mn < rows; ++mn)
+      for (uint32_t k = 0; k < units; ++k) f(element_address(d, major, b, mn, k), mn, k, b);
+  }
+}
+
 // Offset of D(m, n) (m: row within this CTA's part) from the TMEM address operand.
 tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n);
 
@@ -57,7 +78,34 @@ struct MmaOp {
   bool enable_input_d = true;
   uint32_t scale_input_d = 0;        // D = A*B + D * 2^-scale (kind::f16 / tf32)
   uint32_t disable_lane[8] = {};     // bit l (of the 128-bit vector) = 1: D lane l not written
+  uint32_t sfa_tmem = 0, sfb_tmem = 0;  // block-scaled kinds: the scale_A / scale_B matrices in TMEM
 };
+
+// The fields of either instruction descriptor (dense or block-scaled) the datapath needs.
+struct MmaGeometry {
+  uint32_t M = 0, N = 0;
+  bool a_mn_major = false, b_mn_major = false, negate_a = false, negate_b = false;
+};
+MmaGeometry geometry(const MmaOp& op);
+// One MMA's K in storage units per row of A / column of B (256 bits of K), and the unit's bytes:
+// kind::mxf4 / mxf4nvf4 store two E2M1 elements per byte unit (low nibble first).
+uint32_t k_units(Kind k);
+uint32_t unit_bytes(Kind k);
+
+// Block-scaled kinds: where scale factor j of row m of A (of this CTA's rows) / column n of B sits,
+// for the output element whose D lane is d_lane (its 32-lane partition reads its own copy).
+// CUTLASS cute/atom/mma_traits_sm100.hpp tmem_sf_frg (ScaleFactorDuplicated4by1 / 2by2) and the
+// PTX figures 231-242: lane 32*(d_lane/32) + mn%32, column mn/32, byte sf_id + j of the word; with
+// .cta_group::2 and M = 128 (layout B) B's columns n >= N/2 use the upper two partitions and
+// count from N/2.
+struct ScaleCell {
+  tmem::TmemAddr cell;
+  uint32_t byte;
+};
+ScaleCell sfa_cell(uint32_t d_lane, uint32_t m, uint32_t sf_id, uint32_t j);
+ScaleCell sfb_cell(uint32_t d_lane, uint32_t n, uint32_t N, bool layout_b, uint32_t sf_id, uint32_t j);
+// A scale-factor TMEM address operand without its bits 31:30 (see mma.cpp).
+tmem::TmemAddr scale_addr(uint32_t a);
 
 // A rectangle of TMEM cells the MMA reads or writes.
 struct TmemRect {
@@ -69,6 +117,8 @@ struct TmemRect {
 };
 TmemRect d_rect(const MmaOp& op);
 TmemRect a_rect(const MmaOp& op);  // a_in_tmem only
+TmemRect sfa_rect(const MmaOp& op);  // block-scaled kinds: the TMEM words holding scale_A / scale_B
+TmemRect sfb_rect(const MmaOp& op);
 
 // One CTA's side of the MMA: its Tensor Memory, shared memory and allocation state.
 struct MmaCta {

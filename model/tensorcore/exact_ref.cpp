@@ -221,7 +221,101 @@ uint32_t chain(const DotModel& m, const std::vector<std::vector<int>>& groups, c
   return m.c_last ? add_rn(m.acc, c, acc) : acc;
 }
 
+// A scale factor's value and alignment exponent, from its bits (UE8M0: 2^(x - 127), 0xFF NaN;
+// UE4M3: an e4m3 without its sign bit, 0x7F NaN, emin -6).
+struct Scale {
+  bool nan = false;
+  Real mag = 0;
+  int e = 0;
+};
+Scale make_scale(ScaleFmt f, uint8_t bits) {
+  Scale s;
+  if (f == ScaleFmt::UE8M0) {
+    s.nan = bits == 0xFF;
+    s.mag = ldexp(Real(1), int(bits) - 127);
+    s.e = int(bits) - 127;
+    return s;
+  }
+  const Layout ue4m3{4, 3, 7, Layout::NanOnly};
+  const Num v = decode_bits(ue4m3, bits & 0x7Fu);
+  s.nan = v.kind == Num::NaN;
+  s.mag = v.mag;
+  if (!s.nan && v.mag != 0) s.e = align_exp(v.mag, ue4m3);
+  return s;
+}
+
 }  // namespace
+
+uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, int K,
+                          ScaleFmt sf, const uint8_t* sa, const uint8_t* sb, int vec, uint32_t c) {
+  const FdpaParams& p = m.fdpa;
+  const Layout Lc = layout(AccFmt::F32);
+  const Num C = decode_bits(Lc, c);
+  std::vector<Elem> A, B;
+  for (int k = 0; k < K; ++k) {
+    A.push_back(make_elem(fa, kSame, a[k]));
+    B.push_back(make_elem(fb, kSame, b[k]));
+  }
+  std::vector<Scale> SA, SB;
+  for (int j = 0; j < K / vec; ++j) {
+    SA.push_back(make_scale(sf, sa[j]));
+    SB.push_back(make_scale(sf, sb[j]));
+  }
+  // Special values, as in fdpa_core, with the scale factors as two more factors of each product.
+  bool any_nan = C.kind == Num::NaN, pos_inf = C.kind == Num::Inf && !C.neg, neg_inf = C.kind == Num::Inf && C.neg;
+  for (int j = 0; j < K / vec; ++j) any_nan |= SA[size_t(j)].nan || SB[size_t(j)].nan;
+  for (int k = 0; k < K; ++k) {
+    const Num &x = A[size_t(k)].v, &y = B[size_t(k)].v;
+    const Scale &s = SA[size_t(k / vec)], &t = SB[size_t(k / vec)];
+    if (x.kind == Num::NaN || y.kind == Num::NaN) {
+      any_nan = true;
+    } else if (x.kind == Num::Inf || y.kind == Num::Inf) {
+      const bool zero = (x.kind == Num::Finite && x.mag == 0) || (y.kind == Num::Finite && y.mag == 0) || s.mag == 0 ||
+                        t.mag == 0;
+      if (zero) any_nan = true;
+      else if (x.neg != y.neg) neg_inf = true;
+      else pos_inf = true;
+    }
+  }
+  if (any_nan || (pos_inf && neg_inf)) return nan_of(Lc);
+  if (pos_inf || neg_inf) return encode(Lc, neg_inf, ldexp(Real(1), 1000));
+
+  // The terms as exact signed reals with their alignment exponents.
+  std::vector<std::pair<Real, int>> terms;
+  if (m.shape == TermShape::ScaledProducts) {
+    for (int k = 0; k < K; ++k) {
+      const Elem &x = A[size_t(k)], &y = B[size_t(k)];
+      const Scale &s = SA[size_t(k / vec)], &t = SB[size_t(k / vec)];
+      if (x.v.mag == 0 || y.v.mag == 0 || s.mag == 0 || t.mag == 0) {
+        terms.emplace_back(Real(0), p.e_zero);
+        continue;
+      }
+      const Real v = x.v.mag * y.v.mag * s.mag * t.mag;
+      terms.emplace_back(x.v.neg != y.v.neg ? Real(-v) : v, x.e + y.e + s.e + t.e);
+    }
+  } else {
+    for (int k0 = 0; k0 < K; k0 += m.group) {
+      const Scale &s = SA[size_t(k0 / vec)], &t = SB[size_t(k0 / vec)];
+      Real g = 0;
+      bool all_zero = true;
+      for (int k = k0; k < k0 + m.group; ++k) {
+        const Num &x = A[size_t(k)].v, &y = B[size_t(k)].v;
+        if (x.mag == 0 || y.mag == 0) continue;
+        all_zero = false;
+        g += (x.neg != y.neg) ? Real(-(x.mag * y.mag)) : Real(x.mag * y.mag);
+      }
+      if (all_zero || s.mag == 0 || t.mag == 0) terms.emplace_back(Real(0), p.e_zero);
+      else terms.emplace_back(g * s.mag * t.mag, s.e + t.e);
+    }
+  }
+  int E = C.mag == 0 ? p.e_zero : align_exp(C.mag, Lc);
+  for (const auto& t : terms) E = std::max(E, t.second);
+  Real units = 0;
+  for (const auto& t : terms) units += trunc(ldexp(t.first, p.F - E));  // trunc rounds toward zero
+  const Real cu = trunc(ldexp(C.mag, p.F - E));
+  units += C.neg ? Real(-cu) : cu;
+  return convert_sum(ldexp(units, E - p.F), p.out);
+}
 
 uint32_t add_rn(AccFmt f, uint32_t x, uint32_t y) {
   const Layout L = layout(f);

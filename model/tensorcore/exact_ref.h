@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 
+#include "model/tensorcore/block_scaled.h"
 #include "model/tensorcore/tensorcore.h"
 
 namespace ptxsim::model::tc::ref {
@@ -18,6 +19,10 @@ uint32_t dot(const DotModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const
 // operand once: the fast way to run many reference dot products.
 void gemm(const DotModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, const uint32_t* c,
           uint32_t* d, int M, int N, int K);
+
+// The block-scaled dot product of block_scaled.h: K elements, K / vec scale factors per side.
+uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, int K,
+                          ScaleFmt sf, const uint8_t* sa, const uint8_t* sb, int vec, uint32_t c);
 
 // IEEE round-to-nearest-even addition x + y in the accumulator format (canonical NaN), as FADD /
 // HADD2 compute it; an independent check of model/numerics.

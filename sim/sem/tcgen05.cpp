@@ -274,7 +274,8 @@ void forget_settled(Tcgen05Cta& st) {
 }
 
 // in.a: Kind; in.b: flags below; in.d: cta_group; in.imm: scale-input-d.
-constexpr uint8_t kATmem = 1, kDisableMask = 2;
+// in.c: block-scaled kinds: scale factors per row of A (1, 2 or 4).
+constexpr uint8_t kATmem = 1, kDisableMask = 2, kBlockScaled = 4;
 
 void issue_mma(ExecCtx& c, const Instr& in, int l) {
   Tcgen05Cta& st = state(c);
@@ -289,6 +290,11 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   op.b_desc = c.col(in.op[2])[l];
   op.idesc = uint32_t(c.col(in.op[3])[l]);
   size_t next = 4;
+  if (in.b & kBlockScaled) {
+    op.ctx.scale_vec = in.c;
+    op.sfa_tmem = uint32_t(sem::addr_of(c, in.op[next++], l));
+    op.sfb_tmem = uint32_t(sem::addr_of(c, in.op[next++], l));
+  }
   if (in.b & kDisableMask) {
     const Operand& v = in.op[next++];
     for (uint32_t i = 0; i < v.count && i < 8; ++i) op.disable_lane[i] = uint32_t(c.col(sem::vec_elem(c, v, i))[l]);
@@ -317,25 +323,24 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
 
   // Shared memory the MMA reads (through the async proxy) written by generic stores since the last
   // fence.proxy.async.
-  const t5::InstrDescriptor id = t5::InstrDescriptor::decode(op.idesc);
+  const t5::MmaGeometry geo = t5::geometry(op);
   auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows) {
     const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(desc);
-    const uint32_t b = op.ctx.kind == t5::Kind::F16 ? 2 : op.ctx.kind == t5::Kind::TF32 ? 4 : 1;
-    for (uint32_t mn = 0; mn < rows; ++mn)
-      for (uint32_t k = 0; k < t5::dense_k(op.ctx.kind); ++k) {
-        const uint32_t addr = t5::element_address(sd, mn_major ? t5::Major::MN : t5::Major::K, b, mn, k);
-        if (addr / 16 < from.generic_dirty.size() && from.generic_dirty[addr / 16]) {
-          c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
-                             (in.d == 2 ? " of CTA rank " + std::to_string(from.rank) : std::string()) +
-                             ", written by generic-proxy stores with no fence.proxy.async since (the MMA reads "
-                             "through the async proxy and may see stale data)");
-          return;
-        }
+    bool warned = false;
+    t5::for_each_chunk(sd, mn_major ? t5::Major::MN : t5::Major::K, t5::unit_bytes(op.ctx.kind), rows,
+                       t5::k_units(op.ctx.kind), [&](uint32_t addr, uint32_t, uint32_t, uint32_t) {
+      if (!warned && addr / 16 < from.generic_dirty.size() && from.generic_dirty[addr / 16]) {
+        c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
+                           (in.d == 2 ? " of CTA rank " + std::to_string(from.rank) : std::string()) +
+                           ", written by generic-proxy stores with no fence.proxy.async since (the MMA reads "
+                           "through the async proxy and may see stale data)");
+        warned = true;
       }
+    });
   };
   for (Cta* p : pair) {
-    if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, id.a_major, id.m() / in.d);
-    check_operand(*p, "B", op.b_desc, id.b_major, id.n() / in.d);
+    if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d);
+    check_operand(*p, "B", op.b_desc, geo.b_mn_major, geo.N / in.d);
   }
 
   Tcgen05Cta::MmaRecord rec;
@@ -597,6 +602,36 @@ void bind_tcgen05_fence(Binder& b) {
   b.in.fn = exec_nothing;
 }
 
+namespace {
+
+// Table 56 / 57: the scale-vector qualifier (or its default) for a block-scaled kind; .blockN
+// aliases .scale_vec::(K/N)X for the dense K ptxsim simulates (K = 96 is sm_103a-only).
+unsigned scale_vec_size(Binder& b, t5::Kind kind) {
+  static const std::pair<const char*, unsigned> quals[] = {
+      {".scale_vec::1X", 1}, {".scale_vec::2X", 2}, {".scale_vec::4X", 4}, {".block16", 16}, {".block32", 32}};
+  const char* name = nullptr;
+  unsigned v = 0;
+  for (auto& [q, x] : quals)
+    if (b.has(q)) {
+      if (name) b.error("Multiple .scale_vectorsize modifiers specified for instruction 'tcgen05.mma'");
+      name = q;
+      v = x;
+    }
+  const unsigned K = t5::dense_k(kind);
+  if (!name) {
+    if (kind == t5::Kind::MXF4NVF4)
+      b.error("Modifier '.kind::mxf4nvf4' requires modifier '.scale_vectorsize' for instruction 'tcgen05.mma'");
+    return kind == t5::Kind::MXF8F6F4 ? 1 : 2;  // the default is .block32
+  }
+  const unsigned n = v >= 16 ? K / v : v;
+  const bool ok = kind == t5::Kind::MXF8F6F4 ? n == 1 : kind == t5::Kind::MXF4 ? n == 2 : (n == 2 || n == 4);
+  if (!ok)
+    b.error(std::string("Modifier '.") + t5::kind_name(kind) + "' cannot be combined with modifier '" + name + "'");
+  return n;
+}
+
+}  // namespace
+
 void bind_tcgen05_mma(Binder& b) {
   const std::string_view op = b.form.opcode;
   if (op != "tcgen05.mma") b.unimplemented(std::string(op.substr(8)) + " (sparse / weight-stationary MMAs)");
@@ -616,17 +651,25 @@ void bind_tcgen05_mma(Binder& b) {
   const bool block_scale = b.has(".block_scale");
   if (t5::is_block_scaled(kind) != block_scale)
     b.error(block_scale ? "Block scale is not supported for f16, tf32, f8f6f4, and i8 types"
-                        : std::string("'.block_scale' required with .") + (t5::kind_name(kind)));
+                        : std::string(".block_scale modifier required for instruction 'tcgen05.mma'"));
+  if (!block_scale)
+    for (const char* q : {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"})
+      if (b.has(q)) b.error(std::string("Modifier '") + q + "' requires modifier '.block_scale' for instruction 'tcgen05.mma'");
   // Operands: [d], a-desc | [a-tmem], b-desc, idesc, {disable-output-lane,} enable-input-d {, scale-input-d}
   const size_t n = b.op_count();
   expect(b, n >= 5 && b.op_kind(0) == Operand::Kind::Addr, "expected [d-tmem], a-desc|[a-tmem], b-desc, idesc, ...");
   const bool a_tmem = b.op_kind(1) == Operand::Kind::Addr;
   expect(b, a_tmem || is_reg_or_imm(b.in.op[1]), "a-desc is a 64-bit register or [a-tmem]");
   expect(b, is_reg_or_imm(b.in.op[2]) && is_reg_or_imm(b.in.op[3]), "b-desc and idesc are registers or immediates");
-  if (t5::is_block_scaled(kind)) b.unimplemented(std::string(t5::kind_name(kind)) + " (block-scaled MMA)");
   size_t next = 4;
   uint8_t flags = a_tmem ? kATmem : 0;
-  if (b.op_kind(next) == Operand::Kind::Vec) {
+  if (t5::is_block_scaled(kind)) {
+    b.in.c = uint8_t(scale_vec_size(b, kind));
+    expect(b, n == 7 && b.op_kind(4) == Operand::Kind::Addr && b.op_kind(5) == Operand::Kind::Addr,
+           "expected [d-tmem], a-desc|[a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d");
+    flags |= kBlockScaled;
+    next = 6;
+  } else if (b.op_kind(next) == Operand::Kind::Vec) {
     const uint32_t want = g == 1 ? 4 : 8;
     if (b.in.op[next].count != want)
       b.error("Argument " + std::to_string(next + 1) + " of instruction 'tcgen05.mma': disable-output-lane has " +
@@ -637,7 +680,7 @@ void bind_tcgen05_mma(Binder& b) {
   expect(b, next < n && (b.op_kind(next) == Operand::Kind::Reg || b.op_kind(next) == Operand::Kind::Imm),
          "enable-input-d is a predicate");
   ++next;
-  if (next < n) {
+  if (next < n && !t5::is_block_scaled(kind)) {
     const int64_t s = b.imm(next);
     if (!(kind == t5::Kind::F16 || kind == t5::Kind::TF32))
       b.error("Scale input accumulator can only be used with f16 and tf32 types");

@@ -10,6 +10,7 @@
 #include <functional>
 #include <random>
 
+#include "model/tcgen05/descriptors.h"
 #include "tests/unit/tma_test_util.h"
 
 using namespace tma_test;
@@ -180,7 +181,7 @@ TEST(Tcgen05Alloc, TargetsAndQualifiersAreCheckedAtLoad) {
   EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_103a"), "t.ptx"), ptxsim::PtxError);
   for (const char* unimpl : {"  tcgen05.shift.cta_group::1.down [%r3];\n",
                              "  tcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd2, %r6, %p1;\n",
-                             "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r3], %rd1, %rd2, %r6, [%r4], [%r5], %p1;\n"}) {
+                             "  tcgen05.mma.cta_group::1.kind::f16.ashift [%r3], [%r4], %rd2, %r6, %p1;\n"}) {
     try {
       ptxsim::load_program(module(unimpl), "t.ptx");
       ADD_FAILURE() << unimpl;
@@ -611,7 +612,16 @@ void run_gemm(const GemmCase& g, uint64_t seed) {
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t k = 0; k < ktot; ++k) put(ia, oa.offset(m, k), encode(g.a, A[m * ktot + k]), oa.bytes);
   for (uint32_t n = 0; n < g.N; ++n)
-    for (uint32_t k = 0; k < ktot; ++k) put(ib, ob.offset(n, k), encode(g.b, B[k * g.N + n]), ob.bytes);
+    for (uint32_t k = 0; k < ktot; ++k) {
+      if (g.b == Elem::E2M1) {
+        // 4-bit elements sit packed in the first 8 bytes of their 16-byte chunk: slot s of the chunk
+        // (the byte position a one-byte element would have) is nibble s (PTX figure 202).
+        const uint32_t off = ob.offset(n, k), slot = off % 16;
+        ib[(off & ~15u) + slot / 2] |= uint8_t(encode(g.b, B[k * g.N + n]) << (4 * (slot % 2)));
+        continue;
+      }
+      put(ib, ob.offset(n, k), encode(g.b, B[k * g.N + n]), ob.bytes);
+    }
   // A in TMEM: lane of row m as for D, K packed little-endian into 8 columns.
   std::vector<uint32_t> at(128 * 8, 0);
   auto lane_of = [&](uint32_t m) { return g.M == 64 ? (m % 16) + 32 * (m / 16) : m; };
@@ -709,6 +719,217 @@ TEST(Tcgen05Mma, EveryKindMAndLayoutAgainstAnExactReference) {
   };
   uint64_t s = seed;
   for (const GemmCase& g : cases) run_gemm(g, s++);
+}
+
+// ---- block-scaled MMA ---------------------------------------------------------------------------------
+
+namespace {
+
+// Warp w stores lanes 32w..32w+31 of the 12 scale-factor columns 256..267 (from gsf: lane-major,
+// 12 words a lane): scale_A in columns 256..259, scale_B in 260..267.
+const char* kScaleStore = R"(
+  ld.param.u64 %rd7, [gsf];
+  mul.wide.u32 %rd8, %r0, 48;
+  add.u64 %rd7, %rd7, %rd8;
+  ld.global.v4.u32 {%r50, %r51, %r52, %r53}, [%rd7];
+  ld.global.v4.u32 {%r54, %r55, %r56, %r57}, [%rd7+16];
+  ld.global.v4.u32 {%r60, %r61, %r62, %r63}, [%rd7+32];
+  add.u32 %r58, %r28, 256;
+  tcgen05.st.sync.aligned.32x32b.x4.b32 [%r58], {%r50, %r51, %r52, %r53};
+  add.u32 %r58, %r28, 260;
+  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r58], {%r54, %r55, %r56, %r57, %r60, %r61, %r62, %r63};
+)";
+
+struct ScaledCase {
+  std::string kind;  // e.g. "kind::mxf4nvf4.block_scale.scale_vec::4X"
+  bool fp4_pairs;    // mxf4 / mxf4nvf4: two E2M1 per byte
+  uint32_t a_code, b_code;  // element codes (f8f6f4 numbering: E4M3 0, E2M1 5; mxf4*: E2M1 1)
+  uint32_t nsf;             // scale factors per row / column
+  bool ue4m3;
+  uint32_t a_id, b_id;      // scale-factor IDs
+  uint32_t N;
+  Layout la, lb;
+};
+
+// Values {0, +-0.5, +-1, +-1.5, +-2} (as 2v) in E4M3 or E2M1 bits.
+uint32_t encode_half(uint32_t code, bool fp4_pairs, int v2) {
+  const uint32_t a = uint32_t(std::abs(v2)), neg = v2 < 0;
+  if (fp4_pairs || code == 5) {
+    static const uint8_t t[] = {0x0, 0x1, 0x2, 0x3, 0x4};
+    return t[a] | neg << 3;
+  }
+  static const uint8_t t[] = {0x00, 0x30, 0x38, 0x3C, 0x40};
+  return t[a] | neg << 7;
+}
+
+void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
+  SCOPED_TRACE(g.kind + " N=" + std::to_string(g.N) + " A " + layout_name(g.la) + " B " + layout_name(g.lb) + " seed " +
+               std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const uint32_t M = 128, steps = 2, kel = g.fp4_pairs ? 64 : 32, ktot = kel * steps, vec = kel / g.nsf;
+  std::vector<int> A(size_t(M) * ktot), B(size_t(ktot) * g.N);  // 2 * value
+  for (int& x : A) x = int(rng() % 9) - 4;
+  for (int& x : B) x = int(rng() % 9) - 4;
+  // Scales: exponent in [-2, 2] (and 1.5x for UE4M3, with a random ignored sign bit), per step.
+  std::vector<int> SAe(size_t(M) * g.nsf * steps), SBe(size_t(g.N) * g.nsf * steps);
+  std::vector<int> SAh(SAe.size()), SBh(SBe.size());
+  for (size_t i = 0; i < SAe.size(); ++i) SAe[i] = int(rng() % 5) - 2, SAh[i] = g.ue4m3 && rng() % 2;
+  for (size_t i = 0; i < SBe.size(); ++i) SBe[i] = int(rng() % 5) - 2, SBh[i] = g.ue4m3 && rng() % 2;
+  auto scale_bits = [&](int e, int h) -> uint32_t {
+    if (!g.ue4m3) return uint32_t(127 + e);
+    return uint32_t((e + 7) << 3 | (h ? 4 : 0) | (rng() % 2 ? 0x80 : 0));
+  };
+  // Shared-memory images in storage units (bytes): an E2M1 pair per byte for mxf4*.
+  const uint32_t ku = 32 * steps;
+  Operand oa{M, ku, 1, g.la}, ob{g.N, ku, 1, g.lb};
+  std::vector<uint8_t> ia(16384, 0), ib(16384, 0);
+  auto unit = [&](const std::vector<int>& X, size_t at, size_t stride, uint32_t code) {
+    if (!g.fp4_pairs) return encode_half(code, false, X[at]);
+    return encode_half(code, true, X[at]) | encode_half(code, true, X[at + stride]) << 4;
+  };
+  const uint32_t per = g.fp4_pairs ? 2 : 1;
+  // A 4-bit element of kind::mxf8f6f4 is packed: the slot s a byte element would have in its
+  // 16-byte chunk is nibble s of the chunk (PTX figure 202).
+  auto place = [&](std::vector<uint8_t>& img, uint32_t off, uint32_t bits, uint32_t code) {
+    if (!g.fp4_pairs && code == 5) img[(off & ~15u) + (off % 16) / 2] |= uint8_t(bits << (4 * (off % 2)));
+    else img[off] = uint8_t(bits);
+  };
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t u = 0; u < ku; ++u) {
+      ASSERT_LT(oa.offset(m, u), ia.size());
+      place(ia, oa.offset(m, u), unit(A, size_t(m) * ktot + u * per, 1, g.a_code), g.a_code);
+    }
+  for (uint32_t n = 0; n < g.N; ++n)
+    for (uint32_t u = 0; u < ku; ++u) {
+      ASSERT_LT(ob.offset(n, u), ib.size());
+      place(ib, ob.offset(n, u), unit(B, size_t(u * per) * g.N + n, g.N, g.b_code), g.b_code);
+    }
+  // Scale factors in TMEM (both steps use the same cells, so the reference uses step 0's scales
+  // for both): row m of A at lane m%32 of every partition, column m/32, byte a_id + j; column n of B
+  // likewise in columns 4 + n/32.
+  std::vector<uint32_t> sf(128 * 12, 0);
+  for (uint32_t r = 0; r < 4; ++r)
+    for (uint32_t i = 0; i < 32; ++i) {
+      const uint32_t lane = 32 * r + i;
+      for (uint32_t m = i; m < M; m += 32)
+        for (uint32_t j = 0; j < g.nsf; ++j)
+          sf[lane * 12 + m / 32] |= scale_bits(SAe[m * g.nsf + j], SAh[m * g.nsf + j]) << (8 * (g.a_id + j));
+      for (uint32_t n = i; n < g.N; n += 32)
+        for (uint32_t j = 0; j < g.nsf; ++j)
+          sf[lane * 12 + 4 + n / 32] |= scale_bits(SBe[n * g.nsf + j], SBh[n * g.nsf + j]) << (8 * (g.b_id + j));
+    }
+  const uint32_t idesc = g.b_id << 4 | g.a_code << 7 | g.b_code << 10 | uint32_t(oa.mn_major()) << 15 |
+                         uint32_t(ob.mn_major()) << 16 | (g.N >> 3) << 17 | uint32_t(!g.ue4m3) << 23 | (M >> 7) << 27 |
+                         g.a_id << 29;
+
+  std::string body = replace_all(kGemm, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "512"));
+  body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "512"));
+  body = replace_all(body, "ATMEM_STORE", kScaleStore);
+  body = replace_all(body, "FENCE", "fence.proxy.async.shared::cta;");
+  body = replace_all(body, "KIND", g.kind);
+  body = replace_all(body, "A0, %rd12, %r33,", "%rd10, %rd12, %r33, [%r38], [%r39],");
+  body = replace_all(body, "A1, %rd13, %r33,", "%rd11, %rd13, %r33, [%r38], [%r39],");
+  // As CUTLASS does, the scale addresses carry the SF ID in bits 31:30 (ignored by the MMA).
+  body = replace_all(body, "  add.u32 %r37, %r10, 256;",
+                     "  add.u32 %r38, %r10, " + std::to_string(256u | g.a_id << 30) + ";\n  add.u32 %r39, %r10, " +
+                         std::to_string(260u | g.b_id << 30) + ";");
+  body = replace_all(body, "NCOLS", std::to_string(g.N));
+  const std::string ptx = replace_all(
+      module(body, ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 gsf, .param .u64 ad0, "
+                   ".param .u64 ad1, .param .u64 bd0, .param .u64 bd1, .param .u32 idesc, .param .u32 steps"),
+      ".version 8.7", ".version 8.8");  // .block16 / .block32
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t ga = mem.allocate(16384, 256, "A"), gb = mem.allocate(16384, 256, "B"), gsf = mem.allocate(6144, 256, "SF");
+  mem.write(ga, ia.data(), ia.size());
+  mem.write(gb, ib.data(), ib.size());
+  mem.write(gsf, sf.data(), sf.size() * 4);
+  const uint64_t gd = alloc(mem, size_t(128) * g.N * 4, "D");
+  Params p;
+  p.add(ga).add(gb).add(gd).add(gsf).add(oa.desc(0, 32)).add(oa.desc(1, 32)).add(ob.desc(0, 32)).add(ob.desc(1, 32))
+      .add(idesc).add(steps);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1}, {1, 1, 1}, seed);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+  std::vector<uint32_t> d(size_t(128) * g.N);
+  mem.read(gd, d.data(), d.size() * 4);
+  // Reference: every product exact and every sum exact (values are small dyadic numbers), so D is
+  // the real sum of (a * sA) * (b * sB) over both steps.
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t n = 0; n < g.N; ++n) {
+      double sum = 0;
+      for (uint32_t k = 0; k < ktot; ++k) {
+        const uint32_t j = (k % kel) / vec;
+        const double sa = std::ldexp(SAh[m * g.nsf + j] ? 1.5 : 1.0, SAe[m * g.nsf + j]);
+        const double sb = std::ldexp(SBh[n * g.nsf + j] ? 1.5 : 1.0, SBe[n * g.nsf + j]);
+        sum += (A[m * ktot + k] * 0.5 * sa) * (B[k * g.N + n] * 0.5 * sb);
+      }
+      ASSERT_EQ(std::bit_cast<float>(d[size_t(m) * g.N + n]), float(sum)) << "D(" << m << ", " << n << ")";
+    }
+}
+
+}  // namespace
+
+TEST(Tcgen05Mma, BlockScaledKindsAgainstAnExactReference) {
+  const uint64_t seed = test_seed();
+  const ScaledCase cases[] = {
+      {"kind::mxf8f6f4.block_scale", false, 0, 5, 1, false, 1, 3, 64, Layout::K128B, Layout::MNNone},
+      {"kind::mxf8f6f4.block_scale.scale_vec::1X", false, 5, 0, 1, false, 2, 0, 40, Layout::MN128B, Layout::K128B},
+      {"kind::mxf4.block_scale", true, 1, 1, 2, false, 2, 0, 32, Layout::K128B, Layout::KNone},
+      {"kind::mxf4nvf4.block_scale.block16", true, 1, 1, 4, true, 0, 0, 256, Layout::K128B, Layout::KNone},
+      {"kind::mxf4nvf4.block_scale.scale_vec::2X", true, 1, 1, 2, false, 0, 2, 8, Layout::K128B, Layout::K128B},
+      {"kind::mxf4nvf4.block_scale.block32", true, 1, 1, 2, false, 2, 2, 24, Layout::KNone, Layout::KNone},
+  };
+  uint64_t s = seed;
+  for (const ScaledCase& g : cases) run_scaled_gemm(g, s++);
+}
+
+TEST(Tcgen05Mma, BlockScaleQualifiersAndDescriptorsAreChecked) {
+  auto load_error = [](const std::string& inst, const char* target = "sm_100a") {
+    try {
+      ptxsim::load_program(replace_all(module("  " + inst + "\n", "", target), ".version 8.7", ".version 8.8"), "t.ptx");
+    } catch (const ptxsim::PtxError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string ops = " [%r3], %rd1, %rd2, %r6, [%r4], [%r5], %p1;";
+  EXPECT_EQ(load_error("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X" + ops), "");
+  EXPECT_EQ(load_error("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32" + ops, "sm_100f"), "");
+  EXPECT_NE(load_error("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale" + ops)
+                .find("Modifier '.kind::mxf4nvf4' requires modifier '.scale_vectorsize'"),
+            std::string::npos);
+  EXPECT_NE(load_error("tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::4X" + ops)
+                .find("Modifier '.kind::mxf4' cannot be combined with modifier '.scale_vec::4X'"),
+            std::string::npos);
+  EXPECT_NE(load_error("tcgen05.mma.cta_group::1.kind::mxf8f6f4" + ops).find(".block_scale modifier required"),
+            std::string::npos);
+  EXPECT_NE(load_error("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X" + ops, "sm_100f"), "");
+  // Descriptor rules, at issue: UE4M3 with 2X, an odd scale-factor ID with 2X.
+  using ptxsim::model::tcgen05::InstrDescriptorBlockScaled;
+  using ptxsim::model::tcgen05::MmaContext;
+  using ptxsim::model::tcgen05::Kind;
+  InstrDescriptorBlockScaled d;
+  d.a_format = d.b_format = 1;
+  d.n_dim = 8;
+  d.m_dim = 1;
+  d.scale_type = 0;
+  MmaContext ctx;
+  ctx.kind = Kind::MXF4NVF4;
+  ctx.scale_vec = 2;
+  auto e = validate(d, ctx);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->find("scale type (bit 23) = 0 (UE4M3) is only for kind::mxf4nvf4 with .scale_vec::4X"), std::string::npos) << *e;
+  d.scale_type = 1;
+  d.a_sf_id = 1;
+  e = validate(d, ctx);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->find("A scale-factor ID (bits 30:29) = 1 must be 0 or 2 with .scale_vec::2X"), std::string::npos) << *e;
+  d.a_sf_id = 2;
+  EXPECT_FALSE(validate(d, ctx));
+  d.a_major = 1;
+  e = validate(d, ctx);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->find("transpose A (bit 15) must be 0 for kind::mxf4nvf4"), std::string::npos) << *e;
 }
 
 namespace {
@@ -1017,6 +1238,92 @@ TEST(Tcgen05Mma, CtaPairSplitsAAndBAndWritesEachHalfOfD) {
         const uint32_t got = d[(size_t(v) * 128 + lane) * g.N + col];
         if (g.e == Elem::S8) ASSERT_EQ(int32_t(got), int32_t(sum)) << "D(" << m << ", " << n << ")";
         else ASSERT_EQ(std::bit_cast<float>(got), float(sum)) << "D(" << m << ", " << n << ")";
+      }
+  }
+}
+
+// Block-scaled MMA over a CTA pair: each CTA holds scale_A for its own rows and scale_B for all N
+// columns, both at the same TMEM addresses; with M = 128 (layout B) scale_B's columns n < N/2 are in
+// the lower two 32-lane partitions and n >= N/2 (counted from N/2) in the upper two.
+TEST(Tcgen05Mma, BlockScaledCtaPairReadsEachCtasScaleFactors) {
+  const uint64_t seed = test_seed();
+  for (uint32_t M : {256u, 128u}) {
+    const uint32_t N = 64, K = 64, Mh = M / 2, Nh = N / 2, nsf = 4, vec = 16;
+    SCOPED_TRACE("kind::mxf4nvf4 4X UE4M3 cta_group::2 M=" + std::to_string(M) + " seed " + std::to_string(seed + M));
+    std::mt19937_64 rng(seed + M);
+    std::vector<int> A(size_t(M) * K), B(size_t(K) * N);  // 2 * value, E2M1
+    for (int& x : A) x = int(rng() % 9) - 4;
+    for (int& x : B) x = int(rng() % 9) - 4;
+    std::vector<int> SA(size_t(M) * nsf), SB(size_t(N) * nsf);  // exponents in [-2, 2]
+    for (int& x : SA) x = int(rng() % 5) - 2;
+    for (int& x : SB) x = int(rng() % 5) - 2;
+    auto e2m1 = [](int v2) { return uint32_t(std::abs(v2) == 3 ? 3 : std::abs(v2)) | (v2 < 0 ? 8u : 0u); };
+    auto ue4m3 = [](int e) { return uint32_t((e + 7) << 3); };
+    Operand oa{Mh, 32, 1, Layout::K128B}, ob{Nh, 32, 1, Layout::KNone};
+    std::vector<uint8_t> img_a(2 * 16384, 0), img_b(2 * 16384, 0);
+    std::vector<uint32_t> sf(2 * 128 * 12, 0);
+    for (uint32_t v = 0; v < 2; ++v) {
+      for (uint32_t m = 0; m < Mh; ++m)
+        for (uint32_t u = 0; u < 32; ++u)
+          img_a[v * 16384 + oa.offset(m, u)] =
+              uint8_t(e2m1(A[(v * Mh + m) * K + 2 * u]) | e2m1(A[(v * Mh + m) * K + 2 * u + 1]) << 4);
+      for (uint32_t n = 0; n < Nh; ++n)
+        for (uint32_t u = 0; u < 32; ++u)
+          img_b[v * 16384 + ob.offset(n, u)] =
+              uint8_t(e2m1(B[(2 * u) * N + v * Nh + n]) | e2m1(B[(2 * u + 1) * N + v * Nh + n]) << 4);
+      for (uint32_t p = 0; p < 4; ++p)
+        for (uint32_t i = 0; i < 32; ++i) {
+          uint32_t* lane = &sf[(v * 128 + 32 * p + i) * 12];
+          for (uint32_t m = i; m < Mh; m += 32)
+            for (uint32_t j = 0; j < nsf; ++j) lane[m / 32] |= ue4m3(SA[(v * Mh + m) * nsf + j]) << (8 * j);
+          for (uint32_t n = 0; n < N; ++n) {
+            const bool upper = M == 128 && n >= Nh;
+            const uint32_t nn = M == 128 ? n % Nh : n;
+            if (nn % 32 != i || (M == 128 && upper != (p >= 2))) continue;
+            for (uint32_t j = 0; j < nsf; ++j) lane[4 + nn / 32] |= ue4m3(SB[n * nsf + j]) << (8 * j);
+          }
+        }
+    }
+    const uint32_t idesc = 1u << 7 | 1u << 10 | (N >> 3) << 17 | (M >> 7) << 27;  // UE4M3 (bit 23 = 0), IDs 0
+    std::string body = replace_all(kPairGemm, "KIND", "kind::mxf4nvf4.block_scale.block16");
+    body = replace_all(body, "NCOLS", std::to_string(N));
+    body = replace_all(body, "DBYTES", std::to_string(128 * N * 4));
+    // kScaleStore with its %r60..%r63 renamed (the pair kernel keeps the CTA rank and mbarriers there).
+    std::string store = kScaleStore;
+    for (int r = 60; r < 64; ++r) store = replace_all(store, "%r" + std::to_string(r), "%r" + std::to_string(r + 10));
+    store = replace_all(store, "  ld.param.u64 %rd7, [gsf];",
+                        "  ld.param.u64 %rd7, [gsf];\n  mul.wide.u32 %rd9, %r60, 6144;\n  add.u64 %rd7, %rd7, %rd9;");
+    body = replace_all(body, "  tcgen05.wait::st.sync.aligned;", store + "  tcgen05.wait::st.sync.aligned;");
+    body = replace_all(body, "[%r10], %rd10, %rd12, %r33, %p2;",
+                       "[%r10], %rd10, %rd12, %r33, [%r38], [%r39], %p2;");
+    body = replace_all(body, "  setp.ne.u32 %p2, %r0, 0;\n", "  setp.ne.u32 %p2, %r0, 0;\n  add.u32 %r38, %r10, 256;\n  add.u32 %r39, %r10, 260;\n");
+    std::string ptx = module(body, ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 ad0, .param .u64 bd0, "
+                                   ".param .u32 idesc, .param .u64 gsf");
+    ptx = replace_all(ptx, "  .reg .pred %p<8>;", "  .reg .pred %p<8>;\n  .reg .b16 %rs<4>;");
+    ptx = replace_all(ptx, ".version 8.7", ".version 8.8");
+    ptxsim::model::GlobalMemory mem;
+    const uint64_t ga = mem.allocate(img_a.size(), 256, "A"), gb = mem.allocate(img_b.size(), 256, "B");
+    const uint64_t gsf = mem.allocate(sf.size() * 4, 256, "SF");
+    mem.write(ga, img_a.data(), img_a.size());
+    mem.write(gb, img_b.data(), img_b.size());
+    mem.write(gsf, sf.data(), sf.size() * 4);
+    const uint64_t gd = alloc(mem, size_t(2) * 128 * N * 4, "D");
+    Params p;
+    p.add(ga).add(gb).add(gd).add(oa.desc(0, 32)).add(ob.desc(0, 32)).add(idesc).add(gsf);
+    Launched r = launch(ptx, mem, p, {2, 1, 1}, {128, 1, 1}, {2, 1, 1}, seed);
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+    std::vector<uint32_t> d(size_t(2) * 128 * N);
+    mem.read(gd, d.data(), d.size() * 4);
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t n = 0; n < N; ++n) {
+        double sum = 0;
+        for (uint32_t k = 0; k < K; ++k)
+          sum += (A[m * K + k] * 0.5 * std::ldexp(1.0, SA[m * nsf + k / vec])) *
+                 (B[k * N + n] * 0.5 * std::ldexp(1.0, SB[n * nsf + k / vec]));
+        const uint32_t v = m / Mh, ml = m % Mh;
+        const uint32_t lane = M == 256 ? ml : ml + (n >= Nh ? 64 : 0), col = M == 256 ? n : n % Nh;
+        ASSERT_EQ(std::bit_cast<float>(d[(size_t(v) * 128 + lane) * N + col]), float(sum)) << "D(" << m << ", " << n << ")";
       }
   }
 }
