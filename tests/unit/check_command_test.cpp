@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "tools/ptxsim/check_command.h"
 
 namespace {
@@ -15,7 +17,8 @@ struct CheckResult {
 };
 
 CheckResult check_text(const std::string& name, const std::string& text, bool json = false) {
-  const auto path = std::filesystem::temp_directory_path() / name;
+  // Named after this process: several test runs may share the machine.
+  const auto path = std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "-" + name);
   std::ofstream(path) << text;
   std::ostringstream out, err;
   std::vector<std::string> args = {path.string()};
@@ -41,7 +44,8 @@ TEST(CheckCommand, CleanModulePrintsNothing) {
 }
 
 TEST(CheckCommand, BulkCopyModifierOrderIsReportedWithItsLine) {
-  const std::string path = (std::filesystem::temp_directory_path() / "order.ptx").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "-order.ptx")).string();
   auto r = check_text("order.ptx",
                       std::string(kHeader90) +
                           ".visible .entry k(.param .u64 tmap){\n"
