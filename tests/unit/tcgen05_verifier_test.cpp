@@ -619,6 +619,10 @@ TEST(Tcgen05VerifIdesc, EveryRuleWorded) {
       {MmaKind::mxf4nvf4, false, false, 0x08C00080, "B type 0 (bits 10-11) is not valid for kind::mxf4nvf4 (E2M1 = 1)"},
       {MmaKind::mxf4nvf4, false, false, 0x10C00480,
        "M=256, N=256 is not a valid shape for kind::mxf4nvf4 with cta_group::1"},
+      // .ws does not exist for the block-scaled kinds (Table 39), even with a .ws-valid M and N
+      // (found by `ptxsim fuzz idesc`).
+      {MmaKind::mxf8f6f4, false, true, (mx8 & ~(0x3Fu << 17)) | (8u << 17),
+       "M=128, N=64 is not a valid shape for kind::mxf8f6f4.ws with cta_group::1"},
   };
   for (const Case& k : cases) {
     IdescContext c;

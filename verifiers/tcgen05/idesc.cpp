@@ -16,8 +16,8 @@ bool one_of(unsigned v, std::initializer_list<unsigned> set) {
 
 // Table 39 (dense and sparse; .ws separately).
 bool valid_shape(const IdescContext& c, unsigned m, unsigned n) {
-  if (c.ws) {
-    if (c.cta_group != 1 || !one_of(m, {32, 64, 128})) return false;
+  if (c.ws) {  // .ws exists only with cta_group::1 and the kinds that are not block-scaled
+    if (c.cta_group != 1 || is_block_scaled(c.kind) || !one_of(m, {32, 64, 128})) return false;
     return c.sparse ? one_of(n, {64, 128}) : one_of(n, {64, 128, 256});
   }
   if (is_block_scaled(c.kind)) {
@@ -129,7 +129,7 @@ std::optional<std::string> check_idesc(uint32_t v, const IdescContext& c) {
   if (f.k96 && !(c.target.sm == 103 && c.target.suffix == 'a')) return fail("K = 96 (bit 31) needs sm_103a");
   if (!valid_shape(c, f.m, f.n))
     return fail("M=" + std::to_string(f.m) + ", N=" + std::to_string(f.n) + " is not a valid shape for " + kind +
-                " with cta_group::" + std::to_string(c.cta_group));
+                (c.ws ? ".ws" : "") + " with cta_group::" + std::to_string(c.cta_group));
   return std::nullopt;
 }
 
