@@ -1,5 +1,6 @@
-// Property tests (RapidCheck) of the hardware descriptor words, drawn from the same generators as
-// `ptxsim fuzz idesc | umma-desc | wgmma-desc | tcgen05-cp` (tools/fuzz/): valid and near-valid
+// Property tests (RapidCheck) of the hardware descriptor words and the ldmatrix fit, drawn from the
+// same generators as `ptxsim fuzz idesc | umma-desc | wgmma-desc | tcgen05-cp | ldstmatrix-fit`
+// (tools/fuzz/): valid and near-valid
 // inputs, each judged against an independent statement of the ISA's rules. The classes a property
 // names (accepted, rejected, documented differences) are printed by RC_CLASSIFY. The rule
 // statements themselves are pinned below on hand-worked words.
@@ -9,6 +10,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "tools/fuzz/idesc_gen.h"
+#include "tools/fuzz/ldstmatrix_gen.h"
 #include "tools/fuzz/smem_desc_gen.h"
 #include "tools/fuzz/tcgen05_cp_gen.h"
 
@@ -34,6 +36,22 @@ RC_GTEST_PROP(DescriptorProp, WgmmaDescRoundTripsAndValidatesByTheTable, ()) {
 }
 RC_GTEST_PROP(DescriptorProp, Tcgen05CpPairingsFollowTheTable, ()) {
   hold(*tcgen05_cp_gen(), tcgen05_cp_property);
+}
+
+RC_GTEST_PROP(DescriptorProp, LdstmatrixFitMovesExactlyTheTile, ()) {
+  hold(*ldstmatrix_fit_gen(), ldstmatrix_fit_property);
+}
+
+TEST(DescriptorRules, LdstmatrixFitOnTheSeedExample) {
+  // The seed's num = 2 example: accepted as x2, and its instructions move the tile.
+  const FitCase seed{"(8,4,2,2):(4@laneid,1@laneid,2,1)", "(8,4,2,2):(16,2,8,1)", 1, true};
+  EXPECT_EQ(ldstmatrix_fit_property(seed).message, "accepted x2");
+  // Register handles that overlap (num stride 0): a load into one register twice, accepted.
+  const FitCase overlap{"(8,4,2,2):(4@laneid,1@laneid,0,1)", "(8,4,2,2):(16,2,8,1)", 1, true};
+  EXPECT_EQ(ldstmatrix_fit_property(overlap).message,
+            "accepted an ill-formed copy (written side not injective), as the seed does");
+  const FitCase declined{"(8,4,2,2):(4@laneid,1@laneid,2,1)", "(8,4,2,2):(17,2,8,1)", 1, true};
+  EXPECT_EQ(ldstmatrix_fit_property(declined).message, "declined");
 }
 
 using verifiers::tcgen05::MmaKind;

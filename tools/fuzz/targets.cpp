@@ -7,12 +7,14 @@
 //              rules all pass.
 //   layout     CuTe layouts: parse(print(L)) == L; coalesce(L) is the same function as L;
 //              complement(L, cosize) completes an injective L to a bijection.
-//   idesc, umma-desc, wgmma-desc, tcgen05-cp: see idesc_gen.h, smem_desc_gen.h, tcgen05_cp_gen.h.
+//   idesc, umma-desc, wgmma-desc, tcgen05-cp, ldstmatrix-fit: see idesc_gen.h, smem_desc_gen.h,
+//              tcgen05_cp_gen.h, ldstmatrix_gen.h.
 #include <cstring>
 #include <set>
 
 #include "tools/fuzz/campaign_runner.h"
 #include "tools/fuzz/idesc_gen.h"
+#include "tools/fuzz/ldstmatrix_gen.h"
 #include "tools/fuzz/smem_desc_gen.h"
 #include "tools/fuzz/tcgen05_cp_gen.h"
 #include "tools/fuzz/tensormap_gen.h"
@@ -215,6 +217,11 @@ const std::vector<FuzzTarget>& fuzz_targets() {
          return run_campaign<verifiers::tcgen05::CpDescription>(
              "tcgen05-cp", tcgen05_cp_gen(), tcgen05_cp_property,
              [](const verifiers::tcgen05::CpDescription& c) { return nlohmann::json(to_json(c)); }, o);
+       }},
+      {"ldstmatrix-fit", "ldmatrix/stmatrix fit: an accepted layout pair's instructions move exactly the tile",
+       [](const CampaignOptions& o) {
+         return run_campaign<FitCase>("ldstmatrix-fit", ldstmatrix_fit_gen(), ldstmatrix_fit_property,
+                                      [](const FitCase& c) { return to_json(c); }, o);
        }},
   };
   return targets;
