@@ -1,9 +1,9 @@
-// Property tests (RapidCheck) of the hardware descriptor words and the ldmatrix fit, drawn from the
-// same generators as `ptxsim fuzz idesc | umma-desc | wgmma-desc | tcgen05-cp | ldstmatrix-fit`
-// (tools/fuzz/): valid and near-valid
-// inputs, each judged against an independent statement of the ISA's rules. The classes a property
-// names (accepted, rejected, documented differences) are printed by RC_CLASSIFY. The rule
-// statements themselves are pinned below on hand-worked words.
+// Property tests (RapidCheck) of the hardware descriptor words, the ldmatrix fit and the TMA
+// partition verifier, drawn from the same generators as `ptxsim fuzz idesc | umma-desc |
+// wgmma-desc | tcgen05-cp | ldstmatrix-fit | tma-partition` (tools/fuzz/): valid and near-valid
+// inputs, each judged against an independent statement of the ISA's (or seed's) rules. The classes
+// a property names (accepted, rejected, documented differences) are printed by RC_CLASSIFY. The
+// rule statements themselves are pinned below on hand-worked inputs.
 // RapidCheck prints its seed; rerun with RC_PARAMS="seed=N" to reproduce.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -13,6 +13,7 @@
 #include "tools/fuzz/ldstmatrix_gen.h"
 #include "tools/fuzz/smem_desc_gen.h"
 #include "tools/fuzz/tcgen05_cp_gen.h"
+#include "tools/fuzz/tma_partition_gen.h"
 
 namespace ptxsim::fuzz {
 namespace {
@@ -36,6 +37,10 @@ RC_GTEST_PROP(DescriptorProp, WgmmaDescRoundTripsAndValidatesByTheTable, ()) {
 }
 RC_GTEST_PROP(DescriptorProp, Tcgen05CpPairingsFollowTheTable, ()) {
   hold(*tcgen05_cp_gen(), tcgen05_cp_property);
+}
+
+RC_GTEST_PROP(DescriptorProp, TmaPartitionLadderAndResult, ()) {
+  hold(*tma_partition_gen(), tma_partition_property);
 }
 
 RC_GTEST_PROP(DescriptorProp, LdstmatrixFitMovesExactlyTheTile, ()) {

@@ -78,7 +78,7 @@ TEST(FuzzCommand, BadArguments) {
   std::ostringstream out, err;
   EXPECT_EQ(ptxsim::cli::fuzz_command({"no-such-target"}, out, err), 1);
   EXPECT_NE(err.str().find("unknown target 'no-such-target' (targets: tensormap kind-word layout idesc umma-desc "
-                           "wgmma-desc tcgen05-cp ldstmatrix-fit)"),
+                           "wgmma-desc tcgen05-cp ldstmatrix-fit tma-partition)"),
             std::string::npos)
       << err.str();
   EXPECT_EQ(ptxsim::cli::fuzz_command({"layout", "--count", "0"}, out, err), 1);
@@ -86,7 +86,7 @@ TEST(FuzzCommand, BadArguments) {
   EXPECT_EQ(ptxsim::cli::fuzz_command({}, out, err), 1);
   std::ostringstream list;
   EXPECT_EQ(ptxsim::cli::fuzz_command({"--list"}, list, err), 0);
-  for (const char* t : {"kind-word\t", "idesc\t", "umma-desc\t", "wgmma-desc\t", "tcgen05-cp\t", "ldstmatrix-fit\t"})
+  for (const char* t : {"kind-word\t", "idesc\t", "umma-desc\t", "wgmma-desc\t", "tcgen05-cp\t", "ldstmatrix-fit\t", "tma-partition\t"})
     EXPECT_NE(list.str().find(t), std::string::npos) << t;
 }
 

@@ -8,7 +8,7 @@
 //   layout     CuTe layouts: parse(print(L)) == L; coalesce(L) is the same function as L;
 //              complement(L, cosize) completes an injective L to a bijection.
 //   idesc, umma-desc, wgmma-desc, tcgen05-cp, ldstmatrix-fit: see idesc_gen.h, smem_desc_gen.h,
-//              tcgen05_cp_gen.h, ldstmatrix_gen.h.
+//              tcgen05_cp_gen.h, ldstmatrix_gen.h; tma-partition: tma_partition_gen.h.
 #include <cstring>
 #include <set>
 
@@ -17,6 +17,7 @@
 #include "tools/fuzz/ldstmatrix_gen.h"
 #include "tools/fuzz/smem_desc_gen.h"
 #include "tools/fuzz/tcgen05_cp_gen.h"
+#include "tools/fuzz/tma_partition_gen.h"
 #include "tools/fuzz/tensormap_gen.h"
 #include "verifiers/layout/layout.h"
 #include "verifiers/tcgen05/kind_word.h"
@@ -222,6 +223,11 @@ const std::vector<FuzzTarget>& fuzz_targets() {
        [](const CampaignOptions& o) {
          return run_campaign<FitCase>("ldstmatrix-fit", ldstmatrix_fit_gen(), ldstmatrix_fit_property,
                                       [](const FitCase& c) { return to_json(c); }, o);
+       }},
+      {"tma-partition", "TMA partition: verbatim step diagnostics, step 11 last, packed result and flags word",
+       [](const CampaignOptions& o) {
+         return run_campaign<PartitionCase>("tma-partition", tma_partition_gen(), tma_partition_property,
+                                            [](const PartitionCase& c) { return to_json(c); }, o);
        }},
   };
   return targets;
