@@ -268,6 +268,7 @@ nlohmann::json to_json(const IdescCase& c) {
   char w[16];
   std::snprintf(w, sizeof w, "0x%08x", c.word);
   nlohmann::ordered_json j;
+  j["verifier"] = "tcgen05-idesc";
   j["idesc"] = w;
   j["kind"] = verifiers::tcgen05::kind_name(c.kind);
   j["cta_group"] = c.cta_group;

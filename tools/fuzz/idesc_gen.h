@@ -42,7 +42,7 @@ std::vector<IdescRule> isa_idesc_broken_rules(const IdescCase& c);
 
 rc::Gen<IdescCase> idesc_case_gen();
 std::string show(const IdescCase& c);
-nlohmann::json to_json(const IdescCase& c);
+nlohmann::json to_json(const IdescCase& c);  // a `ptxsim verify` request ("tcgen05-idesc")
 Verdict idesc_property(const IdescCase& c);
 
 }  // namespace ptxsim::fuzz
