@@ -578,6 +578,37 @@ TEST(Tcgen05VerifIdesc, DecodeAndRules) {
   EXPECT_FALSE(check_idesc(0x88400480, c));
 }
 
+TEST(Tcgen05VerifIdesc, Request) {
+  // The request `ptxsim fuzz idesc` writes for a counterexample replays through `ptxsim verify`.
+  const Entry* e = find_verifier("tcgen05-idesc");
+  ASSERT_NE(e, nullptr);
+  json r = {{"verifier", "tcgen05-idesc"}, {"idesc", "0x08100000"}, {"kind", "mxf8f6f4"}, {"cta_group", 1},
+            {"sparse", false},             {"ws", true},             {"target", "sm_100a"}};
+  Outcome o = e->handler(r);
+  EXPECT_FALSE(o.accepted);
+  ASSERT_EQ(o.diagnostics.size(), 1u);
+  EXPECT_EQ(o.diagnostics[0],
+            "tcgen05.mma instruction descriptor 0x08100000: scale type UE4M3 (bit 23 = 0) is only for "
+            "kind::mxf4nvf4");
+  r["idesc"] = "0x08900000";  // UE8M0 scales, M = 128, N = 64: valid without .ws only
+  o = e->handler(r);
+  ASSERT_EQ(o.diagnostics.size(), 1u);
+  EXPECT_EQ(o.diagnostics[0],
+            "tcgen05.mma instruction descriptor 0x08900000: M=128, N=64 is not a valid shape for kind::mxf8f6f4.ws "
+            "with cta_group::1");
+  r["ws"] = false;
+  o = e->handler(r);
+  EXPECT_TRUE(o.accepted);
+  EXPECT_EQ(o.result_lines, std::vector<std::string>{"M = 128, N = 64"});
+  r["idesc"] = 0x08900000;  // a number works too
+  EXPECT_TRUE(e->handler(r).accepted);
+  r["idesc"] = "0x1g";
+  EXPECT_THROW(e->handler(r), RequestError);
+  r["idesc"] = "0x08900000";
+  r["kind"] = "kind::f32";
+  EXPECT_THROW(e->handler(r), RequestError);
+}
+
 TEST(Tcgen05VerifIdesc, EveryRuleWorded) {
   using namespace tcgen05;
   struct Case {
@@ -619,6 +650,10 @@ TEST(Tcgen05VerifIdesc, EveryRuleWorded) {
       {MmaKind::mxf4nvf4, false, false, 0x08C00080, "B type 0 (bits 10-11) is not valid for kind::mxf4nvf4 (E2M1 = 1)"},
       {MmaKind::mxf4nvf4, false, false, 0x10C00480,
        "M=256, N=256 is not a valid shape for kind::mxf4nvf4 with cta_group::1"},
+      // .ws does not exist for the block-scaled kinds (Table 39), even with a .ws-valid M and N
+      // (found by `ptxsim fuzz idesc`).
+      {MmaKind::mxf8f6f4, false, true, (mx8 & ~(0x3Fu << 17)) | (8u << 17),
+       "M=128, N=64 is not a valid shape for kind::mxf8f6f4.ws with cta_group::1"},
   };
   for (const Case& k : cases) {
     IdescContext c;

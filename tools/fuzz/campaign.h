@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct CampaignOptions {
 struct CampaignResult {
   uint64_t tried = 0;
   uint64_t discarded = 0;  // inputs the property does not apply to
+  // How many passing inputs fell in each class a property names (e.g. "accepted", "rejected", or
+  // a documented difference between a verifier and the simulator), so that none is hidden.
+  std::map<std::string, uint64_t> classes;
   bool failed = false;
   std::string message;        // the minimal counterexample's failure
   nlohmann::json counterexample;  // the minimal counterexample itself

@@ -9,7 +9,7 @@
 
 namespace ptxsim::fuzz {
 
-// What a property says about one input.
+// What a property says about one input; a passing verdict's message, if any, names its class.
 struct Verdict {
   enum Kind { kPass, kFail, kDiscard } kind = kPass;
   std::string message;
@@ -29,6 +29,7 @@ CampaignResult run_campaign(const char* target, const rc::Gen<T>& gen, const std
     ++r.tried;
     Verdict v = property(s.value());
     if (v.kind == Verdict::kDiscard) ++r.discarded;
+    if (v.kind == Verdict::kPass && !v.message.empty()) ++r.classes[v.message];
     if (v.kind != Verdict::kFail) continue;
     // Greedy shrinking: move to the first shrink that still fails, until none does.
     for (bool progressed = true; progressed;) {

@@ -7,10 +7,17 @@
 //              rules all pass.
 //   layout     CuTe layouts: parse(print(L)) == L; coalesce(L) is the same function as L;
 //              complement(L, cosize) completes an injective L to a bijection.
+//   idesc, umma-desc, wgmma-desc, tcgen05-cp, ldstmatrix-fit: see idesc_gen.h, smem_desc_gen.h,
+//              tcgen05_cp_gen.h, ldstmatrix_gen.h; tma-partition: tma_partition_gen.h.
 #include <cstring>
 #include <set>
 
 #include "tools/fuzz/campaign_runner.h"
+#include "tools/fuzz/idesc_gen.h"
+#include "tools/fuzz/ldstmatrix_gen.h"
+#include "tools/fuzz/smem_desc_gen.h"
+#include "tools/fuzz/tcgen05_cp_gen.h"
+#include "tools/fuzz/tma_partition_gen.h"
 #include "tools/fuzz/tensormap_gen.h"
 #include "verifiers/layout/layout.h"
 #include "verifiers/tcgen05/kind_word.h"
@@ -192,6 +199,35 @@ const std::vector<FuzzTarget>& fuzz_targets() {
                                            return nlohmann::json{{"layout", Layout(s.shape, s.stride).str()}};
                                          },
                                          o);
+       }},
+      {"idesc", "tcgen05 instruction descriptors x qualifiers: verifier vs ISA rules vs simulator model; decode/encode",
+       [](const CampaignOptions& o) {
+         return run_campaign<IdescCase>("idesc", idesc_case_gen(), idesc_property,
+                                        [](const IdescCase& c) { return to_json(c); }, o);
+       }},
+      {"umma-desc", "sm_100 shared-memory descriptors: encode/decode identity; validate vs ISA rules, first rule named",
+       [](const CampaignOptions& o) {
+         return run_campaign<uint64_t>("umma-desc", umma_desc_gen(), umma_desc_property, desc_to_json, o);
+       }},
+      {"wgmma-desc", "sm_90 wgmma shared-memory descriptors: encode/decode identity; validate vs ISA rules",
+       [](const CampaignOptions& o) {
+         return run_campaign<uint64_t>("wgmma-desc", wgmma_desc_gen(), wgmma_desc_property, desc_to_json, o);
+       }},
+      {"tcgen05-cp", "tcgen05.cp shape x multicast: verifier vs the pairing table; simulated lanes vs the table",
+       [](const CampaignOptions& o) {
+         return run_campaign<verifiers::tcgen05::CpDescription>(
+             "tcgen05-cp", tcgen05_cp_gen(), tcgen05_cp_property,
+             [](const verifiers::tcgen05::CpDescription& c) { return nlohmann::json(to_json(c)); }, o);
+       }},
+      {"ldstmatrix-fit", "ldmatrix/stmatrix fit: an accepted layout pair's instructions move exactly the tile",
+       [](const CampaignOptions& o) {
+         return run_campaign<FitCase>("ldstmatrix-fit", ldstmatrix_fit_gen(), ldstmatrix_fit_property,
+                                      [](const FitCase& c) { return to_json(c); }, o);
+       }},
+      {"tma-partition", "TMA partition: verbatim step diagnostics, step 11 last, packed result and flags word",
+       [](const CampaignOptions& o) {
+         return run_campaign<PartitionCase>("tma-partition", tma_partition_gen(), tma_partition_property,
+                                            [](const PartitionCase& c) { return to_json(c); }, o);
        }},
   };
   return targets;

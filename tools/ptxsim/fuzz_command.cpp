@@ -82,6 +82,7 @@ int fuzz_command(const std::vector<std::string>& args, std::ostream& out, std::o
   if (r.discarded) out << " (" << r.discarded << " not applicable)";
   if (!r.failed) {
     out << ", no counterexample\n";
+    for (const auto& [name, n] : r.classes) out << "  " << n << "\t" << name << "\n";
     return 0;
   }
   out << ", COUNTEREXAMPLE after " << r.shrink_steps << " shrink steps: " << r.message << "\n"

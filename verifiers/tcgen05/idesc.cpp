@@ -1,6 +1,7 @@
 #include "verifiers/tcgen05/idesc.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace ptxsim::verifiers::tcgen05 {
 
@@ -16,8 +17,8 @@ bool one_of(unsigned v, std::initializer_list<unsigned> set) {
 
 // Table 39 (dense and sparse; .ws separately).
 bool valid_shape(const IdescContext& c, unsigned m, unsigned n) {
-  if (c.ws) {
-    if (c.cta_group != 1 || !one_of(m, {32, 64, 128})) return false;
+  if (c.ws) {  // .ws exists only with cta_group::1 and the kinds that are not block-scaled
+    if (c.cta_group != 1 || is_block_scaled(c.kind) || !one_of(m, {32, 64, 128})) return false;
     return c.sparse ? one_of(n, {64, 128}) : one_of(n, {64, 128, 256});
   }
   if (is_block_scaled(c.kind)) {
@@ -129,8 +130,52 @@ std::optional<std::string> check_idesc(uint32_t v, const IdescContext& c) {
   if (f.k96 && !(c.target.sm == 103 && c.target.suffix == 'a')) return fail("K = 96 (bit 31) needs sm_103a");
   if (!valid_shape(c, f.m, f.n))
     return fail("M=" + std::to_string(f.m) + ", N=" + std::to_string(f.n) + " is not a valid shape for " + kind +
-                " with cta_group::" + std::to_string(c.cta_group));
+                (c.ws ? ".ws" : "") + " with cta_group::" + std::to_string(c.cta_group));
   return std::nullopt;
 }
 
+Outcome verify_idesc_request(const nlohmann::json& r) {
+  req::check_keys(r, {"idesc", "kind", "cta_group", "sparse", "ws", "target"});
+  if (!r.contains("idesc")) req::fail("key \"idesc\" is required");
+  uint64_t word = 0;
+  const nlohmann::json& v = r["idesc"];
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) {
+    word = v.get<uint64_t>();
+  } else if (v.is_string()) {
+    const std::string t = v.get<std::string>();
+    char* end = nullptr;
+    word = std::strtoull(t.c_str(), &end, 0);
+    if (t.empty() || *end) req::fail("key \"idesc\" must be a number or a \"0x...\" string, got \"" + t + "\"");
+  } else {
+    req::fail("key \"idesc\" must be a number or a \"0x...\" string");
+  }
+  if (word > 0xFFFFFFFFu) req::fail("key \"idesc\" must fit in 32 bits");
+  IdescContext c;
+  const std::string kind = req::get_string(r, "kind");
+  const auto k = kind_from_name(kind.rfind("kind::", 0) == 0 ? kind.substr(6) : kind);
+  if (!k) req::fail("key \"kind\": unknown kind \"" + kind + "\"");
+  c.kind = *k;
+  if (auto cg = req::get_opt_int(r, "cta_group")) {
+    if (*cg != 1 && *cg != 2) req::fail("key \"cta_group\" must be 1 or 2");
+    c.cta_group = unsigned(*cg);
+  }
+  c.sparse = req::get_bool(r, "sparse", false);
+  c.ws = req::get_bool(r, "ws", false);
+  c.target = req::get_target(r, "target", "sm_100a");
+  Outcome out;
+  if (auto d = check_idesc(uint32_t(word), c)) {
+    out.accepted = false;
+    out.diagnostics.push_back(*d);
+    return out;
+  }
+  const IdescFields f = decode_idesc(uint32_t(word), c.kind);
+  out.result_lines.push_back("M = " + std::to_string(f.m) + ", N = " + std::to_string(f.n));
+  out.result = {{"m", f.m}, {"n", f.n}, {"a_type", f.a_type}, {"b_type", f.b_type}, {"d_type", f.d_type}};
+  return out;
+}
+
 }  // namespace ptxsim::verifiers::tcgen05
+
+namespace ptxsim::verifiers {
+Outcome handle_tcgen05_idesc(const nlohmann::json& request) { return tcgen05::verify_idesc_request(request); }
+}  // namespace ptxsim::verifiers

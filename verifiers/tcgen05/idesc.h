@@ -31,4 +31,8 @@ IdescFields decode_idesc(uint32_t idesc, MmaKind kind);
 // The first violated rule, as "tcgen05.mma instruction descriptor 0x........: ...", or nullopt.
 std::optional<std::string> check_idesc(uint32_t idesc, const IdescContext& ctx);
 
+// The "tcgen05-idesc" request: "idesc" (a "0x..." string or an integer), "kind" ("f16", ...),
+// "cta_group" (1 | 2), "sparse", "ws" (booleans), "target" (default "sm_100a").
+Outcome verify_idesc_request(const nlohmann::json& request);
+
 }  // namespace ptxsim::verifiers::tcgen05
