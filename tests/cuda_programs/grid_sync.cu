@@ -3,14 +3,20 @@
 // workspace the driver passes in %envreg1/%envreg2) works. A Jacobi-style smoothing alternates two
 // buffers for several rounds, each round reading neighbours other CTAs wrote in the previous one;
 // without a working grid barrier it would read stale values. Also: the same kernel through
-// cudaLaunchKernelExC with the cooperative attribute, a grid too large to be co-resident
+// cudaLaunchKernelExC with the cooperative attribute and through the driver's
+// cuLaunchCooperativeKernel (from cudaGetDriverEntryPoint), a grid too large to be co-resident
 // (cudaErrorCooperativeLaunchTooLarge), and a plain launch of a grid-syncing kernel (refused).
 #include <cooperative_groups.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <vector>
 
 #include "check.h"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+enum class Path { Runtime, LaunchEx, Driver };
 
 namespace cg = cooperative_groups;
 
@@ -43,11 +49,14 @@ std::vector<int> reference(std::vector<int> a, int rounds, int threads) {
   return a;
 }
 
-bool run_smooth(std::mt19937& rng, bool through_ex) {
+bool run_smooth(std::mt19937& rng, Path path) {
   const int blocks = 2 + int(rng() % 15), threads = 32 * (1 + int(rng() % 4)), rounds = 3 + int(rng() % 4);
   const int n = blocks * threads - int(rng() % 32);
   std::printf("%s: %d CTAs of %d threads, %d elements, %d rounds\n",
-              through_ex ? "cudaLaunchKernelExC" : "cudaLaunchCooperativeKernel", blocks, threads, n, rounds);
+              path == Path::LaunchEx ? "cudaLaunchKernelExC"
+              : path == Path::Driver ? "cuLaunchCooperativeKernel"
+                                     : "cudaLaunchCooperativeKernel",
+              blocks, threads, n, rounds);
   std::vector<int> a(n);
   for (int& v : a) v = int(rng() % 1000);
   int *da, *db, *dcount;
@@ -58,7 +67,7 @@ bool run_smooth(std::mt19937& rng, bool through_ex) {
   CHECK(cudaMemset(db, 0xff, n * sizeof(int)));
   CHECK(cudaMemset(dcount, 0, sizeof(int)));
   void* args[] = {&da, &db, (void*)&n, (void*)&rounds, &dcount};
-  if (through_ex) {
+  if (path == Path::LaunchEx) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(blocks);
     config.blockDim = dim3(threads);
@@ -68,6 +77,15 @@ bool run_smooth(std::mt19937& rng, bool through_ex) {
     config.attrs = attr;
     config.numAttrs = 1;
     CHECK(cudaLaunchKernelExC(&config, (const void*)smooth, args));
+  } else if (path == Path::Driver) {
+    using LaunchCooperative = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                           unsigned, CUstream, void**);
+    void* fn = nullptr;
+    CHECK(cudaGetDriverEntryPoint("cuLaunchCooperativeKernel", &fn, cudaEnableDefault));
+    cudaFunction_t f;
+    CHECK(cudaGetFuncBySymbol(&f, (const void*)smooth));
+    EXPECT(reinterpret_cast<LaunchCooperative>(fn)(CUfunction(f), blocks, 1, 1, threads, 1, 1, 0, nullptr, args) ==
+           CUDA_SUCCESS);
   } else {
     CHECK(cudaLaunchCooperativeKernel((const void*)smooth, blocks, threads, args, 0, nullptr));
   }
@@ -87,7 +105,8 @@ bool run_smooth(std::mt19937& rng, bool through_ex) {
 
 int main(int argc, char** argv) {
   std::mt19937 rng(test_seed(argc, argv));
-  if (!run_smooth(rng, false) || !run_smooth(rng, true)) return 1;
+  for (Path path : {Path::Runtime, Path::LaunchEx, Path::Driver})
+    if (!run_smooth(rng, path)) return 1;
 
   int* d;
   CHECK(cudaMalloc(&d, 2 * sizeof(int)));
