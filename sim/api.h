@@ -25,6 +25,10 @@ struct LaunchConfig {
   uint64_t max_instructions = 20'000'000'000ull;  // thread-instructions; beyond it: Timeout
   double max_seconds = 300.0;                      // wall time; beyond it: Timeout
   uint64_t schedule_seed = 0;          // perturbs the (deterministic) interleaving of warps
+  // Cooperative launch: every CTA of the grid is resident at once (their warps interleave), so
+  // grid-wide barriers built from global atomics work; otherwise clusters run one after another.
+  bool co_resident = false;
+  uint64_t grid_workspace = 0;         // %envreg1 (high) / %envreg2 (low): the grid barrier's workspace
 };
 
 struct ParamInfo {

@@ -274,6 +274,9 @@ static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& 
     case Sreg::ReservedSmemOffsetCap: return kSharedReserved;
     case Sreg::ReservedSmemOffset0: return 0;
     case Sreg::ReservedSmemOffset1: return 0;
+    // cooperative_groups reads the grid workspace as load_env_reg64<1, 2>: %envreg1 is the high half.
+    case Sreg(int(Sreg::EnvReg0) + 1): return uint32_t(e.cfg.grid_workspace >> 32);
+    case Sreg(int(Sreg::EnvReg0) + 2): return uint32_t(e.cfg.grid_workspace);
     default: return 0;  // %envregN
   }
 }
@@ -514,14 +517,22 @@ void Engine::block(ExecCtx& c, WaitKind kind, uint64_t obj, uint64_t gen) {
 }
 
 void Engine::wake(WaitKind kind, uint64_t obj, uint64_t gen) {
-  for (auto& cta : ctas)
-    for (auto& w : cta->warps)
-      for (auto& g : w.groups)
-        if (g.state == GroupState::Blocked && g.wait == kind && g.wait_obj == obj && g.wait_gen <= gen) {
-          g.state = GroupState::Ready;
-          g.wait = WaitKind::None;
-          g.resumed = true;
-        }
+  auto wake_in = [&](std::vector<std::unique_ptr<Cta>>& in) {
+    for (auto& cta : in)
+      for (auto& w : cta->warps)
+        for (auto& g : w.groups)
+          if (g.state == GroupState::Blocked && g.wait == kind && g.wait_obj == obj && g.wait_gen <= gen) {
+            g.state = GroupState::Ready;
+            g.wait = WaitKind::None;
+            g.resumed = true;
+          }
+  };
+  wake_in(ctas);
+  // Async completions run while no cluster is swapped in. Every cluster's barrier.cluster lives at
+  // &cluster_barrier, so that object is not unique to a parked cluster (and only its own threads,
+  // swapped in, complete it).
+  if (kind != WaitKind::ClusterBarrier)
+    for (auto& p : parked) wake_in(p.ctas);
 }
 
 bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned) {
@@ -933,12 +944,39 @@ RunResult Engine::run() {
     res.diagnostics = diags_;
     return res;
   };
-  for (uint64_t cl = 0; cl < nclusters; ++cl) {
-    setup_cluster(cl);
+  // A cooperative launch sets up every cluster first and parks it; each round then swaps the
+  // clusters in turn into ctas/cluster_barrier (what the semantics see as "the cluster") and runs
+  // their warps, so all CTAs of the grid are resident together.
+  struct SwapIn {
+    Engine& e;
+    ParkedCluster& p;
+    SwapIn(Engine& e, ParkedCluster& p) : e(e), p(p) { swap(); }
+    ~SwapIn() { swap(); }
+    void swap() {
+      std::swap(e.ctas, p.ctas);
+      std::swap(e.cluster_barrier, p.barrier);
+    }
+  };
+  auto each_cluster = [&](auto&& fn) {
+    if (!cfg.co_resident) return fn();
+    for (ParkedCluster& p : parked) {
+      SwapIn in(*this, p);
+      fn();
+    }
+  };
+  if (cfg.co_resident)
+    for (uint64_t cl = 0; cl < nclusters; ++cl) {
+      setup_cluster(cl);
+      parked.push_back({std::move(ctas), std::move(cluster_barrier)});
+      ctas.clear();
+    }
+  for (uint64_t cl = 0; cl < (cfg.co_resident ? 1 : nclusters); ++cl) {
+    if (!cfg.co_resident) setup_cluster(cl);
     for (;;) {
       uint64_t progress = 0;
       bool all_done = true;
       try {
+        each_cluster([&] {
         for (auto& cta : ctas)
           for (auto& w : cta->warps) {
             if (w.done()) continue;
@@ -952,6 +990,7 @@ RunResult Engine::run() {
             all_done &= w.done();
             if (thread_instr_ > cfg.max_instructions) break;
           }
+        });
       } catch (KernelFault& kf) {
         Diagnostic d;
         d.message = kf.kind + ": " + kf.message;
@@ -971,8 +1010,10 @@ RunResult Engine::run() {
       }
       if (!all_done || thread_instr_ > cfg.max_instructions) {  // a budget break may skip warps
         all_done = true;
-        for (auto& cta : ctas)
-          for (auto& w : cta->warps) all_done &= w.done();
+        each_cluster([&] {
+          for (auto& cta : ctas)
+            for (auto& w : cta->warps) all_done &= w.done();
+        });
       }
       bool async_progress = false;
       try {
@@ -988,7 +1029,8 @@ RunResult Engine::run() {
       if (all_done && async_.empty()) break;
       if (all_done) continue;  // let in-flight operations finish
       if (progress == 0 && !async_progress) {
-        res.report = deadlock_report();
+        res.report.clear();
+        each_cluster([&] { res.report += deadlock_report(); });
         Diagnostic d;
         d.file = prog.file_name;
         d.message = "deadlock: no thread can make progress";

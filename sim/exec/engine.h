@@ -182,6 +182,13 @@ class Engine {
   std::ostream& out;
   Dim3 cluster_dim;
   std::vector<std::unique_ptr<Cta>> ctas;  // the CTAs of the cluster being simulated
+  // With cfg.co_resident, the other clusters of the grid, swapped with ctas/cluster_barrier while
+  // their warps run (sim/exec/engine.cpp, run()).
+  struct ParkedCluster {
+    std::vector<std::unique_ptr<Cta>> ctas;
+    ClusterBarrier barrier;
+  };
+  std::vector<ParkedCluster> parked;
   uint64_t steps = 0;                      // warp-instructions so far (the simulated clock)
   ClusterBarrier cluster_barrier;          // of the cluster being simulated
 

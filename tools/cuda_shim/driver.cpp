@@ -249,8 +249,16 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   return R(S.launch(*reinterpret_cast<shim::Function*>(f), req));
 }
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                   unsigned bz, unsigned smem, CUstream s, void** params) {
-  return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, s, params, nullptr);
+                                   unsigned bz, unsigned smem, CUstream, void** params) {
+  SHIM_ENTRY();
+  if (!f) return CUDA_ERROR_INVALID_HANDLE;
+  shim::LaunchRequest req;
+  req.grid = {gx, gy, gz};
+  req.block = {bx, by, bz};
+  req.dynamic_shared = smem;
+  req.args = params;
+  req.cooperative = true;
+  return R(S.launch(*reinterpret_cast<shim::Function*>(f), req));
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
   SHIM_ENTRY();
@@ -269,6 +277,8 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
         req.cluster_given = true;
         break;
       case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+        req.cooperative = a.value.cooperative != 0;
+        break;
       case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
       case CU_LAUNCH_ATTRIBUTE_PRIORITY:
       case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:

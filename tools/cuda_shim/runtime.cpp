@@ -61,7 +61,8 @@ int copy_kind(cudaMemcpyKind k) {
 
 ptxsim::Dim3 d3(dim3 d) { return {d.x, d.y, d.z}; }
 
-cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, const ptxsim::Dim3* cluster) {
+cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, const ptxsim::Dim3* cluster,
+                   bool cooperative = false) {
   SHIM_ENTRY();
   STICKY_CHECK();
   shim::Function* f = S.function_for_host(handle);
@@ -74,6 +75,7 @@ cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_
   req.block = d3(block);
   req.dynamic_shared = uint32_t(smem);
   req.args = args;
+  req.cooperative = cooperative;
   if (cluster) {
     req.cluster = *cluster;
     req.cluster_given = true;
@@ -151,12 +153,13 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** arg
 }
 cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t smem,
                                         cudaStream_t) {
-  return launch(func, grid, block, args, smem, nullptr);
+  return launch(func, grid, block, args, smem, nullptr, true);
 }
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   if (!config) return ret(cudaErrorInvalidValue);
   const ptxsim::Dim3* cluster = nullptr;
   ptxsim::Dim3 cluster_dims;
+  bool cooperative = false;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
     switch (a.id) {
@@ -165,6 +168,8 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
         cluster = &cluster_dims;
         break;
       case cudaLaunchAttributeCooperative:
+        cooperative = a.val.cooperative != 0;
+        break;
       case cudaLaunchAttributeProgrammaticStreamSerialization:
       case cudaLaunchAttributePriority:
       case cudaLaunchAttributeClusterSchedulingPolicyPreference:
@@ -177,7 +182,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
         return ret(cudaErrorNotSupported);
     }
   }
-  return launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, cluster);
+  return launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, cluster, cooperative);
 }
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t* f, const void* symbol) {
   SHIM_ENTRY();

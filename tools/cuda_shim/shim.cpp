@@ -96,9 +96,10 @@ std::string remove_entry_at(std::string& text, uint32_t line) {
 }
 
 // A grid-wide barrier (cooperative_groups::this_grid().sync()) finds its workspace through
-// %envreg1 (low) and %envreg2 (high), which the driver sets for cooperative launches. ptxsim runs
-// the CTAs of one cluster at a time, so it cannot honour such a barrier; a kernel (or any .func it
-// could call) that reads them is refused with a clear message instead of spinning or trapping.
+// %envreg1 (high half) and %envreg2 (low half), which the driver sets for cooperative launches.
+// A cooperative launch runs every CTA of the grid resident together (LaunchConfig::co_resident)
+// with a zeroed workspace; any other launch runs the CTAs of one cluster at a time, so a kernel (or
+// any .func it could call) that reads them is refused with a clear message instead of spinning.
 bool uses_grid_sync(const Program& prog, const ptxsim::Function& entry) {
   auto reads_workspace = [](const ptxsim::Function& f) {
     for (const auto& [slot, sreg] : f.sregs)
@@ -352,10 +353,22 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " is registered but its module's PTX has no such entry\n";
     return kInvalidHandle;
   }
-  if (uses_grid_sync(prog, *entry)) {
+  if (!req.cooperative && uses_grid_sync(prog, *entry)) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " synchronises the whole grid (cooperative_groups "
-                 "grid_group::sync reads its workspace from %envreg1/%envreg2), which ptxsim does not simulate\n";
+                 "grid_group::sync reads its workspace from %envreg1/%envreg2), which needs a cooperative launch "
+                 "(cudaLaunchCooperativeKernel)\n";
     return kNotSupported;
+  }
+  if (req.cooperative) {  // as the driver: every CTA must be resident at once
+    int per_sm = 0;
+    if (int st = occupancy(f, int(req.block.count()), req.dynamic_shared, per_sm)) return st;
+    const uint64_t resident = uint64_t(per_sm) * uint64_t(device->sm_count);
+    if (req.grid.count() > resident) {
+      std::cerr << "ptxsim: cooperative launch of kernel " << pretty(f.name) << ": a grid of " << req.grid.count()
+                << " CTAs exceeds the " << resident << " that can be resident at once (" << per_sm << " per SM x "
+                << device->sm_count << " SMs)\n";
+      return kCooperativeLaunchTooLarge;
+    }
   }
   uint32_t static_smem = prog.static_shared_end - kSharedReserved;
   if (static_smem + uint64_t(req.dynamic_shared) > uint32_t(device->smem_per_block) &&
@@ -409,8 +422,16 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
     return kInvalidConfiguration;
   }
   cfg.dynamic_shared_bytes = req.dynamic_shared;
+  // The grid barrier's workspace as cooperative_groups reads it: {unsigned wsSize; unsigned barrier;}.
+  cfg.co_resident = req.cooperative;
+  if (req.cooperative) {
+    cfg.grid_workspace = memory.allocate(8, 256, "cooperative launch grid workspace");
+    const uint32_t workspace[2] = {8, 0};
+    memory.write(cfg.grid_workspace, workspace, sizeof workspace);
+  }
   std::fflush(stdout);
   RunResult r = ptxsim::launch(prog, f.name, cfg, params, memory, &std::cout);
+  if (req.cooperative) memory.free(cfg.grid_workspace);
   std::cout.flush();
   if (print_stats)
     std::fprintf(stderr, "ptxsim: %s grid %ux%ux%u block %ux%ux%u: %s, %llu thread-instructions in %.3f s\n",
@@ -564,6 +585,7 @@ const char* status_name_runtime(int c) {
     case 710: return "cudaErrorAssert";
     case 716: return "cudaErrorMisalignedAddress";
     case 719: return "cudaErrorLaunchFailure";
+    case 720: return "cudaErrorCooperativeLaunchTooLarge";
     case 801: return "cudaErrorNotSupported";
     case 13: return "cudaErrorInvalidSymbol";
     case 17: return "cudaErrorInvalidDevicePointer";
@@ -593,6 +615,7 @@ const char* status_name_driver(int c) {
     case 710: return "CUDA_ERROR_ASSERT";
     case 716: return "CUDA_ERROR_MISALIGNED_ADDRESS";
     case 719: return "CUDA_ERROR_LAUNCH_FAILED";
+    case 720: return "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
     case 801: return "CUDA_ERROR_NOT_SUPPORTED";
     default: return "CUDA_ERROR_UNKNOWN";
   }
@@ -623,6 +646,7 @@ const char* status_string(int c) {
     case 710: return "device-side assert triggered";
     case 716: return "misaligned address";
     case 719: return "unspecified launch failure";
+    case 720: return "too many blocks in cooperative launch";
     case 801: return "operation not supported";
     default: return "unknown error";
   }

@@ -29,7 +29,7 @@ enum Status : int {
   kOk = 0, kInvalidValue = 1, kOutOfMemory = 2, kNotInitialized = 3, kInvalidDevice = 101,
   kNoBinaryForGpu = 209, kInvalidPtx = 218, kInvalidSource = 300, kNotFound = 500, kNotReady = 600,
   kIllegalAddress = 700, kLaunchOutOfResources = 701, kLaunchTimeout = 702, kAssert = 710,
-  kMisalignedAddress = 716, kLaunchFailure = 719, kNotSupported = 801, kUnknown = 999,
+  kMisalignedAddress = 716, kLaunchFailure = 719, kCooperativeLaunchTooLarge = 720, kNotSupported = 801, kUnknown = 999,
   // Driver and runtime spell these differently; the C layers translate.
   kInvalidHandle = 400, kInvalidConfiguration = 9,
 };
@@ -75,6 +75,7 @@ struct Stream {
 struct LaunchRequest {
   Dim3 grid, block, cluster;
   bool cluster_given = false;
+  bool cooperative = false;         // cudaLaunchCooperativeKernel or the cooperative attribute
   uint32_t dynamic_shared = 0;
   void** args = nullptr;            // one pointer per parameter (cudaLaunchKernel, cuLaunchKernel)
   void** extra = nullptr;           // cuLaunchKernel's CU_LAUNCH_PARAM_BUFFER_POINTER form
