@@ -80,7 +80,7 @@ TEST(FuzzCommand, EveryTargetHoldsOnAShortCampaign) {
 TEST(FuzzCommand, BadArguments) {
   std::ostringstream out, err;
   EXPECT_EQ(ptxsim::cli::fuzz_command({"no-such-target"}, out, err), 1);
-  EXPECT_NE(err.str().find("unknown target 'no-such-target' (targets: tensormap kind-word layout idesc umma-desc "
+  EXPECT_NE(err.str().find("unknown target 'no-such-target' (targets: tensormap tensormap-blob kind-word layout idesc umma-desc "
                            "wgmma-desc tcgen05-cp ldstmatrix-fit tma-partition)"),
             std::string::npos)
       << err.str();

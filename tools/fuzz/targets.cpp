@@ -18,6 +18,7 @@
 #include "tools/fuzz/smem_desc_gen.h"
 #include "tools/fuzz/tcgen05_cp_gen.h"
 #include "tools/fuzz/tma_partition_gen.h"
+#include "tools/fuzz/tensormap_blob_gen.h"
 #include "tools/fuzz/tensormap_gen.h"
 #include "verifiers/layout/layout.h"
 #include "verifiers/tcgen05/kind_word.h"
@@ -187,6 +188,11 @@ const std::vector<FuzzTarget>& fuzz_targets() {
        [](const CampaignOptions& o) {
          return run_campaign<TmapParams>("tensormap", tensormap_params_gen(), tensormap_property,
                                          [](const TmapParams& p) { return to_json(p); }, o);
+       }},
+      {"tensormap-blob", "CUtensorMap blobs (encoder-written, one bit flipped, random): decode total, re-encode stable",
+       [](const CampaignOptions& o) {
+         return run_campaign<TmapBlob>("tensormap-blob", tensormap_blob_gen(), tensormap_blob_property,
+                                       [](const TmapBlob& b) { return to_json(b); }, o);
        }},
       {"kind-word", "tcgen05 kind words: pack/unpack, ladder order, verifier verdict",
        [](const CampaignOptions& o) {
