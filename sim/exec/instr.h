@@ -66,7 +66,7 @@ struct Instr {
   uint16_t form = 0;          // index of the form in the instruction table
   uint32_t line = 0, col = 0; // PTX source position
   uint64_t imm = 0;           // a decoded constant the semantics need (e.g. a mask or size)
-  Operand op[8];              // wgmma.mma_async has eight; tcgen05.mma up to seven
+  Operand op[10];             // wgmma.mma_async.sp has ten, wgmma.mma_async eight
   ModSet mods;                // every modifier written, for rarely-needed checks at run time
 
   DType type() const { return types[0]; }

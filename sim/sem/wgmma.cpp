@@ -24,7 +24,12 @@
 // mma_async without any wgmma.fence) is warned about; shared memory written by generic stores and
 // read without fence.proxy.async is warned about as for the TMA.
 //
-// Not simulated (load-time "unimplemented"): the sparse forms wgmma.mma_async.sp.
+// Sparse A (wgmma.mma_async.sp, PTX ISA 9.7.15.6): A is 2:4 structured-sparse and stored packed,
+// 64 x K/2, exactly like a dense A of K/2 columns (same registers, same descriptor layouts); the
+// sp-meta register of the threads chosen by sp-sel holds, per 4-element chunk of a row, the indices
+// of the chunk's two stored elements. ptxsim reads the packed A, validates the metadata, scatters A
+// into the dense 64 x K matrix (zeros elsewhere) and runs the dense datapath; see sparse_expand.
+// Not simulated (load-time "unimplemented"): .sp with .tf32 (1:2) and 8-bit (.e4m3/.e5m2/.s8/.u8).
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
@@ -92,9 +97,12 @@ struct Config {
   bool a_in_regs = false;
   bool satfinite = false;
   bool neg_a = false, neg_b = false, trans_a = false, trans_b = false;
+  bool sparse = false;         // .sp: operands 3, 4 are sp-meta and sp-sel
+  uint8_t sp_sel = 0;          // the sparsity selector (immediate)
   const tc::DotModel* model = nullptr;
   bool operator==(const Config&) const = default;
   int d_regs() const { return d == DType::F16 ? n / 4 : n / 2; }
+  int scale_d_op() const { return sparse ? 5 : 3; }  // operand index of scale-d
   bool is_float() const { return a != Elem::S8 && a != Elem::U8 && a != Elem::B1; }
 };
 
@@ -333,6 +341,42 @@ uint32_t sign_mask(Elem e) {
   }
 }
 
+// Sparse A, 16-bit types (PTX ISA 9.7.15.6.1 "Sparse matrix storage" and its metadata figure for
+// .m64nNk32 .f16/.bf16): each row of the warp's 16 x 32 A has 8 chunks of 4 elements, two kept per
+// chunk. In each quad of lanes (lane = 4q + t), lanes t = 2*sp_sel and 2*sp_sel + 1 supply the
+// metadata: lane t%2 = h covers chunks 4h..4h+3 (columns 16h..16h+15) of rows q (bits 15:0) and
+// q + 8 (bits 31:16), one nibble per chunk: bits 1:0 the column in the chunk of packed element 2j,
+// bits 3:2 that of element 2j + 1. Equal indices (0b0000, 0b0101, 0b1010, 0b1111) are invalid.
+// `packed` is 16 x K/2; `dense` receives 16 x K.
+void sparse_expand(ExecCtx& c, const Operand& meta, int sp_sel, int K, const uint32_t* packed, uint32_t* dense) {
+  std::fill(dense, dense + 16 * K, 0u);
+  const int chunks_per_lane = K / 8;  // 4 chunks of each of 2 rows in a 32-bit register
+  for (int q = 0; q < 8; ++q)
+    for (int h = 0; h < 2; ++h) {
+      const int lane = 4 * q + 2 * sp_sel + h;
+      const uint32_t word = uint32_t(sem::val(c, meta, lane));
+      for (int half = 0; half < 2; ++half) {
+        const int row = q + 8 * half;
+        for (int j = 0; j < chunks_per_lane; ++j) {
+          const int chunk = chunks_per_lane * h + j;
+          const uint32_t nib = (word >> (16 * half + 4 * j)) & 0xF, i0 = nib & 3, i1 = nib >> 2;
+          if (i0 == i1)
+            c.fault("error", "wgmma.mma_async.sp: invalid sparsity metadata " + hex(word) + " in thread " +
+                                 std::to_string(32 * (c.warp->index % 4) + uint32_t(lane)) + " of the warpgroup (warp " +
+                                 std::to_string(c.warp->index) + " lane " + std::to_string(lane) + ", sp-sel " +
+                                 std::to_string(sp_sel) + "): bits " + std::to_string(16 * half + 4 * j + 3) + ":" +
+                                 std::to_string(16 * half + 4 * j) + " = " + hex(nib) + " for row " +
+                                 std::to_string(16 * (c.warp->index % 4) + uint32_t(row)) + " chunk " +
+                                 std::to_string(chunk) + " name column " + std::to_string(i0) +
+                                 " twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and "
+                                 "0b1111 are invalid, PTX ISA 9.7.15.6.1)");
+          dense[row * K + 4 * chunk + int(i0)] = packed[row * (K / 2) + 2 * chunk];
+          dense[row * K + 4 * chunk + int(i1)] = packed[row * (K / 2) + 2 * chunk + 1];
+        }
+      }
+    }
+}
+
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
   require_full_warp(c, mask, "wgmma.mma_async");
@@ -360,7 +404,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
       }
 
   // C: the newest in-flight value of each accumulator (chained mma_async), else the register.
-  const uint64_t sd_lane0 = sem::val(c, in.op[3], 0);
+  const Operand& sd_op = in.op[cfg.scale_d_op()];
+  const uint64_t sd_lane0 = sem::val(c, sd_op, 0);
   bool scale_d = sd_lane0 & 1;
   const int wrow0 = 16 * int(c.warp->index % 4);
   std::vector<uint32_t> C(size_t(16 * N), 0), D(size_t(16 * N));
@@ -379,7 +424,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     }
   }
   for (int lane = 1; lane < 32; ++lane)
-    if ((sem::val(c, in.op[3], lane) & 1) != (sd_lane0 & 1))
+    if ((sem::val(c, sd_op, lane) & 1) != (sd_lane0 & 1))
       c.fault("error", "wgmma.mma_async: scale-d differs between lanes of the warpgroup (it must be uniform)");
 
   const uint64_t bdesc = sem::val(c, in.op[2], 0);
@@ -389,12 +434,19 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
       c.fault("error", "wgmma.mma_async: the matrix descriptors differ between lanes (they must be uniform)");
 
   if (cfg.is_float()) {
-    std::vector<uint32_t> A(size_t(16 * K)), Bt(size_t(N * K));
-    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, K, A.data());
-    else read_smem(c, adesc, 'A', cfg.trans_a, cfg.a, wrow0, 16, K, A.data());
+    // A as stored: 16 x K, or packed 16 x K/2 when sparse (negated before the zeros are placed).
+    const int KA = cfg.sparse ? K / 2 : K;
+    std::vector<uint32_t> A(size_t(16 * KA)), Bt(size_t(N * K));
+    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, KA, A.data());
+    else read_smem(c, adesc, 'A', cfg.trans_a, cfg.a, wrow0, 16, KA, A.data());
     read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, N, K, Bt.data());
     if (cfg.neg_a)
       for (uint32_t& x : A) x ^= sign_mask(cfg.a);
+    if (cfg.sparse) {
+      std::vector<uint32_t> dense(size_t(16 * K));
+      sparse_expand(c, in.op[3], cfg.sp_sel, K, A.data(), dense.data());
+      A.swap(dense);
+    }
     if (cfg.neg_b)
       for (uint32_t& x : Bt) x ^= sign_mask(cfg.b);
     tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
@@ -524,7 +576,6 @@ void bind_wgmma_wait(Binder& b) {
 
 void bind_wgmma_mma(Binder& b) {
   require_sync_aligned(b, "wgmma.mma_async");
-  if (b.has(".sp")) b.unimplemented("wgmma.mma_async.sp (sparse A with metadata) is not simulated");
   // The shape: .m64nNkK, parsed from the opcode (the table lists the valid ones).
   Config cfg;
   {
@@ -583,6 +634,11 @@ void bind_wgmma_mma(Binder& b) {
   } else {
     want_k = 256;
   }
+  cfg.sparse = b.has(".sp");
+  if (cfg.sparse) {
+    if (b1) b.error("'.sp' is not valid with .b1 for instruction 'wgmma.mma_async'");
+    want_k *= 2;  // A's K columns are stored packed as K/2
+  }
   if (cfg.k != want_k)
     b.error("Illegal shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) +
             "' for the types of instruction 'wgmma.mma_async' (K must be " + std::to_string(want_k) + ")");
@@ -594,19 +650,28 @@ void bind_wgmma_mma(Binder& b) {
             "' for instruction 'wgmma.mma_async with " + (int_n ? "integer" : "floating point") + " types'");
   if (i8 && cfg.a != cfg.b && b.dec.program().ptx_version < 84)
     b.error("Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later");
+  if (cfg.sparse && b.dec.program().ptx_version < 82)
+    b.error(std::string("Feature 'Sparse WGMMA with ") + (cfg.is_float() ? "floating point" : "integer") +
+            " types' requires PTX ISA .version 8.2 or later");
+  if (cfg.sparse && cfg.a != Elem::F16 && cfg.a != Elem::BF16)
+    b.unimplemented("wgmma.mma_async.sp with .tf32 (1:2) or 8-bit (.e4m3/.e5m2/.s8/.u8) A is not simulated "
+                    "(only .f16/.bf16 sparse A is)");
   cfg.satfinite = b.has(".satfinite");
   if (cfg.satfinite && !i8) b.error("'.satfinite' is only valid with .s8/.u8 for instruction 'wgmma.mma_async'");
 
-  // Operands: d, a (vector of 4 or a descriptor), b-desc, scale-d, then the immediates.
+  // Operands: d, a (vector of 4 or a descriptor), b-desc, [sp-meta, sp-sel,] scale-d, then the
+  // immediates; `sp` shifts the operands after b-desc.
   const size_t nops = b.op_count();
-  if (nops < 4) b.error("wgmma.mma_async needs at least d, a, b-desc and scale-d operands");
+  const size_t sp = cfg.sparse ? 2 : 0;
+  if (nops < 4 + sp) b.error("wgmma.mma_async needs at least d, a, b-desc and scale-d operands");
   cfg.a_in_regs = b.op_kind(1) == Operand::Kind::Vec;
   const bool f16ish = cfg.a == Elem::F16 || cfg.a == Elem::BF16;
-  const size_t want_ops = f16ish ? (cfg.a_in_regs ? 7 : 8) : (cfg.is_float() ? 6 : 4);
+  const size_t want_ops = sp + (f16ish ? (cfg.a_in_regs ? 7 : 8) : (cfg.is_float() ? 6 : 4));
   if (nops != want_ops)
     b.error("wgmma.mma_async with these types and A " + std::string(cfg.a_in_regs ? "in registers" : "from a descriptor") +
             " takes " + std::to_string(want_ops) + " operands, got " + std::to_string(nops));
-  const std::string kind_name = std::string("wgmma.mma_async with ") + (cfg.is_float() ? "floating point" : "integer") + " types";
+  const std::string kind_name = std::string(cfg.sparse ? "Sparse wgmma.mma_async" : "wgmma.mma_async") + " with " +
+                                (cfg.is_float() ? "floating point" : "integer") + " types";
   // An immediate operand: ptxas's words for a value outside {lo, hi}.
   auto imm_in = [&](size_t i, int64_t lo, int64_t hi) {
     const int64_t v = b.imm(i);
@@ -615,13 +680,19 @@ void bind_wgmma_mma(Binder& b) {
               std::to_string(v) + "', expected to be " + std::to_string(lo) + " or " + std::to_string(hi));
     return v;
   };
+  if (cfg.sparse) {
+    if (b.op_kind(3) != Operand::Kind::Reg && b.op_kind(3) != Operand::Kind::Imm)
+      b.error("wgmma.mma_async.sp: operand sp-meta must be a 32-bit register");
+    if (b.op_kind(4) != Operand::Kind::Imm) b.error("wgmma.mma_async.sp: operand sp-sel must be an integer constant");
+    cfg.sp_sel = uint8_t(imm_in(4, 0, 1));  // 16-bit types: lanes 0,1 or 2,3 of each quad
+  }
   if (cfg.is_float()) {
-    cfg.neg_a = imm_in(4, -1, 1) == -1;  // imm-scale-a
-    cfg.neg_b = imm_in(5, -1, 1) == -1;  // imm-scale-b
+    cfg.neg_a = imm_in(4 + sp, -1, 1) == -1;  // imm-scale-a
+    cfg.neg_b = imm_in(5 + sp, -1, 1) == -1;  // imm-scale-b
   }
   if (f16ish) {
-    if (!cfg.a_in_regs) cfg.trans_a = imm_in(6, 0, 1) == 1;     // imm-trans-a
-    cfg.trans_b = imm_in(cfg.a_in_regs ? 6 : 7, 0, 1) == 1;      // imm-trans-b
+    if (!cfg.a_in_regs) cfg.trans_a = imm_in(6 + sp, 0, 1) == 1;     // imm-trans-a
+    cfg.trans_b = imm_in((cfg.a_in_regs ? 6 : 7) + sp, 0, 1) == 1;    // imm-trans-b
   }
   const uint32_t dw = cfg.d == DType::F16 ? 32 : 32;
   sem::check_reg_vector(b, 0, cfg.d_regs(), dw, "wgmma.mma_async");
@@ -630,7 +701,7 @@ void bind_wgmma_mma(Binder& b) {
     b.error("wgmma.mma_async: operand a must be a vector of 4 registers or a 64-bit matrix descriptor");
   if (b.op_kind(2) != Operand::Kind::Reg && b.op_kind(2) != Operand::Kind::Imm)
     b.error("wgmma.mma_async: operand b must be a 64-bit matrix descriptor");
-  if (b.op_kind(3) != Operand::Kind::Reg && b.op_kind(3) != Operand::Kind::Imm)
+  if (b.op_kind(3 + sp) != Operand::Kind::Reg && b.op_kind(3 + sp) != Operand::Kind::Imm)
     b.error("wgmma.mma_async: operand scale-d must be a predicate");
   if (cfg.is_float()) {
     const tc::AccFmt acc = cfg.d == DType::F16 ? tc::AccFmt::F16 : tc::AccFmt::F32;
