@@ -10,6 +10,14 @@
 namespace ptxsim {
 
 namespace {
+// "KIND: MESSAGE" for a kernel fault; the generic kind "error" adds nothing to the diagnostic's
+// own "error:" severity, so it is left out (no "error: error: ...").
+std::string fault_message(const KernelFault& kf) {
+  return kf.kind == "error" ? kf.message : kf.kind + ": " + kf.message;
+}
+}  // namespace
+
+namespace {
 
 constexpr uint64_t kQuantum = 256;          // warp-steps a warp runs before the next warp's turn
 constexpr uint64_t kRotateEvery = 64;       // diverged steps before rotating to the oldest group
@@ -993,7 +1001,7 @@ RunResult Engine::run() {
         });
       } catch (KernelFault& kf) {
         Diagnostic d;
-        d.message = kf.kind + ": " + kf.message;
+        d.message = fault_message(kf);
         if (cur_fn_) {
           d = located(*cur_fn_, cur_pc_, d.message);
           d.message += " [CTA (" + std::to_string(cur_warp_->cta->id.x) + "," + std::to_string(cur_warp_->cta->id.y) +
@@ -1021,7 +1029,7 @@ RunResult Engine::run() {
       } catch (KernelFault& kf) {
         Diagnostic d;
         d.file = prog.file_name;
-        d.message = kf.kind + ": " + kf.message;
+        d.message = fault_message(kf);
         diags_.insert(diags_.begin(), d);
         res.report = d.format();
         return finish(RunStatus::Fault);
