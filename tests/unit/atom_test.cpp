@@ -21,34 +21,18 @@
 #include "model/memory/global_memory.h"
 #include "sim/api.h"
 #include "sim/exec/address_space.h"
+#include "tests/unit/ptx_test_util.h"
 
 namespace ptxsim {
 namespace {
 
-const std::string kHead = ".version 8.7\n.target sm_90a\n.address_size 64\n";
+using testutil::hex;
+using testutil::kHead;
+using testutil::line_of;
+using testutil::test_seed;
+
 const char* const kFile = "atom.ptx";
 constexpr uint8_t kPoison = 0xCD;
-
-std::string hex(uint64_t v) {
-  char s[32];
-  std::snprintf(s, sizeof s, "0x%" PRIx64, v);
-  return s;
-}
-
-uint32_t line_of(const std::string& body, const std::string& needle) {
-  std::string text = kHead + body;
-  size_t at = text.find(needle);
-  EXPECT_NE(at, std::string::npos) << needle;
-  return uint32_t(std::count(text.begin(), text.begin() + long(at), '\n') + 1);
-}
-
-uint64_t test_seed() {
-  uint64_t s = std::random_device{}();
-  if (const char* e = std::getenv("PTXSIM_TEST_SEED")) s = std::strtoull(e, nullptr, 0);
-  const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::printf("[   SEED   ] %s.%s: PTXSIM_TEST_SEED=%" PRIu64 "\n", t->test_suite_name(), t->name(), s);
-  return s;
-}
 
 std::string load_error(const std::string& body) {
   try {
