@@ -300,9 +300,19 @@ std::shared_ptr<Frame> Engine::new_frame(const Function& fn, Warp& w, Cta& cta, 
   return f;
 }
 
-void Engine::setup_cluster(uint64_t cl) {
+Dim3 Engine::first_ctaid(uint64_t cl) const {
   Dim3 ncl{cfg.grid.x / cluster_dim.x, cfg.grid.y / cluster_dim.y, cfg.grid.z / cluster_dim.z};
   Dim3 cid{uint32_t(cl % ncl.x), uint32_t(cl / ncl.x % ncl.y), uint32_t(cl / (uint64_t(ncl.x) * ncl.y))};
+  return {cid.x * cluster_dim.x, cid.y * cluster_dim.y, cid.z * cluster_dim.z};
+}
+
+std::optional<Dim3> Engine::cancel_next_cluster() {
+  if (next_cluster_ >= nclusters_) return std::nullopt;
+  return first_ctaid(next_cluster_++);
+}
+
+void Engine::setup_cluster(uint64_t cl) {
+  const Dim3 first = first_ctaid(cl);
   ctas.clear();
   uint32_t threads = uint32_t(cfg.block.count());
   uint32_t nwarps = (threads + 31) / 32;
@@ -313,8 +323,7 @@ void Engine::setup_cluster(uint64_t cl) {
     auto cta = std::make_unique<Cta>();
     cta->rank = r;
     cta->cluster_ctaid = {r % cluster_dim.x, r / cluster_dim.x % cluster_dim.y, r / (cluster_dim.x * cluster_dim.y)};
-    cta->id = {cid.x * cluster_dim.x + cta->cluster_ctaid.x, cid.y * cluster_dim.y + cta->cluster_ctaid.y,
-               cid.z * cluster_dim.z + cta->cluster_ctaid.z};
+    cta->id = {first.x + cta->cluster_ctaid.x, first.y + cta->cluster_ctaid.y, first.z + cta->cluster_ctaid.z};
     cta->smem.assign(smem_bytes, 0);
     cta->mbar_word.assign((smem_bytes + 7) / 8, 0);
     cta->generic_dirty.assign((smem_bytes + 15) / 16, 0);
@@ -978,8 +987,11 @@ RunResult Engine::run() {
       parked.push_back({std::move(ctas), std::move(cluster_barrier)});
       ctas.clear();
     }
-  for (uint64_t cl = 0; cl < (cfg.co_resident ? 1 : nclusters); ++cl) {
-    if (!cfg.co_resident) setup_cluster(cl);
+  // Clusters launch in linear order; next_cluster_ also moves when try_cancel takes one.
+  nclusters_ = nclusters;
+  next_cluster_ = cfg.co_resident ? nclusters : 0;
+  for (bool first = true; first || next_cluster_ < nclusters; first = false) {
+    if (!cfg.co_resident) setup_cluster(next_cluster_++);
     for (;;) {
       uint64_t progress = 0;
       bool all_done = true;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <unordered_map>
@@ -148,6 +149,9 @@ struct Cta {
   std::shared_ptr<Tcgen05Cta> tcgen05;
   // Called when the last warp of the CTA exits (e.g. the TMEM leak check); may throw KernelFault.
   void (*on_exit)(Engine& e, Cta& cta) = nullptr;
+  // A clusterlaunchcontrol.try_cancel of this CTA completed with a failed response (a later one is
+  // undefined behaviour; sim/sem/cluster_launch_control.cpp): the line of that try_cancel, or 0.
+  uint32_t clc_failed_line = 0;
 };
 
 // An asynchronous operation in flight (TMA, bulk copies): issued now, completed later. It takes
@@ -190,6 +194,11 @@ class Engine {
   };
   std::vector<ParkedCluster> parked;
   uint64_t steps = 0;                      // warp-instructions so far (the simulated clock)
+  // Cluster launch control: clusters launch one after another in linear order; a successful
+  // clusterlaunchcontrol.try_cancel takes the next one not launched yet, which then never runs.
+  // Returns the %ctaid of its first CTA, or nothing when every cluster has been launched or
+  // cancelled already (also always with a co-resident launch, whose clusters all start together).
+  std::optional<Dim3> cancel_next_cluster();
   ClusterBarrier cluster_barrier;          // of the cluster being simulated
 
   // Lanes `taken` of the current group continue at `target`; the rest at pc + 1.
@@ -230,6 +239,8 @@ class Engine {
 
  private:
   void setup_cluster(uint64_t cluster_linear);
+  Dim3 first_ctaid(uint64_t cluster_linear) const;
+  uint64_t next_cluster_ = 0, nclusters_ = 0;  // the launch loop's next cluster, and the grid's count
   std::shared_ptr<Frame> new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base);
   int pick(Warp& w);
   uint64_t run_warp(Warp& w, uint64_t budget);
