@@ -747,7 +747,6 @@ bool Engine::step(Warp& w, int gi) {
   g->sync_passed = false;
   uint32_t lanes = uint32_t(std::popcount(g->mask));
   if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
-  if (w.reg_watch) w.reg_watch(c, in);
   in.fn(c, in, mask);
   g = c.group;
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;

@@ -87,9 +87,6 @@ struct Warp {
   Cta* cta = nullptr;
   uint64_t diverged_steps = 0;
   std::unique_ptr<WgmmaWarpState> wgmma;       // created by the warp's first wgmma instruction
-  // Set while registers of this warp are still to be written asynchronously (tcgen05.ld before
-  // tcgen05.wait::ld): called before every instruction of the warp to report uses of them.
-  void (*reg_watch)(ExecCtx& c, const Instr& in) = nullptr;
   bool done() const { return groups.empty(); }
 };
 

@@ -36,13 +36,13 @@ struct Tcgen05Cta {
   std::vector<MmaRecord> mmas;
   uint64_t next_mma = 0;
 
-  // Per warp: the destination registers of tcgen05.ld not yet covered by tcgen05.wait::ld.
+  // Per warp: the TMEM cells of tcgen05.ld not yet covered by tcgen05.wait::ld. A later tcgen05.st
+  // of the warp to those cells is an anti-dependency the ISA orders only through the wait.
   struct PendingLoad {
-    const uint64_t* regs = nullptr;  // the frame they belong to
-    std::vector<uint32_t> slots;
+    model::tcgen05::TmemRect cells;
     uint32_t line = 0;
   };
-  std::vector<PendingLoad> pending_ld;  // indexed by warp
+  std::vector<std::vector<PendingLoad>> pending_ld;  // indexed by warp
 };
 
 }  // namespace ptxsim

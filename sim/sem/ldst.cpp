@@ -118,7 +118,15 @@ uint32_t elem_bytes(const Binder& b) {
   return bits / 8;
 }
 
-void check_vector_operand(const Binder& b, size_t i, uint32_t n) {
+// `{ %r1 }`, a vector of one element, is the scalar %r1 where a scalar is expected: ptxas accepts it
+// in ld/st/mov and LLVM's NVPTX back end (Triton) writes scalar loads that way.
+void unwrap_single_element(Binder& b, size_t i) {
+  Operand& o = b.in.op[i];
+  if (o.kind == Operand::Kind::Vec && o.count == 1) o = b.dec.current().vec_pool[o.slot];
+}
+
+void check_vector_operand(Binder& b, size_t i, uint32_t n) {
+  if (n == 1) unwrap_single_element(b, i);
   if (n > 1) {
     if (b.op_kind(i) != Operand::Kind::Vec || b.in.op[i].count != n)
       b.error("'" + b.src.opcode + "' needs a vector operand of " + std::to_string(n) + " elements");
@@ -343,6 +351,8 @@ void bind_st(Binder& b) {
 
 void bind_mov(Binder& b) {
   b.require_ops(2, 2);
+  unwrap_single_element(b, 0);
+  unwrap_single_element(b, 1);
   b.require_types(1);
   DType t = b.type(0);
   const Operand& s = b.in.op[1];

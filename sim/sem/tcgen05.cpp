@@ -3,9 +3,10 @@
 // (TMEM cells, allocator) and model/tcgen05 (descriptors, ld/st shapes, the MMA datapath); this
 // file decodes operands, applies the ISA's access rules, and schedules the asynchronous parts:
 //   alloc / dealloc / relinquish  synchronous; an alloc that does not fit blocks until a dealloc
-//   ld / st                       move data at issue; a ld's destination registers count as not yet
-//                                 written until tcgen05.wait::ld, and any use of one before that is
-//                                 reported (the warp's reg_watch)
+//   ld / st                       move data at issue. A register written by tcgen05.ld may be read
+//                                 before tcgen05.wait::ld (the ISA honours true register dependencies
+//                                 within a thread); a tcgen05.st of the warp to cells a pending ld
+//                                 reads is reported (that anti-dependency needs the wait)
 //   mma, commit                   checked at issue, executed in issue order through the engine's
 //                                 async queue (Tcgen05Cta::pipe); commit arrives on its mbarrier(s)
 //                                 once every earlier mma of the CTA has completed
@@ -124,31 +125,6 @@ LdSt operands(const Instr& in, bool load) {
 
 const Operand& reg_elem(const ExecCtx& c, const Operand& v, uint32_t i) { return sem::vec_elem(c, v, i); }
 
-void report_reg_use(ExecCtx& c, const Instr& in) {
-  Tcgen05Cta::PendingLoad& p = c.cta->tcgen05->pending_ld[c.warp->index];
-  if (p.regs != c.regs) return;
-  auto check = [&](const Operand& o) {
-    if (o.kind != Operand::Kind::Reg && o.kind != Operand::Kind::Addr) return;
-    auto it = std::find(p.slots.begin(), p.slots.end(), o.slot);
-    if (it == p.slots.end()) return;
-    const std::string name = o.slot < c.fn->slot_names.size() ? c.fn->slot_names[o.slot] : "slot " + std::to_string(o.slot);
-    c.eng->warn(c, "tcgen05 hazard: register " + name + " is a destination of the tcgen05.ld at line " +
-                       std::to_string(p.line) + " and is used before tcgen05.wait::ld (its value is not defined yet)");
-    p.slots.erase(it);
-  };
-  for (uint32_t i = 0; i < in.nops; ++i) {
-    const Operand& o = in.op[i];
-    if (o.kind == Operand::Kind::Vec) {
-      for (uint32_t k = 0; k < o.count; ++k) check(c.fn->vec_pool[o.slot + k]);
-    } else {
-      check(o);
-      if (o.kind == Operand::Kind::Addr && o.aux != kNoSlot)
-        for (uint32_t k = 0; k < o.count; ++k) check(c.fn->vec_pool[o.aux + k]);
-    }
-  }
-  if (p.slots.empty()) c.warp->reg_watch = nullptr;
-}
-
 // The checks shared by ld and st; returns the base address.
 tm::TmemAddr check_access(ExecCtx& c, const Instr& in, const LdSt& o, uint32_t mask, const char* what) {
   Tcgen05Cta& st = state(c);
@@ -211,12 +187,7 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
       c.col(reg_elem(c, *o.regs, i))[l] = v;
     }
   });
-  Tcgen05Cta::PendingLoad& p = st.pending_ld[c.warp->index];
-  if (p.regs != c.regs) p.slots.clear();
-  p.regs = c.regs;
-  p.line = in.line;
-  for (uint32_t i = 0; i < nregs; ++i) p.slots.push_back(reg_elem(c, *o.regs, i).slot);
-  c.warp->reg_watch = report_reg_use;
+  st.pending_ld[c.warp->index].push_back({r, in.line});
 }
 
 void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -226,6 +197,17 @@ void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
   const tm::TmemAddr a = check_access(c, in, o, mask, "tcgen05.st");
   const t5::LdStShape shape = t5::LdStShape(in.a);
   const uint32_t nregs = uint32_t(in.imm);
+  const t5::TmemRect r{a.lane, t5::lanes_touched(shape), a.column,
+                       t5::columns_spanned(shape, in.b, o.split) * (in.c ? 2 : 1)};
+  for (const auto& p : st.pending_ld[c.warp->index])
+    if (p.cells.overlaps(r)) {
+      c.eng->warn(c, "tcgen05 hazard: tcgen05.st writes TMEM lanes " + std::to_string(r.lane) + ".." +
+                         std::to_string(r.lane + r.lanes - 1) + ", columns " + std::to_string(r.column) + ".." +
+                         std::to_string(r.column + r.columns - 1) + " that the tcgen05.ld at line " +
+                         std::to_string(p.line) +
+                         " of this warp reads, with no tcgen05.wait::ld between them (the load may see the store)");
+      break;
+    }
   for_lanes(mask, [&](int l) {
     for (uint32_t i = 0; i < nregs; ++i) {
       const t5::CellOffset off = t5::cell_of(shape, uint32_t(l), i, o.split);
@@ -243,8 +225,7 @@ void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 void exec_wait_ld(ExecCtx& c, const Instr&, uint32_t mask) {
   if (!mask || !c.cta->tcgen05) return;
-  c.cta->tcgen05->pending_ld[c.warp->index].slots.clear();
-  c.warp->reg_watch = nullptr;
+  c.cta->tcgen05->pending_ld[c.warp->index].clear();
 }
 
 // tcgen05.st moves its data at issue, and the fences order nothing the simulator reorders.

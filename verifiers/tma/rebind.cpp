@@ -1,6 +1,18 @@
+#include <cstdlib>
 #include "verifiers/tma/rebind.h"
 
 namespace ptxsim::verifiers::tma {
+
+namespace {
+// The size operand of the acquire fence: 128 written in any PTX integer form (128, 0x80, 0200).
+bool is_128(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  return v == 128 && (*end == 0 || ((*end == 'U' || *end == 'u') && end[1] == 0));
+}
+}  // namespace
+
 
 namespace {
 
@@ -182,7 +194,7 @@ void RebindChecker::feed(int line, const PtxInstruction& in, const std::optional
       return false;
     }
     if (c.kind == Kind::Acquire &&
-        (in.operands.size() != 2 || !unwrap(in.operands[0], '[', ']') || in.operands[1] != "128")) {
+        (in.operands.size() != 2 || !unwrap(in.operands[0], '[', ']') || !is_128(in.operands[1]))) {
       error(line, std::string("expected ") + kAcquire + "." + c.scope + " [addr], 128" + got);
       return false;
     }
