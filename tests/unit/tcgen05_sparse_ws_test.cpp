@@ -597,3 +597,44 @@ TEST(Tcgen05MmaSparse, MetadataCellsFollowTheCutlassAtoms) {
   EXPECT_EQ(c.cell.column, 1u);
   EXPECT_EQ(c.bit, 20u);
 }
+
+TEST(Tcgen05MmaWs, QualifiersAndOperandsAreCheckedAtLoadWithPtxasWords) {
+  auto module = [](const std::string& line) {
+    return ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n  .reg .b32 %r<4>;\n"
+           "  .reg .b64 %rd<2>;\n  .reg .pred %p<2>;\n" + line + "\n  ret;\n}\n";
+  };
+  struct Bad {
+    const char* line;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {"  tcgen05.mma.ws.cta_group::2.kind::f16 [%r2], %rd1, %rd1, %r1, %p1;",
+       "Illegal modifier '.cta_group::2' for instruction 'tcgen05.mma.ws'"},
+      {"  tcgen05.mma.ws.cta_group::1.kind::f16.collector::a::fill [%r2], %rd1, %rd1, %r1, %p1;",
+       "Illegal modifier '.collector::a::fill' for instruction 'tcgen05.mma.ws'"},
+      {"  tcgen05.mma.sp.cta_group::1.kind::f16.collector::b3::lastuse [%r2], %rd1, %rd1, [%r3], %r1, %p1;",
+       "Illegal modifier '.collector::b3::lastuse' for instruction 'tcgen05.mma'"},
+      {"  tcgen05.mma.cta_group::1.kind::f16.collector::a::fill.collector::a::discard [%r2], %rd1, %rd1, %r1, %p1;",
+       "Multiple .collector_usage modifiers specified"},
+      {"  tcgen05.mma.ws.cta_group::1.kind::f16 [%r2], %rd1, %rd1, %r1, {%r1, %r1, %r1, %r1}, %p1;",
+       "Arguments mismatch for instruction 'tcgen05.mma.ws'"},
+      {"  tcgen05.mma.ws.cta_group::1.kind::mxf8f6f4.block_scale [%r2], %rd1, %rd1, %r1, [%r3], [%r3], %p1;",
+       "Arguments mismatch for instruction 'tcgen05.mma.ws'"},
+      {"  tcgen05.mma.ws.cta_group::1.kind::f16.ashift [%r2], [%r3], %rd1, %r1, %p1;",
+       "Illegal modifier '.ashift' for instruction 'tcgen05.mma.ws'"},
+      {"  tcgen05.mma.sp.cta_group::1.kind::f16 [%r2], %rd1, %rd1, %r3, %r1, %p1;",
+       "Arguments mismatch for instruction 'tcgen05.mma.sp': sp-meta-tmem is an address [sp-meta-tmem]"},
+      {"  tcgen05.mma.sp.cta_group::1.kind::mxf4.block_scale [%r2], %rd1, %rd1, [%r3], %r1, [%r3], [%r3], %p1;",
+       "unimplemented: 'tcgen05.mma.sp.cta_group::1.kind::mxf4.block_scale' (sparse block-scaled kinds (kind::mxf4))"},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.line);
+    try {
+      ptxsim::load_program(module(b.line), "t.ptx");
+      ADD_FAILURE() << "accepted";
+    } catch (const ptxsim::PtxError& e) {
+      EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("t.ptx:9"), std::string::npos) << e.what();
+    }
+  }
+}
