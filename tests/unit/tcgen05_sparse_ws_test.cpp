@@ -667,3 +667,228 @@ TEST(Tcgen05MmaWs, QualifiersAndOperandsAreCheckedAtLoadWithPtxasWords) {
     }
   }
 }
+
+namespace {
+
+// A cluster of two CTAs (a pair), 128 threads each. CTA v copies its half of the packed A (rows
+// [128v, 128v + 128)), its half of B (columns [vN/2, (v+1)N/2)) and the metadata of its rows into
+// TMEM column 256; allocates with cta_group::2 and tells CTA 0 through `ready`; thread 0 of CTA 0
+// issues one sparse cta_group::2 MMA and commits it with multicast; each CTA dumps its D.
+const char* kPairKernel = R"(
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 gm, .param .u64 ad0, .param .u64 bd0,
+                  .param .u32 idesc)
+{
+  .shared .align 1024 .b8 sa[16384];
+  .shared .align 1024 .b8 sb[16384];
+  .shared .align 8 .b64 bar;
+  .shared .align 8 .b64 ready;
+  .shared .align 4 .b32 tslot;
+  .reg .b32 %r<100>;
+  .reg .b64 %rd<40>;
+  .reg .pred %p<8>;
+  .reg .b16 %rs<4>;
+  mov.u32 %r0, %tid.x;
+  shr.u32 %r1, %r0, 5;
+  mov.u32 %r60, %cluster_ctarank;
+  mov.u32 %r61, ready;
+  or.b32 %r62, %r0, %r60;
+  setp.ne.u32 %p6, %r62, 0;
+  @%p6 bra $ready_done;
+  mbarrier.init.shared::cta.b64 [%r61], 1;
+$ready_done:
+  ld.param.u64 %rd1, [ga];
+  ld.param.u64 %rd2, [gb];
+  ld.param.u64 %rd3, [gd];
+  ld.param.u64 %rd7, [gm];
+  mul.wide.u32 %rd9, %r60, 16384;
+  add.u64 %rd1, %rd1, %rd9;
+  add.u64 %rd2, %rd2, %rd9;
+  mul.wide.u32 %rd9, %r60, 1024;
+  add.u64 %rd7, %rd7, %rd9;
+  mul.wide.u32 %rd9, %r60, DBYTES;
+  add.u64 %rd3, %rd3, %rd9;
+  mov.u32 %r20, sa;
+  mov.u32 %r21, sb;
+  mov.u32 %r22, %r0;
+$copy:
+  mul.wide.u32 %rd4, %r22, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r23, [%rd5];
+  add.u32 %r25, %r21, %r24;
+  st.shared.u32 [%r25], %r23;
+  add.u32 %r22, %r22, 128;
+  setp.lt.u32 %p1, %r22, 4096;
+  @%p1 bra $copy;
+  fence.proxy.async.shared::cta;
+  setp.ne.u32 %p3, %r0, 0;
+  @%p3 bra $noinit;
+  mov.u32 %r26, bar;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+$noinit:
+  setp.ne.u32 %p7, %r1, 0;
+  @%p7 bra $after_alloc;
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [tslot], 512;
+$after_alloc:
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.u32 %r10, [tslot];
+  shl.b32 %r27, %r1, 21;
+  add.u32 %r28, %r10, %r27;
+  mov.u32 %r29, 0;
+$poison:
+  add.u32 %r31, %r28, %r29;
+  mov.u32 %r32, 0x7fbadbad;
+  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r31], {%r32};
+  add.u32 %r29, %r29, 1;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $poison;
+  mul.wide.u32 %rd8, %r0, 8;
+  add.u64 %rd7, %rd7, %rd8;
+  ld.global.v2.u32 {%r50, %r51}, [%rd7];
+  add.u32 %r58, %r28, 256;
+  tcgen05.st.sync.aligned.32x32b.x2.b32 [%r58], {%r50, %r51};
+  tcgen05.wait::st.sync.aligned;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  @%p3 bra $wait;
+  setp.eq.u32 %p4, %r60, 0;
+  @%p4 bra $issue;
+  mapa.shared::cluster.u32 %r63, %r61, 0;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r63];
+  bra $wait;
+$issue:
+  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p5, [%r61], 0;
+  @!%p5 bra $issue;
+  tcgen05.fence::after_thread_sync;
+  ld.param.u64 %rd10, [ad0];
+  ld.param.u64 %rd12, [bd0];
+  ld.param.u32 %r33, [idesc];
+  and.b32 %r35, %r20, 0x3ffff;
+  shr.u32 %r35, %r35, 4;
+  cvt.u64.u32 %rd14, %r35;
+  and.b32 %r36, %r21, 0x3ffff;
+  shr.u32 %r36, %r36, 4;
+  cvt.u64.u32 %rd15, %r36;
+  add.u64 %rd10, %rd10, %rd14;
+  add.u64 %rd12, %rd12, %rd15;
+  add.u32 %r37, %r10, 256;
+  setp.ne.u32 %p2, %r0, 0;
+  tcgen05.mma.sp.cta_group::2.KIND [%r10], %rd10, %rd12, [%r37], %r33, %p2;
+  mov.u32 %r26, bar;
+  mov.u16 %rs1, 3;
+  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r26], %rs1;
+$wait:
+  mov.u32 %r26, bar;
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $wait;
+  tcgen05.fence::after_thread_sync;
+  mov.u32 %r29, 0;
+$dump:
+  add.u32 %r31, %r28, %r29;
+  tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47}, [%r31];
+  tcgen05.wait::ld.sync.aligned;
+  mad.lo.u32 %r48, %r0, NCOLS, %r29;
+  mul.wide.u32 %rd6, %r48, 4;
+  add.u64 %rd6, %rd3, %rd6;
+  st.global.v4.u32 [%rd6], {%r40, %r41, %r42, %r43};
+  st.global.v4.u32 [%rd6+16], {%r44, %r45, %r46, %r47};
+  add.u32 %r29, %r29, 8;
+  setp.lt.u32 %p1, %r29, NCOLS;
+  @%p1 bra $dump;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  @%p7 bra $after_dealloc;
+  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 512;
+$after_dealloc:
+  ret;
+}
+)";
+
+}  // namespace
+
+TEST(Tcgen05MmaSparse, CtaPairM256ReadsEachCtasMetadata) {
+  const uint64_t seed = test_seed();
+  struct PairCase {
+    std::string kind;
+    Elem e;
+    uint32_t code, d_code, N;
+    Layout la, lb;
+  } cases[] = {
+      {"kind::f16", Elem::F16, 0, 1, 64, Layout::K128B, Layout::KNone},
+      {"kind::i8", Elem::S8, 1, 2, 32, Layout::KNone, Layout::K128B},
+  };
+  uint64_t sd = seed;
+  for (const PairCase& g : cases) {
+    SCOPED_TRACE(g.kind + " .sp cta_group::2 M=256 N=" + std::to_string(g.N) + " seed " + std::to_string(sd));
+    std::mt19937_64 rng(sd++);
+    const uint32_t M = 256, b = elem_bytes(g.e), K = 64 / b, Mh = 128, Nh = g.N / 2;
+    auto draw = [&]() { return g.e == Elem::S8 ? int(int8_t(rng())) : int(rng() % 9) - 4; };
+    std::vector<int> A(size_t(M) * K, 0), P(size_t(M) * K / 2), B(size_t(K) * g.N);
+    std::vector<uint32_t> nib(size_t(M) * K / 4);
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t c = 0; c < K / 4; ++c) {
+        const uint32_t i0 = rng() % 4, i1 = (i0 + 1 + rng() % 3) % 4;
+        nib[m * (K / 4) + c] = i0 | i1 << 2;
+        P[m * (K / 2) + 2 * c] = A[m * K + 4 * c + i0] = draw();
+        P[m * (K / 2) + 2 * c + 1] = A[m * K + 4 * c + i1] = draw();
+      }
+    for (int& x : B) x = draw();
+    Operand oa{Mh, K / 2, b, g.la}, ob{Nh, K, b, g.lb};
+    std::vector<uint8_t> img_a(2 * 16384, 0), img_b(2 * 16384, 0);
+    std::vector<uint32_t> meta(2 * 256, 0);
+    for (uint32_t v = 0; v < 2; ++v) {
+      for (uint32_t m = 0; m < Mh; ++m) {
+        for (uint32_t k = 0; k < K / 2; ++k) {
+          const uint32_t bits = encode(g.e, P[(v * Mh + m) * (K / 2) + k]);
+          for (uint32_t i = 0; i < b; ++i) img_a[v * 16384 + oa.offset(m, k) + i] = uint8_t(bits >> (8 * i));
+        }
+        for (uint32_t k = 0; k < K; ++k) {  // one metadata bit per dense element, CUTLASS's atom
+          auto [lane, bit] = meta_bit(g.e, 128, m, k, 0);
+          const uint32_t bitv = (nib[(v * Mh + m) * (K / 4) + k / 4] >> (k % 4)) & 1;
+          meta[v * 256 + lane * 2 + bit / 32] |= bitv << (bit % 32);
+        }
+      }
+      for (uint32_t n = 0; n < Nh; ++n)
+        for (uint32_t k = 0; k < K; ++k) {
+          const uint32_t bits = encode(g.e, B[k * g.N + v * Nh + n]);
+          for (uint32_t i = 0; i < b; ++i) img_b[v * 16384 + ob.offset(n, k) + i] = uint8_t(bits >> (8 * i));
+        }
+    }
+    const uint32_t idesc = 1u << 2 | g.d_code << 4 | g.code << 7 | g.code << 10 | uint32_t(ob.mn_major()) << 16 |
+                           (g.N >> 3) << 17 | (M >> 4) << 24;
+    std::string ptx = replace_all(kPairKernel, "KIND", g.kind);
+    ptx = replace_all(ptx, "NCOLS", std::to_string(g.N));
+    ptx = replace_all(ptx, "DBYTES", std::to_string(128 * g.N * 4));
+    ptxsim::model::GlobalMemory mem;
+    const uint64_t ga = mem.allocate(img_a.size(), 256, "A"), gb = mem.allocate(img_b.size(), 256, "B"),
+                   gm = mem.allocate(meta.size() * 4, 256, "meta");
+    mem.write(ga, img_a.data(), img_a.size());
+    mem.write(gb, img_b.data(), img_b.size());
+    mem.write(gm, meta.data(), meta.size() * 4);
+    const uint64_t gd = alloc(mem, size_t(2) * 128 * g.N * 4, "D");
+    Params p;
+    p.add(ga).add(gb).add(gd).add(gm).add(oa.desc(0)).add(ob.desc(0)).add(idesc);
+    Launched r = launch(ptx, mem, p, {2, 1, 1}, {128, 1, 1}, {2, 1, 1}, sd);
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+    std::vector<uint32_t> d(size_t(2) * 128 * g.N);
+    mem.read(gd, d.data(), d.size() * 4);
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t n = 0; n < g.N; ++n) {
+        int64_t sum = 0;
+        for (uint32_t k = 0; k < K; ++k) sum += int64_t(A[m * K + k]) * B[k * g.N + n];
+        const uint32_t got = d[(size_t(m / Mh) * 128 + m % Mh) * g.N + n];
+        if (g.e == Elem::S8) ASSERT_EQ(int32_t(got), int32_t(sum)) << "D(" << m << ", " << n << ")";
+        else ASSERT_EQ(std::bit_cast<float>(got), float(sum)) << "D(" << m << ", " << n << ")";
+      }
+  }
+}
