@@ -9,6 +9,9 @@
 //   mma, commit                   checked at issue, executed in issue order through the engine's
 //                                 async queue (Tcgen05Cta::pipe); commit arrives on its mbarrier(s)
 //                                 once every earlier mma of the CTA has completed
+//   mma.sp / .ws / .ws.sp         the same path: the operand lists differ (sp-meta-tmem, the zero-column
+//                                 mask), model/tcgen05/{sparse,ws}.h do the rest; the collector
+//                                 buffers' state is checked at issue (model/tcgen05/collector.h)
 // Reading D with tcgen05.ld while an MMA writing it has not completed, or was never committed to
 // an mbarrier, is reported; so is an MMA reading shared memory written by generic-proxy stores
 // with no fence.proxy.async since. A CTA that exits with TMEM still allocated is a fault.
