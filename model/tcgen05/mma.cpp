@@ -195,9 +195,7 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   }
   if (ctx.sparse) {
     const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
-    const bool narrow = !scaled && ctx.kind == Kind::F8F6F4 &&
-                        (packed_bits(ctx.kind, elem_fmt(ctx.kind, id.a_format)) || packed_bits(ctx.kind, elem_fmt(ctx.kind, id.b_format)));
-    if (auto e = sparse_unsupported(ctx.kind, g.M, ctx.cta_group, ctx.ws, id.sparse_id2, op.sp_meta, op.a_in_tmem, narrow))
+    if (auto e = sparse_unsupported(ctx.kind, g.M, ctx.cta_group, ctx.ws, id.sparse_id2, op.sp_meta, op.a_in_tmem))
       return e;
     if (!g.b_mn_major && SmemDescriptor::decode(op.b_desc).layout_type != uint32_t(SmemLayout::kNone) &&
         SmemDescriptor::decode(op.b_desc).swizzle_bytes() < b_units(ctx) * unit_bytes(ctx.kind))

@@ -22,13 +22,10 @@ MetaCell meta_cell(Kind k, uint32_t M, uint32_t id2, uint32_t m, uint32_t c, uin
 uint32_t meta_columns(Kind k, uint32_t id2) { return id2 + (sparse_layout(k).wide ? 1 : 2); }
 
 std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_group, bool ws, uint32_t id2,
-                                              uint32_t meta_addr, bool a_in_tmem, bool narrow_elements) {
+                                              uint32_t meta_addr, bool a_in_tmem) {
   const std::string why = " (CUTLASS pins the metadata layout only for 128 rows per CTA, and for .ws M = 32/64/128; "
                           "the PTX ISA gives it only as a figure)";
   if (is_block_scaled(k)) return std::string("sparse ") + kind_name(k) + " is not simulated";
-  if (narrow_elements)
-    return std::string("sparse ") + kind_name(k) + " with a 4- or 6-bit A or B type is not simulated (its packed-A "
-                                                    "layout is figure-only)";
   if (!ws && M / cta_group != 128)
     return "sparse M = " + std::to_string(M) + " with .cta_group::" + std::to_string(cta_group) + " is not simulated" + why;
   if (a_in_tmem) return "sparse A in Tensor Memory is not simulated (its packed layout is figure-only; CUTLASS has no such atom)";

@@ -2,7 +2,7 @@
 // structured-sparse and stored packed, M x K/2 (the bytes of a dense A of one MMA's 256 bits of K);
 // B and the product use the doubled K (512 bits of K). Metadata in Tensor Memory at [sp-meta-tmem]
 // says, per chunk of a row, where in the chunk each stored element goes:
-//   kind::f16, f8f6f4 (8-bit types), i8  2:4 — chunk of 4 elements, 2 stored; a nibble whose bits 1:0
+//   kind::f16, f8f6f4, i8               2:4 — chunk of 4 elements, 2 stored; a nibble whose bits 1:0
 //                                         place stored element 2c and bits 3:2 element 2c + 1;
 //                                         equal indices (0x0, 0x5, 0xA, 0xF) are invalid
 //   kind::tf32                           1:2 — chunk of 2 elements, 1 stored; nibble 0x4 puts it at
@@ -14,7 +14,9 @@
 // only as figures), relative to the metadata address:
 //   16/32-bit kinds (f16, tf32)  lane 16*(m/16) + m%8 + 8*(c/4), column id2, bits 16*((m/8)%2) + 4*(c%4)
 //                                (one column per MMA: 8 chunks of a row in two 16-lane halves)
-//   8-bit kinds (f8f6f4, i8)     lane m, column c/8, bits 4*(c%8)   (two columns per MMA)
+//   8-bit kinds (f8f6f4, i8)     lane m, column c/8, bits 4*(c%8)   (two columns per MMA; CUTLASS
+//                                uses this uint8_t atom for every f8f6f4 type, its 4/6-bit types
+//                                being the same one-byte "unpacksmem" containers as for dense MMAs)
 // With .ws and M = 64 / 32 the metadata of rows 0..M-1 is repeated at lanes +M, +2M, ... (128/M
 // copies, CUTLASS's extra mode of stride M); the part of D in lanes [jM, (j+1)M) reads copy j.
 // id2 is the sparsity selector (instruction-descriptor bits 1:0): CUTLASS keeps bit 0 of its
@@ -51,7 +53,7 @@ uint32_t meta_columns(Kind k, uint32_t id2);
 
 // Whether ptxsim simulates this sparse MMA's metadata layout; the reason when not.
 std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_group, bool ws, uint32_t id2,
-                                              uint32_t meta_addr, bool a_in_tmem, bool narrow_elements);
+                                              uint32_t meta_addr, bool a_in_tmem);
 
 // Scatters packed A (rows x K/2 element values, row-major) into dense A (rows x K) with the
 // metadata read through `nibble(m, c)`. Returns the first invalid nibble as "row m chunk c: ..."

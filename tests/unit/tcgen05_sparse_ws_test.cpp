@@ -192,8 +192,8 @@ struct Operand {
   bool mn_major() const { return layout == Layout::MNNone; }
 };
 
-enum class Elem { F16, TF32, E4M3, S8 };
-uint32_t elem_bytes(Elem e) { return e == Elem::F16 ? 2 : e == Elem::TF32 ? 4 : 1; }
+enum class Elem { F16, TF32, E4M3, S8, E2M1 };
+uint32_t elem_bytes(Elem e) { return e == Elem::F16 ? 2 : e == Elem::TF32 ? 4 : 1; }  // E2M1: a one-byte slot
 uint32_t encode(Elem e, int v) {
   const uint32_t neg = v < 0, a = uint32_t(std::abs(v));
   switch (e) {
@@ -207,8 +207,24 @@ uint32_t encode(Elem e, int v) {
       return t[a] | neg << 7;
     }
     case Elem::S8: return uint32_t(v) & 0xff;
+    case Elem::E2M1: {
+      static const uint8_t t[] = {0x0, 0x2, 0x4, 0x5, 0x6};
+      return t[a] | neg << 3;
+    }
   }
   return 0;
+}
+
+// Stores element bits at byte-slot `off` of an operand image; E2M1 (kind::f8f6f4) sits packed in the
+// first 8 bytes of its 16-byte chunk, slot s of the chunk in nibble s (PTX figure 202, the driver's
+// 16U4_ALIGN16B type).
+void put_elem(std::vector<uint8_t>& img, Elem e, uint32_t off, uint32_t bits) {
+  ASSERT_LT(off, img.size());
+  if (e == Elem::E2M1) {
+    img[(off & ~15u) + (off % 16) / 2] |= uint8_t(bits << (4 * (off % 2)));
+    return;
+  }
+  for (uint32_t i = 0; i < elem_bytes(e); ++i) img[off + i] = uint8_t(bits >> (8 * i));
 }
 
 // Where metadata bit `j` of dense A element (m, k) goes, from CUTLASS's CuTe atoms
@@ -285,14 +301,10 @@ void run_case(const Case& g, uint64_t seed) {
   const uint32_t astored = sparse ? ktot / 2 : ktot;
   Operand oa{g.M, astored, b, g.la}, ob{g.N, ktot, b, g.lb};
   std::vector<uint8_t> ia(32768, 0), ib(32768, 0);
-  auto put = [](std::vector<uint8_t>& img, uint32_t off, uint32_t bits, uint32_t n) {
-    ASSERT_LE(off + n, img.size());
-    for (uint32_t i = 0; i < n; ++i) img[off + i] = uint8_t(bits >> (8 * i));
-  };
   for (uint32_t m = 0; m < g.M; ++m)
-    for (uint32_t k = 0; k < astored; ++k) put(ia, oa.offset(m, k), encode(g.e, stored[m * astored + k]), b);
+    for (uint32_t k = 0; k < astored; ++k) put_elem(ia, g.e, oa.offset(m, k), encode(g.e, stored[m * astored + k]));
   for (uint32_t n = 0; n < g.N; ++n)
-    for (uint32_t k = 0; k < ktot; ++k) put(ib, ob.offset(n, k), encode(g.e, B[k * g.N + n]), b);
+    for (uint32_t k = 0; k < ktot; ++k) put_elem(ib, g.e, ob.offset(n, k), encode(g.e, B[k * g.N + n]));
   // Metadata of the first MMA's K (the second MMA, when sparse, reads the same TMEM: the test uses
   // the same A metadata for both steps by making step 1's pattern equal step 0's).
   std::vector<uint32_t> meta(128 * 8, 0);
@@ -400,6 +412,8 @@ TEST(Tcgen05MmaSparse, CompressedAAndMetadataGiveTheDenseProduct) {
       {"tcgen05.mma.sp", "kind::tf32", Elem::TF32, 2, 1, 128, 24, Layout::KNone, Layout::K128B, 1},
       {"tcgen05.mma.sp", "kind::f8f6f4", Elem::E4M3, 0, 1, 128, 32, Layout::K128B, Layout::MNNone},
       {"tcgen05.mma.sp", "kind::i8", Elem::S8, 1, 2, 128, 48, Layout::KNone, Layout::K128B},
+      {"tcgen05.mma.sp", "kind::f8f6f4", Elem::E2M1, 5, 1, 128, 16, Layout::K128B, Layout::KNone},
+      {"tcgen05.mma.ws.sp", "kind::f8f6f4", Elem::E2M1, 5, 1, 64, 64, Layout::KNone, Layout::K128B},
   };
   uint64_t s = seed;
   for (const Case& g : cases) run_case(g, s++);
