@@ -34,7 +34,8 @@ CollectorTracker::Verdict CollectorTracker::issue(CollectorRef ref, CollectorUse
         std::snprintf(b, sizeof b, "%llx", (unsigned long long)x);
         return std::string(b);
       }(operand) + ") from the fill at line " + std::to_string(s.fill_line) +
-                  "; the MMA computes with the matrix the fill read, which the buffer holds";
+                  ", whose matrix the buffer holds; which of the two the hardware reads is not defined (ptxsim "
+                  "reads the one the operand names)";
   }
   switch (use) {
     case CollectorUse::Fill:

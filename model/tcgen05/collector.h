@@ -6,11 +6,14 @@
 //   lastuse  read it from the buffer, then the buffer's contents may be discarded
 //   discard  read from memory; the buffer's contents may be discarded (the default: .collector::a::
 //            discard, and for .ws .collector::b0::discard)
-// ptxsim models the buffer as holding exactly what the fill read: a use / lastuse computes with
-// that, whatever memory holds now. A use or lastuse with no valid fill (never filled, or emptied by
-// a lastuse or discard since) breaks the ISA's requirement and is reported as an error; a use whose
-// operand (descriptor or TMEM address) differs from the fill's is reported as a warning (the buffer
-// holds the filled matrix, not the one the operand names).
+// Reuse is a permission, not a guarantee: the hardware may read memory again (CuTe DSL: "treat the
+// collector strictly as a performance hint"), and CUTLASS's example 1cta_mma_basic.py (COLLECTOR = 2)
+// overwrites row 0 of A in shared memory between a fill and its lastuse and expects the lastuse to
+// see the new row. So the MMA always computes with the matrix its operand names, as it is in memory
+// when the MMA executes; what ptxsim adds is the ISA's requirement, checked in issue order: a use or
+// lastuse with no valid fill (never filled, or ended by a lastuse or discard since) is an error, and
+// a use whose operand (descriptor or TMEM address) differs from the fill's is a warning (the buffer
+// holds another matrix, and which one the hardware reads is not defined).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -46,12 +49,6 @@ class CollectorTracker {
     CollectorUse ended_by = CollectorUse::Discard;
   };
   Slot slots_[5];  // a, b0..b3
-};
-
-// What each buffer holds when the MMAs execute: the storage units the fill gathered.
-struct CollectorContents {
-  std::optional<std::vector<uint32_t>> slot[5];  // a, b0..b3
-  std::optional<std::vector<uint32_t>>& at(CollectorRef r) { return slot[r.b ? 1 + r.index : 0]; }
 };
 
 }  // namespace ptxsim::model::tcgen05

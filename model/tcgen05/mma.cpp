@@ -343,32 +343,15 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   const bool f16_out = !scaled && kind != Kind::I8 && id.d_format == fmt::kDF16;
   const uint32_t a_code = scaled ? ids.a_format : id.a_format, b_code = scaled ? ids.b_format : id.b_format;
   const tc::ElemFmt fa = elem_fmt(kind, a_code), fb = elem_fmt(kind, b_code);
-  const CollectorRef cref = op.collector_ref();
-  const bool from_collector = op.collector == CollectorUse::Use || op.collector == CollectorUse::LastUse;
-  // The collector buffer after this MMA: kept (fill: what it read), or emptied (lastuse, discard).
-  auto collect = [&](const MmaCta& cta, const std::vector<uint32_t>& units) {
-    if (!cta.collectors) return;
-    std::optional<std::vector<uint32_t>>& slot = cta.collectors->at(cref);
-    if (op.collector == CollectorUse::Fill) slot = units;
-    else if (op.collector != CollectorUse::Use) slot.reset();
-  };
-  auto collected = [&](const MmaCta& cta) -> const std::vector<uint32_t>* {
-    if (!from_collector || !cta.collectors || !cta.collectors->at(cref)) return nullptr;
-    return &*cta.collectors->at(cref);
-  };
 
-  // B transposed (N x K): columns [v*N/2, (v+1)*N/2) from CTA v; with .ws maybe from a collector.
-  // Scratch reused across MMAs (gathers overwrite every element they use).
+  // B transposed (N x K): columns [v*N/2, (v+1)*N/2) from CTA v. A collector buffer (.collector_usage)
+  // changes nothing here: reuse is a permission, and the matrix read is the one the operand names
+  // (model/tcgen05/collector.h). Scratch reused across MMAs (gathers overwrite every element they use).
   thread_local std::vector<uint32_t> bu, bt, au, a, ad, c, d, dd;
   bu.resize(size_t(N) * UB);
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
-  if (const std::vector<uint32_t>* kept = ws ? collected(ctas[0]) : nullptr) {
-    bu = *kept;
-  } else {
-    for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, UB, v * nper, packed_bits(kind, fb), bu);
-  }
-  if (ws) collect(ctas[0], bu);
+  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, UB, v * nper, packed_bits(kind, fb), bu);
   unpack(kind, bu, N, bt);
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
@@ -376,11 +359,9 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   for (unsigned v = 0; v < groups; ++v) {
     const MmaCta& cta = ctas[v];
     tmem::Tmem& t = *cta.tmem;
-    // A (this CTA's rows, M/groups x U units), from memory or the collector buffer.
+    // A (this CTA's rows, M/groups x U units; packed when sparse).
     au.resize(size_t(mrows) * U);
-    if (const std::vector<uint32_t>* kept = ws ? nullptr : collected(cta)) {
-      au = *kept;
-    } else if (op.a_in_tmem) {
+    if (op.a_in_tmem) {
       const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
       for (uint32_t m = 0; m < mrows; ++m)
         for (uint32_t k = 0; k < U; ++k) {
@@ -393,7 +374,6 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
       const SmemDescriptor adesc = SmemDescriptor::decode(op.a_desc);
       gather(cta.smem, adesc, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
     }
-    if (!ws) collect(cta, au);
     unpack(kind, au, mrows, a);
     if (kind != Kind::I8)
       for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);

@@ -85,7 +85,8 @@ struct MmaOp {
   uint32_t sfa_tmem = 0, sfb_tmem = 0;  // block-scaled kinds: the scale_A / scale_B matrices in TMEM
   uint32_t sp_meta = 0;                 // .sp: the sparsity metadata in TMEM (model/tcgen05/sparse.h)
   uint64_t zero_column_mask = 0;        // .ws: model/tcgen05/ws.h
-  CollectorUse collector = CollectorUse::Discard;  // of A, or with .ws of B buffer collector_b
+  CollectorUse collector = CollectorUse::Discard;  // of A, or with .ws of B buffer collector_b (checked at
+                                                   // issue; the datapath always reads the named matrix)
   uint8_t collector_b = 0;
   CollectorRef collector_ref() const { return {ctx.ws, ctx.ws ? collector_b : uint8_t(0)}; }
 };
@@ -137,7 +138,6 @@ struct MmaCta {
   tmem::Tmem* tmem = nullptr;
   std::span<const uint8_t> smem;
   std::function<bool(uint32_t, uint32_t)> allocated;  // (column, ncols) all allocated
-  CollectorContents* collectors = nullptr;  // the tensor core's collector buffers (execute)
 };
 
 // Every rule the operands must satisfy, checked before the MMA is issued (so execute() cannot

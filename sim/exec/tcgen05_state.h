@@ -36,10 +36,8 @@ struct Tcgen05Cta {
   std::vector<MmaRecord> mmas;
   uint64_t next_mma = 0;
 
-  // The tensor core's collector buffers (tcgen05.mma .collector_usage): their state in issue order,
-  // and what they hold as the MMAs execute.
+  // The tensor core's collector buffers (tcgen05.mma .collector_usage), in issue order.
   model::tcgen05::CollectorTracker collector_track;
-  model::tcgen05::CollectorContents collectors;
 
   // Per warp: the destination registers of tcgen05.ld not yet covered by tcgen05.wait::ld.
   struct PendingLoad {

@@ -376,7 +376,7 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   for (Cta* p : pair) p->tcgen05->mmas.push_back(rec);
   enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta, what, line = in.line] {
     std::vector<t5::MmaCta> v;
-    for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}, &p->tcgen05->collectors});
+    for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}});
     if (auto e = t5::execute(op, v.data()))
       throw KernelFault{what + " (line " + std::to_string(line) + "): " + *e, "error"};
     for (Cta* p : pair) {

@@ -52,6 +52,7 @@ const char* kKernel = R"(
   .shared .align 1024 .b8 sa[32768];
   .shared .align 1024 .b8 sb[32768];
   .shared .align 8 .b64 bar;
+  .shared .align 8 .b64 bar2;
   .shared .align 4 .b32 tslot;
   .reg .b32 %r<100>;
   .reg .b64 %rd<40>;
@@ -82,6 +83,8 @@ $copy:
   setp.ne.u32 %p6, %r0, 0;
   @%p6 bra $noinit;
   mov.u32 %r26, bar;
+  mbarrier.init.shared::cta.b64 [%r26], 1;
+  mov.u32 %r26, bar2;
   mbarrier.init.shared::cta.b64 [%r26], 1;
 $noinit:
   setp.ne.u32 %p7, %r1, 0;
@@ -134,6 +137,7 @@ $poison:
   setp.ne.u32 %p2, %r0, 0;        // false: the first MMA ignores D
   setp.eq.u32 %p4, %r0, 0;        // true: accumulate
   MMA0
+BETWEEN
   MMA1
   mov.u32 %r26, bar;
   tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
@@ -254,6 +258,9 @@ struct Case {
   uint32_t id2 = 0;          // sparse: metadata at column 256 + id2, address 256
   std::string collector0, collector1;  // qualifiers of the two MMAs
   bool second_names_other = false;     // MMA1 names the other A (collector::a) / B (collector::bN)
+  // Between the MMAs thread 0 waits for MMA0, zeroes the first 32 bytes of the A image (row 0, K
+  // 0..15 of step 0 with the 128B swizzle and 16-bit A) and fences (CUTLASS's collector example).
+  bool zero_a_row0 = false;
   // Fault cases: what to break, and the error expected at MMA0 (or MMA1).
   std::function<void(std::vector<uint32_t>& meta)> edit_meta = {};
   uint32_t idesc_xor = 0;
@@ -352,6 +359,17 @@ void run_case(const Case& g, uint64_t seed) {
   std::string ptx = replace_all(kKernel, "DCOLS", std::to_string(dcols));
   ptx = replace_all(ptx, "MMA0", mma(g.collector0, a0, "%rd12", "%p2"));
   ptx = replace_all(ptx, "MMA1", mma(g.collector1, a1, b1, "%p4"));
+  ptx = replace_all(ptx, "BETWEEN", !g.zero_a_row0 ? "" : R"(
+  mov.u32 %r70, bar2;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r70];
+$mma0_done:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r70], 0;
+  @!%p3 bra $mma0_done;
+  tcgen05.fence::after_thread_sync;
+  mov.u32 %r71, 0;
+  st.shared.v4.u32 [sa], {%r71, %r71, %r71, %r71};
+  st.shared.v4.u32 [sa+16], {%r71, %r71, %r71, %r71};
+  fence.proxy.async.shared::cta;)");
   ptxsim::model::GlobalMemory mem;
   const uint64_t ga = mem.allocate(32768, 256, "A"), gb = mem.allocate(32768, 256, "B"), gm = mem.allocate(4096, 256, "tmem image");
   mem.write(ga, ia.data(), ia.size());
@@ -381,14 +399,17 @@ void run_case(const Case& g, uint64_t seed) {
   }
   std::vector<uint32_t> d(size_t(128) * dcols);
   mem.read(gd, d.data(), d.size() * 4);
-  // Which K steps of A and B each MMA multiplies: the collector keeps step 0's A (or B).
-  const uint32_t a_step1 = a_coll || g.a_tmem ? 0 : 1, b_step1 = b_coll ? 0 : 1;
+  // Which K steps of A and B MMA1 multiplies: the ones it names (a collector changes nothing).
+  const uint32_t a_step1 = (a_coll && !g.second_names_other) || g.a_tmem ? 0 : 1;
+  const uint32_t b_step1 = b_coll && !g.second_names_other ? 0 : 1;
+  if (g.zero_a_row0) ASSERT_TRUE(g.e == Elem::F16 && g.la == Layout::K128B && a_step1 == 0);
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t n = 0; n < g.N; ++n) {
       int64_t sum = 0;
       for (uint32_t k = 0; k < kstep; ++k) {
         sum += int64_t(A[m * ktot + k]) * B[k * g.N + n];
-        sum += int64_t(A[m * ktot + a_step1 * kstep + k]) * B[(b_step1 * kstep + k) * g.N + n];
+        const bool zeroed = g.zero_a_row0 && m == 0 && k < 16;
+        sum += int64_t(zeroed ? 0 : A[m * ktot + a_step1 * kstep + k]) * B[(b_step1 * kstep + k) * g.N + n];
       }
       // .ws: N in 128/M parts, part j in lanes [jM, (j+1)M) (CUTLASS tmem_frg_ws); else lane m.
       const uint32_t lane = ws ? m + g.M * (n / dcols) : m, col = ws ? n % dcols : n;
@@ -443,10 +464,11 @@ TEST(Tcgen05MmaWs, WeightStationaryDLayoutsAgainstAPlainGemm) {
   }
 }
 
-TEST(Tcgen05MmaCollector, FilledMatrixIsReusedByUse) {
+TEST(Tcgen05MmaCollector, TheMmaReadsTheMatrixItsOperandNames) {
   const uint64_t seed = test_seed();
   const Case cases[] = {
-      // A: fill then use naming the same / the other A (the buffer holds the filled A either way).
+      // A: fill then use naming the same A, or another (a warning: which one the hardware reads is
+      // not defined; ptxsim reads the named one).
       {"tcgen05.mma", "kind::f16", Elem::F16, 0, 1, 128, 32, Layout::K128B, Layout::K128B, 0, ".collector::a::fill",
        ".collector::a::use"},
       {"tcgen05.mma", "kind::i8", Elem::S8, 1, 2, 128, 16, Layout::KNone, Layout::KNone, 0, ".collector::a::fill",
@@ -461,6 +483,12 @@ TEST(Tcgen05MmaCollector, FilledMatrixIsReusedByUse) {
   };
   uint64_t s = seed;
   for (const Case& g : cases) run_case(g, s++);
+  // CUTLASS's 1cta_mma_basic.py (COLLECTOR = 2): fill, wait, overwrite row 0 of A in shared memory,
+  // fence, lastuse: the lastuse sees the new row (reuse is only a permission).
+  Case cutlass_example{"tcgen05.mma", "kind::f16", Elem::F16, 0, 1, 128, 64, Layout::K128B, Layout::K128B, 0,
+                       ".collector::a::fill", ".collector::a::lastuse"};
+  cutlass_example.zero_a_row0 = true;
+  run_case(cutlass_example, s++);
 }
 
 TEST(Tcgen05MmaSparse, InvalidMetadataIsAFaultNamingRowChunkAndCell) {
@@ -581,8 +609,9 @@ TEST(Tcgen05MmaCollector, TrackerNamesTheFillAndWhatEndedIt) {
   auto other = t.issue(a, t5::CollectorUse::Use, 0x180, 13);
   EXPECT_FALSE(other.error);
   ASSERT_TRUE(other.warning);
-  EXPECT_EQ(*other.warning, ".collector::a::use names a different matrix (operand 0x180) from the fill at line 10; the MMA "
-                            "computes with the matrix the fill read, which the buffer holds");
+  EXPECT_EQ(*other.warning, ".collector::a::use names a different matrix (operand 0x180) from the fill at line 10, whose "
+                            "matrix the buffer holds; which of the two the hardware reads is not defined (ptxsim reads the "
+                            "one the operand names)");
   EXPECT_FALSE(t.issue(a, t5::CollectorUse::LastUse, 0x100, 14).error);
   auto after = t.issue(a, t5::CollectorUse::Use, 0x100, 15);
   ASSERT_TRUE(after.error);
