@@ -261,6 +261,10 @@ struct Case {
   // Between the MMAs thread 0 waits for MMA0, zeroes the first 32 bytes of the A image (row 0, K
   // 0..15 of step 0 with the 128B swizzle and 16-bit A) and fences (CUTLASS's collector example).
   bool zero_a_row0 = false;
+  // MMA1 with disable-output-lane (these 4 words) and scale-input-d (>= 0): D = D0 * 2^-s + A1 * B1,
+  // lanes whose bit is set keep D0.
+  int mma1_scale = -1;
+  uint32_t mma1_disable[4] = {0, 0, 0, 0};
   // Fault cases: what to break, and the error expected at MMA0 (or MMA1).
   std::function<void(std::vector<uint32_t>& meta)> edit_meta = {};
   uint32_t idesc_xor = 0;
@@ -346,7 +350,15 @@ void run_case(const Case& g, uint64_t seed) {
   const uint32_t dcols = ws ? g.N * g.M / 128 : g.N;
   auto mma = [&](const std::string& coll, const char* a, const char* bdesc, const char* pred) {
     std::string s = g.form + ".cta_group::1." + g.kind + coll + " [%r10], " + a + ", " + bdesc + ", " +
-                    (sparse ? "[%r37], " : "") + "%r33, " + pred;
+                    (sparse ? "[%r37], " : "") + "%r33, ";
+    if (g.mma1_scale >= 0 && std::string(pred) == "%p4") {
+      char v[96];
+      std::snprintf(v, sizeof v, "{%u, %u, %u, %u}, %s, %d", g.mma1_disable[0], g.mma1_disable[1], g.mma1_disable[2],
+                    g.mma1_disable[3], pred, g.mma1_scale);
+      s += v;
+    } else {
+      s += pred;
+    }
     if (ws) s += ", %rd16";
     return s + ";";
   };
@@ -405,14 +417,21 @@ $mma0_done:
   if (g.zero_a_row0) ASSERT_TRUE(g.e == Elem::F16 && g.la == Layout::K128B && a_step1 == 0);
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t n = 0; n < g.N; ++n) {
-      int64_t sum = 0;
+      int64_t sum0 = 0, sum1 = 0;
       for (uint32_t k = 0; k < kstep; ++k) {
-        sum += int64_t(A[m * ktot + k]) * B[k * g.N + n];
+        sum0 += int64_t(A[m * ktot + k]) * B[k * g.N + n];
         const bool zeroed = g.zero_a_row0 && m == 0 && k < 16;
-        sum += int64_t(zeroed ? 0 : A[m * ktot + a_step1 * kstep + k]) * B[(b_step1 * kstep + k) * g.N + n];
+        sum1 += int64_t(zeroed ? 0 : A[m * ktot + a_step1 * kstep + k]) * B[(b_step1 * kstep + k) * g.N + n];
       }
       // .ws: N in 128/M parts, part j in lanes [jM, (j+1)M) (CUTLASS tmem_frg_ws); else lane m.
       const uint32_t lane = ws ? m + g.M * (n / dcols) : m, col = ws ? n % dcols : n;
+      if (g.mma1_scale >= 0) {
+        const bool kept = g.mma1_disable[lane / 32] >> (lane % 32) & 1;
+        const double want = kept ? double(sum0) : std::ldexp(double(sum0), -g.mma1_scale) + double(sum1);
+        ASSERT_EQ(std::bit_cast<float>(d[size_t(lane) * dcols + col]), float(want)) << "D(" << m << ", " << n << ")";
+        continue;
+      }
+      const int64_t sum = sum0 + sum1;
       const uint32_t got = d[size_t(lane) * dcols + col];
       if (g.e == Elem::S8) {
         ASSERT_EQ(int32_t(got), int32_t(sum)) << "D(" << m << ", " << n << ") lane " << lane << " column " << col;
@@ -438,6 +457,16 @@ TEST(Tcgen05MmaSparse, CompressedAAndMetadataGiveTheDenseProduct) {
   };
   uint64_t s = seed;
   for (const Case& g : cases) run_case(g, s++);
+  // The dense form's options on the sparse form: disable-output-lane and scale-input-d on MMA1.
+  for (const char* kind : {"kind::f16", "kind::tf32"}) {
+    const bool tf32 = std::string(kind) == "kind::tf32";
+    Case opt{"tcgen05.mma.sp", kind, tf32 ? Elem::TF32 : Elem::F16, tf32 ? 2u : 0u, 1, 128, 32, Layout::K128B,
+             Layout::K128B};
+    opt.mma1_scale = tf32 ? 3 : 1;
+    opt.mma1_disable[0] = 0x0000ffffu;
+    opt.mma1_disable[3] = 0x80000001u;
+    run_case(opt, s++);
+  }
 }
 
 TEST(Tcgen05MmaWs, WeightStationaryDLayoutsAgainstAPlainGemm) {
