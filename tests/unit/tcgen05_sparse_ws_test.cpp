@@ -454,6 +454,9 @@ TEST(Tcgen05MmaSparse, CompressedAAndMetadataGiveTheDenseProduct) {
       {"tcgen05.mma.sp", "kind::i8", Elem::S8, 1, 2, 128, 48, Layout::KNone, Layout::K128B},
       {"tcgen05.mma.sp", "kind::f8f6f4", Elem::E2M1, 5, 1, 128, 16, Layout::K128B, Layout::KNone},
       {"tcgen05.mma.ws.sp", "kind::f8f6f4", Elem::E2M1, 5, 1, 64, 64, Layout::KNone, Layout::K128B},
+      // M-major packed A (transpose A).
+      {"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 16, Layout::MNNone, Layout::K128B},
+      {"tcgen05.mma.ws.sp", "kind::i8", Elem::S8, 1, 2, 32, 64, Layout::MNNone, Layout::MNNone},
   };
   uint64_t s = seed;
   for (const Case& g : cases) run_case(g, s++);
