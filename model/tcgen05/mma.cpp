@@ -1,5 +1,6 @@
 #include "model/tcgen05/mma.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -355,6 +356,11 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   unpack(kind, bu, N, bt);
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
+  if (ws) {  // .ws: columns of B the zero-column mask forces to zero (model/tcgen05/ws.h)
+    const std::vector<uint8_t> zero = zero_columns(ZeroColumnMaskDescriptor::decode(op.zero_column_mask), M, N);
+    for (uint32_t n = 0; n < N; ++n)
+      if (zero[n]) std::fill(bt.begin() + size_t(n) * K, bt.begin() + size_t(n + 1) * K, 0u);
+  }
 
   for (unsigned v = 0; v < groups; ++v) {
     const MmaCta& cta = ctas[v];

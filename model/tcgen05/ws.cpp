@@ -43,9 +43,34 @@ std::optional<std::string> validate(const ZeroColumnMaskDescriptor& d, uint32_t 
     return pre + "column shift (bits 61:56) = " + std::to_string(d.column_shift) +
            " is not simulated by ptxsim (only a descriptor with no shift and no mask is)";
   if (d.nonzero_mask)
-    return pre + "non-zero-mask enable (bit 39) = 1 is not simulated by ptxsim (how the start counts, first-span flags "
-                 "and spans build the mask is not pinned down); only bit 39 = 0, every B column used, is";
+    for (uint32_t i = 0; i < 128 / M; ++i) {
+      const bool skip = d.first_span >> i & 1;
+      const uint32_t span = (skip ? d.skip_span : d.use_span) + 1;
+      if (d.start_count[i] >= span)
+        return pre + "start count " + std::to_string(i) + " (bits " + std::to_string(8 * i + 7) + ":" +
+               std::to_string(8 * i) + ") = " + std::to_string(d.start_count[i]) + " is not inside the first span (" +
+               (skip ? "skip" : "use") + " span of " + std::to_string(span) +
+               " columns): where such a sub-mask starts is not pinned down (not simulated)";
+    }
   return std::nullopt;
+}
+
+std::vector<uint8_t> zero_columns(const ZeroColumnMaskDescriptor& d, uint32_t M, uint32_t N) {
+  std::vector<uint8_t> zero(N, 0);
+  if (!d.nonzero_mask) return zero;
+  const uint32_t parts = 128 / M, cols = N / parts;
+  for (uint32_t i = 0; i < parts; ++i) {
+    bool skip = d.first_span >> i & 1;  // in a span of zero-forced columns
+    uint32_t done = d.start_count[i];   // columns of the current span already behind
+    for (uint32_t j = 0; j < cols; ++j) {
+      zero[i * cols + j] = skip;
+      if (++done == (skip ? d.skip_span : d.use_span) + 1) {
+        skip = !skip;
+        done = 0;
+      }
+    }
+  }
+  return zero;
 }
 
 }  // namespace ptxsim::model::tcgen05

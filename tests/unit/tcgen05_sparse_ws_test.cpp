@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <functional>
@@ -231,6 +232,20 @@ void put_elem(std::vector<uint8_t>& img, Elem e, uint32_t off, uint32_t bits) {
   for (uint32_t i = 0; i < elem_bytes(e); ++i) img[off + i] = uint8_t(bits >> (8 * i));
 }
 
+// One zero-column sub-mask as text, column 0 first, built span by span: '1' = forced to zero.
+// skip_first: fs (start in the skip span); sc: columns of the first span already behind.
+std::string zero_pattern(bool skip_first, uint32_t sc, uint32_t skip_span, uint32_t use_span, size_t n) {
+  std::string s;
+  bool zero = skip_first;
+  size_t left = (zero ? skip_span : use_span) + 1 - sc;
+  while (s.size() < n) {
+    s.append(std::min(left, n - s.size()), zero ? '1' : '0');
+    zero = !zero;
+    left = (zero ? skip_span : use_span) + 1;
+  }
+  return s;
+}
+
 // Where metadata bit `j` of dense A element (m, k) goes, from CUTLASS's CuTe atoms
 // (cute/atom/mma_traits_sm100_frag.hpp): the atom maps (m, k) to a "virtual" offset o, lane o % 128;
 // the element's bits then follow at bit (o / 128) * w of the lane (w bits per element: 1 for
@@ -269,6 +284,7 @@ struct Case {
   std::function<void(std::vector<uint32_t>& meta)> edit_meta = {};
   uint32_t idesc_xor = 0;
   uint64_t zmask = 0, bdesc_xor = 0;
+  std::string zero_cols;  // the columns zmask forces to zero ('1'), from zero_pattern
   bool a_tmem = false;  // A at TMEM column 256 (lane m, K packed little-endian) for both MMAs
   std::string error = {};
   bool error_at_mma1 = false;
@@ -425,6 +441,7 @@ $mma0_done:
       }
       // .ws: N in 128/M parts, part j in lanes [jM, (j+1)M) (CUTLASS tmem_frg_ws); else lane m.
       const uint32_t lane = ws ? m + g.M * (n / dcols) : m, col = ws ? n % dcols : n;
+      if (!g.zero_cols.empty() && g.zero_cols[n] == '1') sum0 = sum1 = 0;
       if (g.mma1_scale >= 0) {
         const bool kept = g.mma1_disable[lane / 32] >> (lane % 32) & 1;
         const double want = kept ? double(sum0) : std::ldexp(double(sum0), -g.mma1_scale) + double(sum1);
@@ -578,11 +595,11 @@ TEST(Tcgen05MmaSparse, UnsimulatedAndInvalidFormsFailLoudly) {
   ws_m.error = "tcgen05.mma.ws.cta_group::1.kind::tf32: instruction descriptor 0x01100910: M >> 4 (bits 28:24): M = 16 "
                "is not 32, 64 or 128 for kind::tf32 with .cta_group::1 .ws";
   cases.push_back(ws_m);
-  Case mask{"tcgen05.mma.ws", "kind::f16", Elem::F16, 0, 1, 128, 64, Layout::K128B, Layout::K128B};
-  mask.zmask = 1ull << 39 | 0x0102ull << 40;
-  mask.error = "tcgen05.mma.ws.cta_group::1.kind::f16: zero-column-mask descriptor 0x0001028000000000: non-zero-mask "
-               "enable (bit 39) = 1 is not simulated by ptxsim (how the start counts, first-span flags and spans build "
-               "the mask is not pinned down); only bit 39 = 0, every B column used, is";
+  Case mask{"tcgen05.mma.ws", "kind::f16", Elem::F16, 0, 1, 64, 64, Layout::K128B, Layout::K128B};
+  mask.zmask = 1ull << 39 | 0x0102ull << 40 | 1ull << 33 | 0x0300ull;  // sub-mask 1: skip span of 3, start count 3
+  mask.error = "tcgen05.mma.ws.cta_group::1.kind::f16: zero-column-mask descriptor 0x0001028200000300: start count 1 "
+               "(bits 15:8) = 3 is not inside the first span (skip span of 3 columns): where such a sub-mask starts is "
+               "not pinned down (not simulated)";
   cases.push_back(mask);
   Case shift{"tcgen05.mma.ws", "kind::f16", Elem::F16, 0, 1, 32, 64, Layout::K128B, Layout::K128B};
   shift.zmask = 17ull << 56;
@@ -655,6 +672,40 @@ TEST(Tcgen05MmaCollector, TrackerNamesTheFillAndWhatEndedIt) {
   auto discarded = t.issue(a, t5::CollectorUse::LastUse, 0x100, 18);
   ASSERT_TRUE(discarded.error);
   EXPECT_NE(discarded.error->find("the fill at line 16 was ended by the .collector::a::discard at line 17"), std::string::npos);
+}
+
+TEST(Tcgen05MmaWs, ZeroColumnMaskForcesBColumnsToZero) {
+  namespace t5 = ptxsim::model::tcgen05;
+  // The generator against patterns written span by span (ptx-facts.md's example: skip 2, use 3).
+  auto mask = [](uint32_t fs, std::array<uint32_t, 4> sc, uint32_t skip, uint32_t use) {
+    return t5::ZeroColumnMaskDescriptor::decode(uint64_t(sc[0]) | uint64_t(sc[1]) << 8 | uint64_t(sc[2]) << 16 |
+                                                uint64_t(sc[3]) << 24 | uint64_t(fs) << 32 | 1ull << 39 |
+                                                uint64_t(skip) << 40 | uint64_t(use) << 48);
+  };
+  auto text = [](const std::vector<uint8_t>& z) {
+    std::string s;
+    for (uint8_t b : z) s += b ? '1' : '0';
+    return s;
+  };
+  EXPECT_EQ(text(t5::zero_columns(mask(1, {0, 0, 0, 0}, 2, 3), 128, 16)), "1110000111000011");
+  EXPECT_EQ(text(t5::zero_columns(mask(1, {1, 0, 0, 0}, 2, 3), 128, 16)), "1100001110000111");
+  EXPECT_EQ(text(t5::zero_columns(mask(0, {2, 0, 0, 0}, 0, 3), 128, 12)), "001000010000");
+  EXPECT_EQ(text(t5::zero_columns(mask(0b0110, {0, 1, 0, 5}, 1, 5), 32, 64)),
+            zero_pattern(false, 0, 1, 5, 16) + zero_pattern(true, 1, 1, 5, 16) + zero_pattern(true, 0, 1, 5, 16) +
+                zero_pattern(false, 5, 1, 5, 16));
+  EXPECT_EQ(text(t5::zero_columns(t5::ZeroColumnMaskDescriptor::decode(0x00FF'FF0F'0000'0000ull), 64, 64)),
+            std::string(64, '0'));  // bit 39 = 0: no mask
+  // Through the engine: .ws and .ws.sp with masks (each sub-mask its own phase).
+  const uint64_t seed = test_seed();
+  Case m128{"tcgen05.mma.ws", "kind::f16", Elem::F16, 0, 1, 128, 64, Layout::K128B, Layout::K128B};
+  m128.zmask = 1ull << 39 | 4ull << 40 | 9ull << 48 | 1ull << 32 | 2;  // skip 5, use 10, start in skip at 2
+  m128.zero_cols = zero_pattern(true, 2, 4, 9, 64);
+  run_case(m128, seed);
+  Case m32{"tcgen05.mma.ws.sp", "kind::i8", Elem::S8, 1, 2, 32, 128, Layout::KNone, Layout::K128B};
+  m32.zmask = 1ull << 39 | 0ull << 40 | 6ull << 48 | 0b1010ull << 32 | 0x00060001ull;  // skip 1, use 7
+  m32.zero_cols = zero_pattern(false, 1, 0, 6, 32) + zero_pattern(true, 0, 0, 6, 32) + zero_pattern(false, 6, 0, 6, 32) +
+                  zero_pattern(true, 0, 0, 6, 32);
+  run_case(m32, seed + 1);
 }
 
 TEST(Tcgen05MmaWs, ZeroColumnMaskDescriptorFieldsRoundTrip) {
