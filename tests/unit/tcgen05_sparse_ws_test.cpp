@@ -332,8 +332,8 @@ void run_case(const Case& g, uint64_t seed) {
     for (uint32_t k = 0; k < astored; ++k) put_elem(ia, g.e, oa.offset(m, k), encode(g.e, stored[m * astored + k]));
   for (uint32_t n = 0; n < g.N; ++n)
     for (uint32_t k = 0; k < ktot; ++k) put_elem(ib, g.e, ob.offset(n, k), encode(g.e, B[k * g.N + n]));
-  // Metadata of the first MMA's K (the second MMA, when sparse, reads the same TMEM: the test uses
-  // the same A metadata for both steps by making step 1's pattern equal step 0's).
+  // The metadata in TMEM is one MMA's; both MMAs read it, so step 1 of A is rebuilt with step 0's
+  // pattern (its own stored values at step 0's positions).
   std::vector<uint32_t> meta(128 * 8, 0);
   if (sparse) {
     for (uint32_t m = 0; m < g.M; ++m)
@@ -378,8 +378,8 @@ void run_case(const Case& g, uint64_t seed) {
     if (ws) s += ", %rd16";
     return s + ";";
   };
-  // MMA1 names A / B of step 1, except the matrix kept in a collector buffer: step 0's again, or
-  // (second_names_other) step 1's, which the MMA ignores in favour of the buffer.
+  // MMA1 names A / B of step 1; with a collector qualifier it names the filled step-0 matrix again,
+  // or (second_names_other) still step 1's, which it then reads (with a warning).
   const bool a_coll = g.collector1.find("::a::") != std::string::npos, b_coll = g.collector1.find("::b") != std::string::npos;
   const char* a0 = g.a_tmem ? "[%r37]" : "%rd10";
   const char* a1 = g.a_tmem ? "[%r37]" : a_coll && !g.second_names_other ? "%rd10" : "%rd11";
