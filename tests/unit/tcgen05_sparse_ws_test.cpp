@@ -1018,3 +1018,24 @@ TEST(Tcgen05MmaSparse, CtaPairM256ReadsEachCtasMetadata) {
       }
   }
 }
+
+TEST(Tcgen05MmaSparse, UnsimulatedMetadataAddressingIsNamed) {
+  namespace t5 = ptxsim::model::tcgen05;
+  using t5::Kind;
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::F16, 128, 1, false, 1, 256, false));
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::I8, 256, 2, false, 0, 100, false));
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::TF32, 32, 1, true, 0, 8, false));
+  EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 1, false, 0, 257, false),
+            "sp-meta-tmem column 257 is odd with kind::f16: not simulated (CUTLASS passes an even column and moves the "
+            "column's bit 0 into the sparsity selector)");
+  EXPECT_EQ(*t5::sparse_unsupported(Kind::F8F6F4, 128, 1, false, 1, 256, false),
+            "sparsity selector (instruction descriptor bits 1:0) = 1 with kind::f8f6f4 is not simulated (CUTLASS always "
+            "uses 0 for 8-bit kinds)");
+  EXPECT_EQ(*t5::sparse_unsupported(Kind::I8, 128, 1, false, 0, 32u << 16, false),
+            "sp-meta-tmem must address lane 0, not lane 32: the metadata of an MMA spans all 128 lanes");
+  EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 2, false, 0, 0, false),
+            "sparse M = 128 with .cta_group::2 is not simulated (CUTLASS pins the metadata layout only for 128 rows per "
+            "CTA, and for .ws M = 32/64/128; the PTX ISA gives it only as a figure)");
+  EXPECT_EQ(t5::meta_columns(Kind::TF32, 1), 2u);
+  EXPECT_EQ(t5::meta_columns(Kind::I8, 0), 2u);
+}
