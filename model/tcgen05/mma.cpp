@@ -1,10 +1,13 @@
 #include "model/tcgen05/mma.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
 
 #include "model/numerics/half_ops.h"
+#include "model/tcgen05/sparse.h"
+#include "model/tcgen05/ws.h"
 #include "model/tensorcore/block_scaled.h"
 #include "model/tensorcore/tensorcore.h"
 #include "model/tensorcore/tile.h"
@@ -104,7 +107,11 @@ uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t b, uint3
   return swizzle(d.layout_type, start + off);
 }
 
-tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n) {
+tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n, bool ws) {
+  if (ws) {
+    const uint32_t cols = N * M / 128;  // N cut into 128/M parts
+    return {m + M * (n / cols), n % cols};
+  }
   if (cta_group == 2 && M == 128) return {m + (n >= N / 2 ? 64 : 0), n % (N / 2)};
   if (cta_group == 1 && M == 64) return {(m % 16) + 32 * (m / 16), n};
   return {m, n};
@@ -115,6 +122,7 @@ namespace {
 // Rows of D (and A) each CTA holds, and the lanes / columns its part of D spans.
 uint32_t rows_per_cta(const MmaOp& op, const MmaGeometry& id) { return id.M / op.ctx.cta_group; }
 uint32_t d_lanes(const MmaOp& op, const MmaGeometry& id) {
+  if (op.ctx.ws) return 128;
   if (op.ctx.cta_group == 1 && id.M == 64) return 16 + 32 * 3;
   return op.ctx.cta_group == 2 ? 128 : id.M;
 }
@@ -125,7 +133,7 @@ bool layout_b(const MmaOp& op, const MmaGeometry& g) { return op.ctx.cta_group =
 TmemRect d_rect(const MmaOp& op) {
   const MmaGeometry id = geometry(op);
   const tmem::TmemAddr d = tmem::TmemAddr::decode(op.d_tmem);
-  const uint32_t cols = layout_b(op, id) ? id.N / 2 : id.N;
+  const uint32_t cols = op.ctx.ws ? id.N * id.M / 128 : layout_b(op, id) ? id.N / 2 : id.N;
   return {d.lane, d_lanes(op, id), d.column, cols};
 }
 
@@ -148,6 +156,11 @@ TmemRect sfa_rect(const MmaOp& op) {
   return {a.lane, 128, a.column, (rows_per_cta(op, g) + 31) / 32};
 }
 
+TmemRect meta_rect(const MmaOp& op) {
+  const tmem::TmemAddr a = tmem::TmemAddr::decode(op.sp_meta);
+  return {a.lane, 128, a.column, meta_columns(op.ctx.kind, InstrDescriptor::decode(op.idesc).sparse_id2)};
+}
+
 TmemRect sfb_rect(const MmaOp& op) {
   const MmaGeometry g = geometry(op);
   const tmem::TmemAddr b = scale_addr(op.sfb_tmem);
@@ -157,8 +170,6 @@ TmemRect sfb_rect(const MmaOp& op) {
 std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   const MmaContext& ctx = op.ctx;
   const bool scaled = is_block_scaled(ctx.kind);
-  if (ctx.sparse || ctx.ws)
-    return std::string("not simulated: ") + kind_name(ctx.kind) + (ctx.sparse ? " .sp" : "") + (ctx.ws ? " .ws" : "");
   const MmaGeometry g = geometry(op);
   if (scaled) {
     const InstrDescriptorBlockScaled id = InstrDescriptorBlockScaled::decode(op.idesc);
@@ -183,6 +194,23 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
         return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/D formats";
     }
   }
+  if (ctx.sparse) {
+    const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
+    if (auto e = sparse_unsupported(ctx.kind, g.M, ctx.cta_group, ctx.ws, id.sparse_id2, op.sp_meta, op.a_in_tmem))
+      return e;
+    if (!g.b_mn_major && SmemDescriptor::decode(op.b_desc).layout_type != uint32_t(SmemLayout::kNone) &&
+        SmemDescriptor::decode(op.b_desc).swizzle_bytes() < b_units(ctx) * unit_bytes(ctx.kind))
+      return "B: a K-major " + std::string(layout_name(SmemDescriptor::decode(op.b_desc).layout_type)) + " row holds " +
+             std::to_string(SmemDescriptor::decode(op.b_desc).swizzle_bytes()) + " bytes, less than the " +
+             std::to_string(b_units(ctx) * unit_bytes(ctx.kind)) +
+             " bytes of K of a sparse MMA; where the rest of K lies is not pinned down (not simulated)";
+  }
+  if (ctx.ws) {
+    if (auto e = validate(ZeroColumnMaskDescriptor::decode(op.zero_column_mask), g.M)) return e;
+    if (op.a_in_tmem && g.M != 128)
+      return "A in Tensor Memory with .ws and M = " + std::to_string(g.M) +
+             " is not simulated (its TMEM layout is figure-only; CUTLASS pins none)";
+  }
   if (op.a_in_tmem && (ctx.kind == Kind::F8F6F4 || ctx.kind == Kind::MXF8F6F4)) {
     const uint32_t a_code = scaled ? InstrDescriptorBlockScaled::decode(op.idesc).a_format
                                    : InstrDescriptor::decode(op.idesc).a_format;
@@ -198,7 +226,7 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     if (op.a_in_tmem && g.M == 128)
       return "A in Tensor Memory with .cta_group::2 and M = 128 is not simulated (its TMEM layout is figure-only)";
   }
-  const uint32_t K = k_units(ctx.kind), b = unit_bytes(ctx.kind);
+  const uint32_t K = k_units(ctx.kind), KB = b_units(ctx), b = unit_bytes(ctx.kind);
   const uint32_t mrows = rows_per_cta(op, g), ncols = g.N / ctx.cta_group;
 
   auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows,
@@ -206,7 +234,7 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     const SmemDescriptor sd = SmemDescriptor::decode(desc);
     if (auto e = validate(sd)) return std::string(which) + " " + *e;
     std::optional<std::string> err;
-    for_each_chunk(sd, major, b, rows, K, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
+    for_each_chunk(sd, major, b, rows, which[0] == 'B' ? KB : K, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
       if (!err && a + bytes > cta.smem.size())
         err = std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
               std::to_string(a) + " is beyond the CTA's " + std::to_string(cta.smem.size()) + " bytes of shared memory";
@@ -239,6 +267,13 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     if (scaled) {
       if (auto e = check_tmem("scale_A", sfa_rect(op), cta)) return e;
       if (auto e = check_tmem("scale_B", sfb_rect(op), cta)) return e;
+    }
+    if (ctx.sparse) {
+      if (auto e = check_tmem("the sparsity metadata", meta_rect(op), cta)) return e;
+      std::vector<uint32_t> packed(size_t(mrows) * K), dense;
+      for (uint32_t part = 0; part < (ctx.ws ? 128 / g.M : 1); ++part)
+        if (auto e = expand_sparse_a(op, *cta.tmem, part, mrows, packed, dense))
+          return *e + (ctx.cta_group == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string());
     }
     if (op.a_in_tmem) {
       if (g.a_mn_major) return "A in Tensor Memory must be K-major: transpose A (bit 15) must be 0";
@@ -294,50 +329,60 @@ void unpack(Kind kind, std::vector<uint32_t>& units, uint32_t rows, std::vector<
 
 }  // namespace
 
-void execute(const MmaOp& op, const MmaCta* ctas) {
+std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   const Kind kind = op.ctx.kind;
-  const bool scaled = is_block_scaled(kind);
+  const bool scaled = is_block_scaled(kind), sparse = op.ctx.sparse, ws = op.ctx.ws;
   const unsigned groups = op.ctx.cta_group;
   const MmaGeometry g = geometry(op);
   const InstrDescriptor id = InstrDescriptor::decode(op.idesc);  // dense kinds only
   const InstrDescriptorBlockScaled ids = InstrDescriptorBlockScaled::decode(op.idesc);  // block-scaled only
-  const uint32_t M = g.M, N = g.N, U = k_units(kind), b = unit_bytes(kind), K = dense_k(kind);
+  // K of the product; A is stored with U units per row (packed when sparse), B with UB per column.
+  const uint32_t M = g.M, N = g.N, U = k_units(kind), UB = b_units(op.ctx), b = unit_bytes(kind);
+  const uint32_t K = dense_k(kind) * (sparse ? 2 : 1);
   const uint32_t mrows = M / groups, nper = N / groups;
   const tmem::TmemAddr dbase = tmem::TmemAddr::decode(op.d_tmem);
   const bool f16_out = !scaled && kind != Kind::I8 && id.d_format == fmt::kDF16;
   const uint32_t a_code = scaled ? ids.a_format : id.a_format, b_code = scaled ? ids.b_format : id.b_format;
   const tc::ElemFmt fa = elem_fmt(kind, a_code), fb = elem_fmt(kind, b_code);
 
-  // B transposed (N x K): columns [v*N/2, (v+1)*N/2) from CTA v.
-  // Scratch reused across MMAs (gathers overwrite every element they use).
-  thread_local std::vector<uint32_t> bu, bt, au, a, c, d;
-  bu.resize(size_t(N) * U);
+  // B transposed (N x K): columns [v*N/2, (v+1)*N/2) from CTA v. A collector buffer (.collector_usage)
+  // changes nothing here: reuse is a permission, and the matrix read is the one the operand names
+  // (model/tcgen05/collector.h). Scratch reused across MMAs (gathers overwrite every element they use).
+  thread_local std::vector<uint32_t> bu, bt, au, a, ad, c, d, dd;
+  bu.resize(size_t(N) * UB);
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
-  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, U, v * nper, packed_bits(kind, fb), bu);
+  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, UB, v * nper, packed_bits(kind, fb), bu);
   unpack(kind, bu, N, bt);
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
+  if (ws) {  // .ws: columns of B the zero-column mask forces to zero (model/tcgen05/ws.h)
+    const std::vector<uint8_t> zero = zero_columns(ZeroColumnMaskDescriptor::decode(op.zero_column_mask), M, N);
+    for (uint32_t n = 0; n < N; ++n)
+      if (zero[n]) std::fill(bt.begin() + size_t(n) * K, bt.begin() + size_t(n + 1) * K, 0u);
+  }
 
   for (unsigned v = 0; v < groups; ++v) {
     const MmaCta& cta = ctas[v];
     tmem::Tmem& t = *cta.tmem;
-    // A (this CTA's rows, M/groups x K).
+    // A (this CTA's rows, M/groups x U units; packed when sparse).
     au.resize(size_t(mrows) * U);
     if (op.a_in_tmem) {
       const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
       for (uint32_t m = 0; m < mrows; ++m)
         for (uint32_t k = 0; k < U; ++k) {
-          const tmem::TmemAddr o = d_offset(M, groups, N, m, 0);
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, 0, ws);
           const uint32_t byte = k * b;
           const uint32_t cell = t.read(abase.lane + o.lane, abase.column + byte / 4);
           au[size_t(m) * U + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
         }
     } else {
-      const SmemDescriptor ad = SmemDescriptor::decode(op.a_desc);
-      gather(cta.smem, ad, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
+      const SmemDescriptor adesc = SmemDescriptor::decode(op.a_desc);
+      gather(cta.smem, adesc, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
     }
     unpack(kind, au, mrows, a);
+    if (kind != Kind::I8)
+      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
     // The accumulator input: D (scaled by 2^-scale_input_d) or zero.
     d.resize(size_t(mrows) * N);
     if (!op.enable_input_d) c.assign(size_t(mrows) * N, 0);
@@ -345,7 +390,7 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
     if (op.enable_input_d)
       for (uint32_t m = 0; m < mrows; ++m)
         for (uint32_t n = 0; n < N; ++n) {
-          const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, n, ws);
           uint32_t x = t.read(dbase.lane + o.lane, dbase.column + o.column);
           if (f16_out) x &= 0xffff;
           if (op.scale_input_d) {
@@ -358,46 +403,64 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
           }
           c[size_t(m) * N + n] = x;
         }
-    if (kind == Kind::I8) {
-      std::vector<uint8_t> a8(a.begin(), a.end()), b8(bt.begin(), bt.end());
-      tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(mrows), int(N), int(K),
-                       a8.data(), b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(d.data()));
-    } else if (scaled) {
-      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
-      // Each output element reads the scale factors from the 32-lane partition of its D lane.
-      const tc::ScaleFmt sf = ids.ue8m0() ? tc::ScaleFmt::UE8M0 : tc::ScaleFmt::UE4M3;
-      const tc::BlockScaledModel& model = *tc::find_block_scaled_model(
-          tc::Arch::SM100, tc::Unit::Tcgen05, std::string_view(kind_name(kind)).substr(6), fa, fb, sf);
-      const uint32_t nsf = op.ctx.scale_vec, vec = K / nsf;
-      const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
-      auto scale_byte = [&](tmem::TmemAddr base, const ScaleCell& s) {
-        return uint8_t(t.read(base.lane + s.cell.lane, base.column + s.cell.column) >> (8 * s.byte));
-      };
-      const bool lb = layout_b(op, g);
-      for (uint32_t m = 0; m < mrows; ++m)
-        for (uint32_t n = 0; n < N; ++n) {
-          const uint32_t lane = d_offset(M, groups, N, m, n).lane;
-          uint8_t xa[4], xb[4];
-          for (uint32_t j = 0; j < nsf; ++j) {
-            xa[j] = scale_byte(sa, sfa_cell(lane, m, ids.a_sf_id, j));
-            xb[j] = scale_byte(sb, sfb_cell(lane, n, N, lb, ids.b_sf_id, j));
+    // D = A * B + C with A as the datapath sees it (`ax`: mrows x K elements).
+    auto product = [&](const std::vector<uint32_t>& ax, std::vector<uint32_t>& out) {
+      out.resize(size_t(mrows) * N);
+      if (kind == Kind::I8) {
+        std::vector<uint8_t> a8(ax.begin(), ax.end()), b8(bt.begin(), bt.end());
+        tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(mrows), int(N), int(K),
+                         a8.data(), b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(out.data()));
+      } else if (scaled) {
+        // Each output element reads the scale factors from the 32-lane partition of its D lane.
+        const tc::ScaleFmt sf = ids.ue8m0() ? tc::ScaleFmt::UE8M0 : tc::ScaleFmt::UE4M3;
+        const tc::BlockScaledModel& model = *tc::find_block_scaled_model(
+            tc::Arch::SM100, tc::Unit::Tcgen05, std::string_view(kind_name(kind)).substr(6), fa, fb, sf);
+        const uint32_t nsf = op.ctx.scale_vec, vec = K / nsf;
+        const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
+        auto scale_byte = [&](tmem::TmemAddr base, const ScaleCell& s) {
+          return uint8_t(t.read(base.lane + s.cell.lane, base.column + s.cell.column) >> (8 * s.byte));
+        };
+        const bool lb = layout_b(op, g);
+        for (uint32_t m = 0; m < mrows; ++m)
+          for (uint32_t n = 0; n < N; ++n) {
+            const uint32_t lane = d_offset(M, groups, N, m, n).lane;
+            uint8_t xa[4], xb[4];
+            for (uint32_t j = 0; j < nsf; ++j) {
+              xa[j] = scale_byte(sa, sfa_cell(lane, m, ids.a_sf_id, j));
+              xb[j] = scale_byte(sb, sfb_cell(lane, n, N, lb, ids.b_sf_id, j));
+            }
+            out[size_t(m) * N + n] = tc::block_scaled_dot(model, fa, ax.data() + size_t(m) * K, fb, bt.data() + size_t(n) * K,
+                                                          int(K), sf, xa, xb, int(vec), c[size_t(m) * N + n]);
           }
-          d[size_t(m) * N + n] = tc::block_scaled_dot(model, fa, a.data() + size_t(m) * K, fb, bt.data() + size_t(n) * K,
-                                                      int(K), sf, xa, xb, int(vec), c[size_t(m) * N + n]);
-        }
+      } else {
+        const tc::DotModel* model =
+            tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
+        tc::mma_tile(*model, fa, fb, int(mrows), int(N), int(K), ax.data(), bt.data(), c.data(), out.data());
+      }
+    };
+    if (!sparse) {
+      product(a, d);
     } else {
-      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
-      const tc::DotModel* model =
-          tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
-      tc::mma_tile(*model, fa, fb, int(mrows), int(N), int(K), a.data(), bt.data(), c.data(), d.data());
+      // Sparse A: scattered with the metadata; with .ws and M < 128 each part of N (its own lanes of D)
+      // reads its own copy of the metadata.
+      const uint32_t parts = ws ? 128 / M : 1, cols = N / parts;
+      for (uint32_t part = 0; part < parts; ++part) {
+        if (auto e = expand_sparse_a(op, t, part, mrows, a, ad))
+          return *e + (groups == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string()) +
+                 " (the metadata changed after the MMA was issued)";
+        product(ad, dd);
+        for (uint32_t m = 0; m < mrows; ++m)
+          for (uint32_t n = part * cols; n < (part + 1) * cols; ++n) d[size_t(m) * N + n] = dd[size_t(m) * N + n];
+      }
     }
     for (uint32_t m = 0; m < mrows; ++m)
       for (uint32_t n = 0; n < N; ++n) {
-        const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
+        const tmem::TmemAddr o = d_offset(M, groups, N, m, n, ws);
         if (op.disable_lane[o.lane / 32] >> (o.lane % 32) & 1) continue;
         t.write(dbase.lane + o.lane, dbase.column + o.column, d[size_t(m) * N + n]);
       }
   }
+  return std::nullopt;
 }
 
 }  // namespace ptxsim::model::tcgen05

@@ -26,6 +26,9 @@
 //   cta_group::1 M = 64  (layout F)  lane (m%16) + 32*(m/16), column n
 //   cta_group::2 M = 256 (layout A)  lane m, column n           (128 rows per CTA)
 //   cta_group::2 M = 128 (layout B)  lane m + 64*(n >= N/2), column n % (N/2)   (64 rows per CTA)
+//   .ws M = 128 / 64 / 32            lane m + M*(n / (N*M/128)), column n % (N*M/128): N is cut
+//                                    into 128/M parts, part j in lanes [jM, (j+1)M) (layouts D, E,
+//                                    G; CUTLASS tmem_frg_ws, "1x4" / "2x2" datapaths)
 // A in TMEM uses the lanes of D's row m (column 0), K packed 32 bits per column.
 #pragma once
 #include <cstdint>
@@ -34,6 +37,7 @@
 #include <span>
 #include <string>
 
+#include "model/tcgen05/collector.h"
 #include "model/tcgen05/descriptors.h"
 #include "model/tmem/tmem.h"
 
@@ -65,7 +69,7 @@ void for_each_chunk(const SmemDescriptor& d, Major major, uint32_t b, uint32_t r
 }
 
 // Offset of D(m, n) (m: row within this CTA's part) from the TMEM address operand.
-tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n);
+tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n, bool ws = false);
 
 struct MmaOp {
   MmaContext ctx;
@@ -79,6 +83,12 @@ struct MmaOp {
   uint32_t scale_input_d = 0;        // D = A*B + D * 2^-scale (kind::f16 / tf32)
   uint32_t disable_lane[8] = {};     // bit l (of the 128-bit vector) = 1: D lane l not written
   uint32_t sfa_tmem = 0, sfb_tmem = 0;  // block-scaled kinds: the scale_A / scale_B matrices in TMEM
+  uint32_t sp_meta = 0;                 // .sp: the sparsity metadata in TMEM (model/tcgen05/sparse.h)
+  uint64_t zero_column_mask = 0;        // .ws: model/tcgen05/ws.h
+  CollectorUse collector = CollectorUse::Discard;  // of A, or with .ws of B buffer collector_b (checked at
+                                                   // issue; the datapath always reads the named matrix)
+  uint8_t collector_b = 0;
+  CollectorRef collector_ref() const { return {ctx.ws, ctx.ws ? collector_b : uint8_t(0)}; }
 };
 
 // The fields of either instruction descriptor (dense or block-scaled) the datapath needs.
@@ -91,6 +101,8 @@ MmaGeometry geometry(const MmaOp& op);
 // kind::mxf4 / mxf4nvf4 store two E2M1 elements per byte unit (low nibble first).
 uint32_t k_units(Kind k);
 uint32_t unit_bytes(Kind k);
+// B's storage units per column: K doubles with .sp (A stays k_units: it is stored packed).
+inline uint32_t b_units(const MmaContext& c) { return k_units(c.kind) * (c.sparse ? 2 : 1); }
 
 // Block-scaled kinds: where scale factor j of row m of A (of this CTA's rows) / column n of B sits,
 // for the output element whose D lane is d_lane (its 32-lane partition reads its own copy).
@@ -119,6 +131,7 @@ TmemRect d_rect(const MmaOp& op);
 TmemRect a_rect(const MmaOp& op);  // a_in_tmem only
 TmemRect sfa_rect(const MmaOp& op);  // block-scaled kinds: the TMEM words holding scale_A / scale_B
 TmemRect sfb_rect(const MmaOp& op);
+TmemRect meta_rect(const MmaOp& op);  // .sp: the metadata columns
 
 // One CTA's side of the MMA: its Tensor Memory, shared memory and allocation state.
 struct MmaCta {
@@ -132,7 +145,8 @@ struct MmaCta {
 // rectangles within the array and allocated. `ctas` has cta_group entries (even CTA first).
 std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas);
 
-// Reads A and B, computes, writes D in every CTA of `ctas`.
-void execute(const MmaOp& op, const MmaCta* ctas);
+// Reads A and B, computes, writes D in every CTA of `ctas`. Fails (D untouched in the failing
+// CTA) only on sparsity metadata that check() accepted but that changed before the MMA executed.
+std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas);
 
 }  // namespace ptxsim::model::tcgen05

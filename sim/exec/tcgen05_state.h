@@ -36,6 +36,9 @@ struct Tcgen05Cta {
   std::vector<MmaRecord> mmas;
   uint64_t next_mma = 0;
 
+  // The tensor core's collector buffers (tcgen05.mma .collector_usage), in issue order.
+  model::tcgen05::CollectorTracker collector_track;
+
   // Per warp: the TMEM cells of tcgen05.ld not yet covered by tcgen05.wait::ld. A later tcgen05.st
   // of the warp to those cells is an anti-dependency the ISA orders only through the wait.
   struct PendingLoad {

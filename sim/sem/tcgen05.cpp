@@ -10,6 +10,9 @@
 //   mma, commit                   checked at issue, executed in issue order through the engine's
 //                                 async queue (Tcgen05Cta::pipe); commit arrives on its mbarrier(s)
 //                                 once every earlier mma of the CTA has completed
+//   mma.sp / .ws / .ws.sp         the same path: the operand lists differ (sp-meta-tmem, the zero-column
+//                                 mask), model/tcgen05/{sparse,ws}.h do the rest; the collector
+//                                 buffers' state is checked at issue (model/tcgen05/collector.h)
 // Reading D with tcgen05.ld while an MMA writing it has not completed, or was never committed to
 // an mbarrier, is reported; so is an MMA reading shared memory written by generic-proxy stores
 // with no fence.proxy.async since. A CTA that exits with TMEM still allocated is a fault.
@@ -254,9 +257,10 @@ void forget_settled(Tcgen05Cta& st) {
                 st.mmas.end());
 }
 
-// in.a: Kind; in.b: flags below; in.d: cta_group; in.imm: scale-input-d.
+// in.a: Kind; in.b: flags below; in.d: cta_group; in.imm: scale-input-d in bits 7:0, the collector
+// usage (CollectorUse) in bits 9:8 and, with .ws, the B buffer in bits 11:10.
 // in.c: block-scaled kinds: scale factors per row of A (1, 2 or 4).
-constexpr uint8_t kATmem = 1, kDisableMask = 2, kBlockScaled = 4;
+constexpr uint8_t kATmem = 1, kDisableMask = 2, kBlockScaled = 4, kSparse = 8, kWs = 16, kZeroMask = 32;
 
 void issue_mma(ExecCtx& c, const Instr& in, int l) {
   Tcgen05Cta& st = state(c);
@@ -269,8 +273,12 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   if (op.a_in_tmem) op.a_tmem = uint32_t(sem::addr_of(c, in.op[1], l));
   else op.a_desc = c.col(in.op[1])[l];
   op.b_desc = c.col(in.op[2])[l];
-  op.idesc = uint32_t(c.col(in.op[3])[l]);
-  size_t next = 4;
+  op.ctx.sparse = in.b & kSparse;
+  op.ctx.ws = in.b & kWs;
+  size_t next = 3;
+  // .sp: [d], a, b-desc, [sp-meta-tmem], idesc, ...
+  if (op.ctx.sparse) op.sp_meta = uint32_t(sem::addr_of(c, in.op[next++], l));
+  op.idesc = uint32_t(c.col(in.op[next++])[l]);
   if (in.b & kBlockScaled) {
     op.ctx.scale_vec = in.c;
     op.sfa_tmem = uint32_t(sem::addr_of(c, in.op[next++], l));
@@ -282,8 +290,13 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   }
   op.enable_input_d = (c.col(in.op[next])[l] & 1) != 0;
   if (in.op[next].neg) op.enable_input_d = !op.enable_input_d;
-  op.scale_input_d = uint32_t(in.imm);
-  const std::string what = std::string("tcgen05.mma.cta_group::") + std::to_string(in.d) + "." + t5::kind_name(op.ctx.kind);
+  ++next;
+  if (in.b & kZeroMask) op.zero_column_mask = c.col(in.op[next++])[l];
+  op.scale_input_d = uint32_t(in.imm & 0xff);
+  op.collector = t5::CollectorUse((in.imm >> 8) & 3);
+  op.collector_b = uint8_t((in.imm >> 10) & 3);
+  const std::string what = std::string("tcgen05.mma") + (op.ctx.ws ? ".ws" : "") + (op.ctx.sparse ? ".sp" : "") +
+                           ".cta_group::" + std::to_string(in.d) + "." + t5::kind_name(op.ctx.kind);
   // The CTAs whose TMEM and shared memory the MMA uses: this one, or the pair (even CTA first).
   std::vector<Cta*> pair{&cta};
   if (in.d == 2) {
@@ -301,15 +314,26 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
     views.push_back({&ps->tmem, std::span<const uint8_t>(p->smem), [ps](uint32_t col, uint32_t n) { return ps->alloc.allocated(col, n); }});
   }
   if (auto e = t5::check(op, views.data())) c.fault("error", what + ": " + *e);
+  // The collector buffer: a use / lastuse needs a fill still valid (checked in issue order).
+  {
+    const uint64_t named = op.ctx.ws ? op.b_desc : op.a_in_tmem ? op.a_tmem : op.a_desc;
+    std::optional<std::string> warning;
+    for (Cta* p : pair) {
+      auto verdict = p->tcgen05->collector_track.issue(op.collector_ref(), op.collector, named, in.line);
+      if (verdict.error) c.fault("error", what + ": " + *verdict.error);
+      if (verdict.warning) warning = verdict.warning;
+    }
+    if (warning) c.eng->warn(c, what + ": " + *warning);
+  }
 
   // Shared memory the MMA reads (through the async proxy) written by generic stores since the last
   // fence.proxy.async.
   const t5::MmaGeometry geo = t5::geometry(op);
-  auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows) {
+  auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows, uint32_t units) {
     const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(desc);
     bool warned = false;
     t5::for_each_chunk(sd, mn_major ? t5::Major::MN : t5::Major::K, t5::unit_bytes(op.ctx.kind), rows,
-                       t5::k_units(op.ctx.kind), [&](uint32_t addr, uint32_t, uint32_t, uint32_t) {
+                       units, [&](uint32_t addr, uint32_t, uint32_t, uint32_t) {
       if (!warned && addr / 16 < from.generic_dirty.size() && from.generic_dirty[addr / 16]) {
         c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
                            (in.d == 2 ? " of CTA rank " + std::to_string(from.rank) : std::string()) +
@@ -320,8 +344,8 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
     });
   };
   for (Cta* p : pair) {
-    if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d);
-    check_operand(*p, "B", op.b_desc, geo.b_mn_major, geo.N / in.d);
+    if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d, t5::k_units(op.ctx.kind));
+    check_operand(*p, "B", op.b_desc, geo.b_mn_major, geo.N / in.d, t5::b_units(op.ctx));
   }
 
   Tcgen05Cta::MmaRecord rec;
@@ -331,10 +355,11 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   rec.issuer = &cta;
   rec.thread = c.warp->index * 32 + uint32_t(l);
   for (Cta* p : pair) p->tcgen05->mmas.push_back(rec);
-  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta] {
+  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta, what, line = in.line] {
     std::vector<t5::MmaCta> v;
     for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}});
-    t5::execute(op, v.data());
+    if (auto e = t5::execute(op, v.data()))
+      throw KernelFault{what + " (line " + std::to_string(line) + "): " + *e, "error"};
     for (Cta* p : pair) {
       for (auto& m : p->tcgen05->mmas)
         if (m.id == rid && m.issuer == issuer) m.completed = true;
@@ -613,9 +638,35 @@ unsigned scale_vec_size(Binder& b, t5::Kind kind) {
 
 }  // namespace
 
+namespace {
+
+// .collector_usage: at most one; .collector::a::* for tcgen05.mma(.sp), .collector::b0..b3::* for
+// .ws(.sp). Returns CollectorUse in bits 1:0 and the B buffer in bits 3:2 (in.imm bits 9:8, 11:10).
+uint64_t collector_usage(Binder& b, bool ws, const char* iname) {
+  static const char* uses[] = {"discard", "fill", "use", "lastuse"};
+  uint64_t code = 0;
+  int n = 0;
+  for (int buf = -1; buf < 4; ++buf)
+    for (uint64_t u = 0; u < 4; ++u) {
+      const std::string q = std::string(".collector::") + (buf < 0 ? "a" : "b" + std::to_string(buf)) + "::" + uses[u];
+      if (!b.has(q)) continue;
+      if (++n > 1) b.error("Multiple .collector_usage modifiers specified");
+      if ((buf >= 0) != ws) b.error("Illegal modifier '" + q + "' for instruction '" + iname + "'");
+      code = u | uint64_t(buf < 0 ? 0 : buf) << 2;
+    }
+  return code;
+}
+
+}  // namespace
+
 void bind_tcgen05_mma(Binder& b) {
   const std::string_view op = b.form.opcode;
-  if (op != "tcgen05.mma") b.unimplemented(std::string(op.substr(8)) + " (sparse / weight-stationary MMAs)");
+  const bool ws = op.starts_with("tcgen05.mma.ws"), sparse = op.ends_with(".sp");
+  const char* iname = ws ? "tcgen05.mma.ws" : "tcgen05.mma";  // ptxas's name in its messages
+  if (ws)
+    for (const char* q : {".cta_group::2", ".ashift"})
+      if (b.has(q)) b.error(std::string("Illegal modifier '") + q + "' for instruction 'tcgen05.mma.ws'");
+  const uint64_t collector = collector_usage(b, ws, iname);
   const unsigned g = cta_group(b);
   static const std::pair<const char*, t5::Kind> kinds[] = {
       {".kind::f16", t5::Kind::F16},           {".kind::tf32", t5::Kind::TF32}, {".kind::f8f6f4", t5::Kind::F8F6F4},
@@ -630,20 +681,43 @@ void bind_tcgen05_mma(Binder& b) {
     }
   if (nk != 1) b.error(std::string(nk ? "Multiple .kind modifiers" : ".kind modifier required") + " for instruction 'tcgen05.mma'");
   const bool block_scale = b.has(".block_scale");
+  if (ws && (block_scale || t5::is_block_scaled(kind))) b.error("Arguments mismatch for instruction 'tcgen05.mma.ws'");
   if (t5::is_block_scaled(kind) != block_scale)
     b.error(block_scale ? "Block scale is not supported for f16, tf32, f8f6f4, and i8 types"
                         : std::string(".block_scale modifier required for instruction 'tcgen05.mma'"));
   if (!block_scale)
     for (const char* q : {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"})
       if (b.has(q)) b.error(std::string("Modifier '") + q + "' requires modifier '.block_scale' for instruction 'tcgen05.mma'");
-  // Operands: [d], a-desc | [a-tmem], b-desc, idesc, {disable-output-lane,} enable-input-d {, scale-input-d}
+  if (sparse && block_scale) b.unimplemented("sparse block-scaled kinds (" + std::string(t5::kind_name(kind)) + ")");
+  // Operands: [d], a-desc | [a-tmem], b-desc, {[sp-meta-tmem],} idesc, then
+  //   tcgen05.mma(.sp)      {disable-output-lane,} enable-input-d {, scale-input-d}
+  //                         or, block-scaled, [scale-A-tmem], [scale-B-tmem], enable-input-d
+  //   tcgen05.mma.ws(.sp)   enable-input-d {, zero-column-mask-desc}
   const size_t n = b.op_count();
-  expect(b, n >= 5 && b.op_kind(0) == Operand::Kind::Addr, "expected [d-tmem], a-desc|[a-tmem], b-desc, idesc, ...");
+  const size_t sp = sparse ? 1 : 0;
+  if (ws && !(n == 5 + sp || n == 6 + sp)) b.error("Arguments mismatch for instruction 'tcgen05.mma.ws'");
+  expect(b, n >= 5 + sp && b.op_kind(0) == Operand::Kind::Addr,
+         sparse ? "expected [d-tmem], a-desc|[a-tmem], b-desc, [sp-meta-tmem], idesc, ..."
+                : "expected [d-tmem], a-desc|[a-tmem], b-desc, idesc, ...");
   const bool a_tmem = b.op_kind(1) == Operand::Kind::Addr;
   expect(b, a_tmem || is_reg_or_imm(b.in.op[1]), "a-desc is a 64-bit register or [a-tmem]");
-  expect(b, is_reg_or_imm(b.in.op[2]) && is_reg_or_imm(b.in.op[3]), "b-desc and idesc are registers or immediates");
-  size_t next = 4;
-  uint8_t flags = a_tmem ? kATmem : 0;
+  if (sparse) expect(b, b.op_kind(3) == Operand::Kind::Addr && b.in.op[3].aux == kNoSlot, "sp-meta-tmem is an address [sp-meta-tmem]");
+  expect(b, is_reg_or_imm(b.in.op[2]) && is_reg_or_imm(b.in.op[3 + sp]), "b-desc and idesc are registers or immediates");
+  size_t next = 4 + sp;
+  uint8_t flags = uint8_t((a_tmem ? kATmem : 0) | (sparse ? kSparse : 0) | (ws ? kWs : 0));
+  if (ws) {
+    expect(b, is_reg_or_imm(b.in.op[next]), "enable-input-d is a predicate");
+    if (++next < n) {
+      expect(b, is_reg_or_imm(b.in.op[next]), "zero-column-mask-desc is a 64-bit register or immediate");
+      flags |= kZeroMask;
+    }
+    b.in.a = uint8_t(kind);
+    b.in.b = flags;
+    b.in.d = uint8_t(g);
+    b.in.imm = collector << 8;
+    b.in.fn = exec_mma;
+    return;
+  }
   if (t5::is_block_scaled(kind)) {
     b.in.c = uint8_t(scale_vec_size(b, kind));
     expect(b, n == 7 && b.op_kind(4) == Operand::Kind::Addr && b.op_kind(5) == Operand::Kind::Addr,
@@ -680,6 +754,7 @@ void bind_tcgen05_mma(Binder& b) {
   b.in.a = uint8_t(kind);
   b.in.b = flags;
   b.in.d = uint8_t(g);
+  b.in.imm |= collector << 8;
   b.in.fn = exec_mma;
 }
 

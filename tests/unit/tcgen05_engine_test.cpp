@@ -180,7 +180,7 @@ TEST(Tcgen05Alloc, TargetsAndQualifiersAreCheckedAtLoad) {
   EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_100f"), "t.ptx"), ptxsim::PtxError);
   EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_103a"), "t.ptx"), ptxsim::PtxError);
   for (const char* unimpl : {"  tcgen05.shift.cta_group::1.down [%r3];\n",
-                             "  tcgen05.mma.ws.cta_group::1.kind::f16 [%r3], %rd1, %rd2, %r6, %p1;\n",
+                             "  tcgen05.mma.sp.cta_group::1.kind::mxf8f6f4.block_scale [%r3], %rd1, %rd2, [%r4], %r6, [%r4], [%r4], %p1;\n",
                              "  tcgen05.mma.cta_group::1.kind::f16.ashift [%r3], [%r4], %rd2, %r6, %p1;\n"}) {
     try {
       ptxsim::load_program(module(unimpl), "t.ptx");

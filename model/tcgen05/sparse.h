@@ -1,0 +1,71 @@
+// Sparse A for tcgen05.mma.sp / tcgen05.mma.ws.sp (PTX ISA 9.7.16.10, "Sparse matrices"): A is
+// structured-sparse and stored packed, M x K/2 (the bytes of a dense A of one MMA's 256 bits of K);
+// B and the product use the doubled K (512 bits of K). Metadata in Tensor Memory at [sp-meta-tmem]
+// says, per chunk of a row, where in the chunk each stored element goes:
+//   kind::f16, f8f6f4, i8               2:4 — chunk of 4 elements, 2 stored; a nibble whose bits 1:0
+//                                         place stored element 2c and bits 3:2 element 2c + 1;
+//                                         equal indices (0x0, 0x5, 0xA, 0xF) are invalid
+//   kind::tf32                           1:2 — chunk of 2 elements, 1 stored; nibble 0x4 puts it at
+//                                         index 0, 0xE at index 1; any other nibble is invalid
+// (the nibble rules are those of mma.sp, PTX 9.7.14.6.1, which this metadata shares).
+//
+// Where the nibble of chunk c of row m sits (CUTLASS cute/atom/mma_traits_sm100_frag.hpp
+// tmem_e_frg for M = 128 per CTA and tmem_e_frg_ws for .ws M = 32/64/128; PTX gives these layouts
+// only as figures), relative to the metadata address:
+//   16/32-bit kinds (f16, tf32)  lane 16*(m/16) + m%8 + 8*(c/4), column id2, bits 16*((m/8)%2) + 4*(c%4)
+//                                (one column per MMA: 8 chunks of a row in two 16-lane halves)
+//   8-bit kinds (f8f6f4, i8)     lane m, column c/8, bits 4*(c%8)   (two columns per MMA; CUTLASS
+//                                uses this uint8_t atom for every f8f6f4 type, its 4/6-bit types
+//                                being the same one-byte "unpacksmem" containers as for dense MMAs)
+// With .ws and M = 64 / 32 the metadata of rows 0..M-1 is repeated at lanes +M, +2M, ... (128/M
+// copies, CUTLASS's extra mode of stride M); the part of D in lanes [jM, (j+1)M) reads copy j.
+// id2 is the sparsity selector (instruction-descriptor bits 1:0): CUTLASS keeps bit 0 of its
+// metadata TMEM pointer there for 16/32-bit kinds (id2 = column & 1, address column & ~1) and
+// always 0 for 8-bit kinds; other uses are not pinned down by any source and are reported.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/tcgen05/descriptors.h"
+#include "model/tcgen05/mma.h"
+#include "model/tmem/tmem.h"
+
+namespace ptxsim::model::tcgen05 {
+
+struct SparseLayout {
+  uint32_t chunk = 4;      // elements per chunk
+  uint32_t kept = 2;       // stored elements per chunk
+  bool wide = false;       // 16/32-bit kinds: the interleaved one-column layout; else row per lane
+};
+SparseLayout sparse_layout(Kind k);
+
+// Where chunk c of row m's nibble is, relative to the metadata address, for copy `part` (.ws M < 128).
+struct MetaCell {
+  tmem::TmemAddr cell;
+  uint32_t bit;
+};
+MetaCell meta_cell(Kind k, uint32_t M, uint32_t id2, uint32_t m, uint32_t c, uint32_t part);
+// Columns of metadata one MMA reads (from the metadata address; id2 included).
+uint32_t meta_columns(Kind k, uint32_t id2);
+
+// Whether ptxsim simulates this sparse MMA's metadata layout; the reason when not.
+std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_group, bool ws, uint32_t id2,
+                                              uint32_t meta_addr, bool a_in_tmem);
+
+// Scatters packed A (rows x K/2 element values, row-major) into dense A (rows x K) with the
+// metadata read through `nibble(m, c)`. Returns the first invalid nibble as "row m chunk c: ..."
+// (the caller adds where it sits), or nullopt.
+std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, const std::vector<uint32_t>& packed,
+                                         const std::function<uint32_t(uint32_t m, uint32_t c)>& nibble,
+                                         std::vector<uint32_t>& dense, uint32_t* bad_row = nullptr,
+                                         uint32_t* bad_chunk = nullptr);
+
+// The MMA's A of one CTA (rows x K/2 packed element values) scattered to rows x K with the metadata
+// copy `part` read from `t`; an invalid nibble is reported with its row, chunk and TMEM cell.
+std::optional<std::string> expand_sparse_a(const MmaOp& op, const tmem::Tmem& t, uint32_t part, uint32_t rows,
+                                           const std::vector<uint32_t>& packed, std::vector<uint32_t>& dense);
+
+}  // namespace ptxsim::model::tcgen05
