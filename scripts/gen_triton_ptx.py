@@ -39,6 +39,13 @@ BUILDS = {
                       {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "seq_len": I32,
                        "sm_scale": "fp32"},
                       {"HEAD": 64, "BM": 64, "BN": 64}, {"num_warps": 4, "num_stages": 2}),
+    "matmul_mx": (kernels.matmul_mx,
+                  {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "as_ptr": "*u8", "bs_ptr": "*u8", "c_ptr": "*fp32",
+                   "M": I32, "N": I32, "K": I32},
+                  {"BM": 128, "BN": 128, "BK": 128}, {"num_warps": 4, "num_stages": 3}),
+    "matmul_persistent": (kernels.matmul_persistent,
+                          {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": I32, "N": I32, "K": I32},
+                          {"BM": 128, "BN": 128, "BK": 64, "NUM_PROGRAMS": 3}, {"num_warps": 4, "num_stages": 3}),
 }
 ARCHS = {"sm_90a": 90, "sm_100a": 100}
 

@@ -77,3 +77,41 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, HEAD: tl.conste
         acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
         m_i = m_new
     tl.store(o_ptr + rm[:, None] * HEAD + rd[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def matmul_mx(a_ptr, b_ptr, as_ptr, bs_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = (A * 2^(sA-127)) @ (B * 2^(sB-127)) with tl.dot_scaled: e4m3 A (M x K) and B (K x N), one
+    UE8M0 scale per 32 elements along K (sA: M x K/32, sB: N x K/32). On sm_100a this is
+    tcgen05.mma kind::mxf8f6f4.block_scale; on sm_90a Triton scales in software and uses wgmma."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    rs = tl.arange(0, BK // 32)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        sa = tl.load(as_ptr + rm[:, None] * (K // 32) + (k // 32 + rs)[None, :])
+        sb = tl.load(bs_ptr + rn[:, None] * (K // 32) + (k // 32 + rs)[None, :])
+        acc = tl.dot_scaled(a, sa, "e4m3", b, sb, "e4m3", acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                      NUM_PROGRAMS: tl.constexpr):
+    """C = A @ B (bf16 in, f32 out, row-major) with a fixed number of programs looping over tiles."""
+    num_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * num_n, NUM_PROGRAMS, flatten=True):
+        rm = tile // num_n * BM + tl.arange(0, BM)
+        rn = tile % num_n * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)

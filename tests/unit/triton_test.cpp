@@ -187,6 +187,54 @@ TEST_P(TritonKernel, MatmulFp8IsExact) {
   expect_equal_floats(download<float>(mem, gc, size_t(M) * N), int_gemm(A, B, M, N, K, false));
 }
 
+// tl.dot_scaled with e4m3 operands and UE8M0 scales (one per 32 elements of K): on sm_100a the
+// block-scaled tcgen05.mma with its scale factors copied into TMEM, on sm_90a Triton's software
+// scaling into bf16 and wgmma. Scales within 2^+-1 keep every product and sum exact.
+TEST_P(TritonKernel, BlockScaledMatmulIsExact) {
+  TRITON_SEED();
+  const int M = 256, N = 256, K = 256;
+  auto A = small_ints(size_t(M) * K, -8, 8), B = small_ints(size_t(K) * N, -8, 8);
+  auto SA = small_ints(size_t(M) * K / 32, 126, 128), SB = small_ints(size_t(N) * K / 32, 126, 128);
+  std::vector<uint8_t> a, b, sa(SA.begin(), SA.end()), sb(SB.begin(), SB.end());
+  for (int x : A) a.push_back(e4m3_of_int(x));
+  for (int x : B) b.push_back(e4m3_of_int(x));
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t ga = upload(mem, a), gb = upload(mem, b), gsa = upload(mem, sa), gsb = upload(mem, sb),
+                 gc = poisoned(mem, size_t(M) * N * 4);
+  Params p;
+  p.add(ga).add(gb).add(gsa).add(gsb).add(gc).add(uint32_t(M)).add(uint32_t(N)).add(uint32_t(K));
+  Launched l = run(mem, "matmul_mx", p, {uint32_t(M / 128), uint32_t(N / 128), 1});
+  expect_clean(l);
+  std::vector<float> want(size_t(M) * N);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double s = 0;
+      for (int k = 0; k < K; ++k)
+        s += std::ldexp(double(A[size_t(m) * K + k]) * B[size_t(k) * N + n],
+                        SA[size_t(m) * (K / 32) + k / 32] + SB[size_t(n) * (K / 32) + k / 32] - 254);
+      want[size_t(m) * N + n] = float(s);
+    }
+  expect_equal_floats(download<float>(mem, gc, size_t(M) * N), want);
+}
+
+// Three programs loop over the 4 x 2 tiles (tl.range with a stride): loop-carried pipelines across
+// tiles.
+TEST_P(TritonKernel, PersistentMatmulIsExact) {
+  TRITON_SEED();
+  const int M = 512, N = 256, K = 192;
+  auto A = small_ints(size_t(M) * K, -8, 8), B = small_ints(size_t(K) * N, -8, 8);
+  std::vector<uint16_t> a, b;
+  for (int x : A) a.push_back(bf16_of(float(x)));
+  for (int x : B) b.push_back(bf16_of(float(x)));
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t ga = upload(mem, a), gb = upload(mem, b), gc = poisoned(mem, size_t(M) * N * 4);
+  Params p;
+  p.add(ga).add(gb).add(gc).add(uint32_t(M)).add(uint32_t(N)).add(uint32_t(K));
+  Launched l = run(mem, "matmul_persistent", p, {3, 1, 1});
+  expect_clean(l);
+  expect_equal_floats(download<float>(mem, gc, size_t(M) * N), int_gemm(A, B, M, N, K, false));
+}
+
 // Tensor descriptors built on the device (tensormap.replace on a scratch copy, the tensormap proxy
 // fences), TMA loads into swizzled shared memory and a TMA store of C.
 TEST_P(TritonKernel, MatmulWithDeviceBuiltTensorMapsIsExact) {
