@@ -45,6 +45,11 @@ MmaDims mma_dims(MmaShape s) {
     case MmaShape::M16N8K8: return {16, 8, 8};
     case MmaShape::M16N8K16: return {16, 8, 16};
     case MmaShape::M16N8K32: return {16, 8, 32};
+    case MmaShape::M8N8K32: return {8, 8, 32};
+    case MmaShape::M16N8K64: return {16, 8, 64};
+    case MmaShape::M8N8K128: return {8, 8, 128};
+    case MmaShape::M16N8K128: return {16, 8, 128};
+    case MmaShape::M16N8K256: return {16, 8, 256};
   }
   return {0, 0, 0};
 }
@@ -64,6 +69,8 @@ int mma_elems_per_reg(ElemClass c) {
     case ElemClass::B16: return 2;
     case ElemClass::B8: return 4;
     case ElemClass::Acc16: return 2;
+    case ElemClass::B4: return 8;
+    case ElemClass::B1: return 32;
     default: return 1;
   }
 }
@@ -75,7 +82,9 @@ bool mma_layout_exists(MmaShape s, Operand op, ElemClass c) {
                                      s == MmaShape::M16N8K16;
     if (!acc) return false;
     if (s == MmaShape::M8N8K4) return false;  // the .f16 m8n8k4 form is not modelled
-    if (s == MmaShape::M8N8K16) return c == ElemClass::Acc32;
+    if (s == MmaShape::M8N8K16 || s == MmaShape::M8N8K32 || s == MmaShape::M16N8K64 || s == MmaShape::M8N8K128 ||
+        s == MmaShape::M16N8K128 || s == MmaShape::M16N8K256)
+      return c == ElemClass::Acc32;  // the integer shapes accumulate in .s32 only
     if (s == MmaShape::M16N8K4) return c == ElemClass::Acc32;  // .tf32 accumulates in .f32 only
     return true;
   }
@@ -86,7 +95,12 @@ bool mma_layout_exists(MmaShape s, Operand op, ElemClass c) {
     case MmaShape::M16N8K4: return c == ElemClass::B32 || c == ElemClass::B64;
     case MmaShape::M16N8K8: return c == ElemClass::B16 || c == ElemClass::B32 || c == ElemClass::B64;
     case MmaShape::M16N8K16: return c == ElemClass::B16 || c == ElemClass::B8 || c == ElemClass::B64;
-    case MmaShape::M16N8K32: return c == ElemClass::B8;
+    case MmaShape::M16N8K32: return c == ElemClass::B8 || c == ElemClass::B4;
+    case MmaShape::M8N8K32:
+    case MmaShape::M16N8K64: return c == ElemClass::B4;
+    case MmaShape::M8N8K128:
+    case MmaShape::M16N8K128:
+    case MmaShape::M16N8K256: return c == ElemClass::B1;
   }
   return false;
 }
@@ -103,7 +117,7 @@ RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
   if (op == Operand::C) {
     // Every m16n8 shape: c0,c1 in row g, c2,c3 in row g+8, columns 2q and 2q+1.
     // m8n8k4 (.f64) and m8n8k16 (.s32): c0,c1 in row g.
-    if (s == MmaShape::M8N8K4 || s == MmaShape::M8N8K16) return {g, 2 * q + i};
+    if (mma_dims(s).m == 8) return {g, 2 * q + i};
     return {g + 8 * (i / 2), 2 * q + i % 2};
   }
   if (op == Operand::A) {
@@ -119,7 +133,13 @@ RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
         if (c == ElemClass::B8) return {g + 8 * (i / 4), 4 * q + i % 4};
         return {g + 8 * (i % 2), 4 * (i / 2) + q};  // .f64
       case MmaShape::M16N8K32:
+        if (c == ElemClass::B4) return {g + 8 * (i / 8), 8 * q + i % 8};
         return {g + 8 * ((i / 4) % 2), 4 * q + i % 4 + 16 * (i / 8)};
+      case MmaShape::M8N8K32: return {g, 8 * q + i};
+      case MmaShape::M16N8K64: return {g + 8 * ((i / 8) % 2), 8 * q + i % 8 + 32 * (i / 16)};
+      case MmaShape::M8N8K128: return {g, 32 * q + i};
+      case MmaShape::M16N8K128: return {g + 8 * (i / 32), 32 * q + i % 32};
+      case MmaShape::M16N8K256: return {g + 8 * ((i / 32) % 2), 32 * q + i % 32 + 128 * (i / 64)};
     }
   }
   // B (KxN): the column is always the group.
@@ -135,7 +155,13 @@ RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
       if (c == ElemClass::B8) return {4 * q + i, g};
       return {q + 4 * i, g};  // .f64
     case MmaShape::M16N8K32:
+      if (c == ElemClass::B4) return {8 * q + i, g};
       return {4 * q + i % 4 + 16 * (i / 4), g};
+    case MmaShape::M8N8K32: return {8 * q + i, g};
+    case MmaShape::M16N8K64: return {8 * q + i % 8 + 32 * (i / 8), g};
+    case MmaShape::M8N8K128:
+    case MmaShape::M16N8K128: return {32 * q + i, g};
+    case MmaShape::M16N8K256: return {32 * q + i % 32 + 128 * (i / 32), g};
   }
   return {0, 0};
 }

@@ -16,8 +16,9 @@
 //   stmatrix m8n8 .b16 (+.trans): the same positions as ldmatrix (the store is the inverse)
 //   stmatrix m16n8 .trans .b8  reg j byte e: row(8j + 2q + e%2)[g + 8*(e/2)]
 //
-// mma.sync fragments (PTX ISA 9.7.14.5.2-10, the row/col formulas of each "Matrix Fragments for
-// mma.mXnYkZ" section).
+// mma.sync fragments (PTX ISA 9.7.14.5.2-13, the row/col formulas of each "Matrix Fragments for
+// mma.mXnYkZ" section). The 4-bit and 1-bit layouts are the 8-bit ones with each byte split into
+// 2 or 8 consecutive k elements (element i at bit i * bits of its register, low bits first).
 #pragma once
 #include <cstdint>
 
@@ -56,7 +57,11 @@ RowElem ldst_map(const LdstSpec& s, int lane, int reg, int elem);
 
 // ---- mma.sync fragments ---------------------------------------------------------------------------
 
-enum class MmaShape : uint8_t { M8N8K4, M8N8K16, M16N8K4, M16N8K8, M16N8K16, M16N8K32 };
+enum class MmaShape : uint8_t {
+  M8N8K4, M8N8K16, M16N8K4, M16N8K8, M16N8K16, M16N8K32,
+  M8N8K32, M16N8K64,               // .s4/.u4 (with M16N8K32)
+  M8N8K128, M16N8K128, M16N8K256,  // .b1
+};
 enum class Operand : uint8_t { A, B, C };  // D has C's layout
 // Element class of an operand: what the fragment tables of the PTX ISA distinguish.
 enum class ElemClass : uint8_t {
@@ -66,6 +71,8 @@ enum class ElemClass : uint8_t {
   B64,    // .f64 (multiplicands and accumulators)
   Acc32,  // .f32 / .s32 accumulators
   Acc16,  // .f16 accumulators (two per .f16x2 register)
+  B4,     // .s4 / .u4 multiplicands (eight per register)
+  B1,     // .b1 multiplicands (32 per register)
 };
 
 struct MmaDims {

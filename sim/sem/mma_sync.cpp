@@ -9,13 +9,16 @@
 //  * .f64: a chain of IEEE fmas in increasing k, d = fma(a_k, b_k, d) starting from c, with the
 //    instruction's rounding (.rn default, .rz, .rm, .rp): the PTX ISA says the precision is that of
 //    .f64 fma, and MMA-Sim validated the k-ordered chain on A100 and H100;
-//  * .s8/.u8: exact; the sum wraps modulo 2^32, or with .satfinite is clamped to the s32 range.
+//  * .s8/.u8, .s4/.u4: exact; the sum wraps modulo 2^32, or with .satfinite is clamped to the s32
+//    range;
+//  * .b1: d = c + sum_k popc(a_k AND/XOR b_k), wrapping modulo 2^32.
 //
 // Simulated: m16n8k8 / m16n8k16 .f16 (f16 or f32 accumulator), .bf16; m16n8k4 / m16n8k8 .tf32;
-// m16n8k16 / m16n8k32 .e4m3/.e5m2 (sm_89+); m8n8k16 / m16n8k16 / m16n8k32 .s8/.u8; m8n8k4 and
-// (sm_90+) m16n8k4 / m16n8k8 / m16n8k16 .f64. Recognised but not simulated (load-time
-// "unimplemented"): m8n8k4 .f16, the .s4/.u4 and .b1 shapes, the sm_120a .kind / .block_scale
-// forms, and .e4m3/.e5m2 for sm_120+ targets (a native fp8 MMA there, with other numerics).
+// m16n8k16 / m16n8k32 .e4m3/.e5m2 (sm_89+); m8n8k16 / m16n8k16 / m16n8k32 .s8/.u8; m8n8k32 /
+// m16n8k32 / m16n8k64 .s4/.u4; m8n8k128 / m16n8k128 / m16n8k256 .b1 .xor.popc / .and.popc;
+// m8n8k4 and (sm_90+) m16n8k4 / m16n8k8 / m16n8k16 .f64. Recognised but not simulated (load-time
+// "unimplemented"): m8n8k4 .f16, the sm_120a .kind / .block_scale forms, and .e4m3/.e5m2 for
+// sm_120+ targets (a native fp8 MMA there, with other numerics).
 //
 // A lane predicated off, inactive or exited makes the instruction fault: every lane of the warp
 // holds part of every matrix.
@@ -44,7 +47,9 @@ namespace frag = model::frag;
 namespace tc = model::tc;
 namespace num = model::num;
 
-enum MmaKind : uint8_t { kFloat, kInt, kF64 };
+enum MmaKind : uint8_t { kFloat, kInt, kF64, kBit };
+// Instr::d of the .b1 forms: the bit operation applied before the population count.
+enum BitOp : uint8_t { kAndPopc, kXorPopc };
 
 std::string hex32(uint32_t v) {
   char buf[16];
@@ -69,6 +74,8 @@ int class_bits(frag::ElemClass c) {
     case frag::ElemClass::B16:
     case frag::ElemClass::Acc16: return 16;
     case frag::ElemClass::B8: return 8;
+    case frag::ElemClass::B4: return 4;
+    case frag::ElemClass::B1: return 1;
     case frag::ElemClass::B64: return 64;
     default: return 32;
   }
@@ -118,8 +125,13 @@ void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass c
   }
 }
 
-// Instr fields: in.a = MmaShape, in.c = .satfinite (int) or num::Round (f64),
-// in.types = {d, a, b, c}, in.imm = the tc::DotModel* (float kinds).
+// Sign-extends the low `bits` bits of x.
+int64_t sext(uint64_t x, int bits) { return int64_t(x << (64 - bits)) >> (64 - bits); }
+
+// Instr fields: in.a = MmaShape, in.c = .satfinite (int) or num::Round (f64), in.b (int, bit) =
+// the element class of A and B (frag::ElemClass), in.d = A signed (bit 0), B signed (bit 1) for
+// the integer kinds or the BitOp for .b1, in.types = {d, a, b, c} (.s4/.u4/.b1 are not DTypes:
+// there A and B are DType::None), in.imm = the tc::DotModel* (float kinds).
 template <uint8_t Kind>
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
@@ -129,10 +141,13 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const frag::MmaShape s = frag::MmaShape(in.a);
   const frag::MmaDims dim = frag::mma_dims(s);
   const DType td = in.types[0], ta = in.types[1], tb = in.types[2], tcy = in.types[3];
-  const frag::ElemClass ca = class_of(ta, false), cb = class_of(tb, false), cc = class_of(tcy, true),
+  const bool int_kind = Kind == kInt || Kind == kBit;
+  const frag::ElemClass ca = int_kind ? frag::ElemClass(in.b) : class_of(ta, false),
+                        cb = int_kind ? frag::ElemClass(in.b) : class_of(tb, false), cc = class_of(tcy, true),
                         cd = class_of(td, true);
   const int M = dim.m, N = dim.n, K = dim.k;
-  uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
+  // The largest operands: A 16 x 256 (.b1 m16n8k256), B 256 x 8.
+  uint64_t A[16 * 256], B[256 * 8], C[16 * 8], D[16 * 8];
   // Read everything before writing: D may share registers with A, B or C.
   gather(c, in.op[1], s, frag::Operand::A, ca, A);
   gather(c, in.op[2], s, frag::Operand::B, cb, B);
@@ -147,17 +162,28 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) D[i * N + j] = tc::dot(model, va + i * K, vbt + j * K, K, uint32_t(C[i * N + j]));
   } else if constexpr (Kind == kInt) {
-    const bool sa = ta == DType::S8, sb = tb == DType::S8, sat = in.c != 0;
+    // .s8/.u8/.s4/.u4: exact products and sum; wrap modulo 2^32 or clamp with .satfinite.
+    const int bits = class_bits(ca);
+    const bool sa = in.d & 1, sb = in.d & 2, sat = in.c != 0;
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         int64_t acc = int32_t(uint32_t(C[i * N + j]));
         for (int k = 0; k < K; ++k) {
-          const int64_t x = sa ? int8_t(A[i * K + k]) : int64_t(uint8_t(A[i * K + k]));
-          const int64_t y = sb ? int8_t(B[k * N + j]) : int64_t(uint8_t(B[k * N + j]));
+          const int64_t x = sa ? sext(A[i * K + k], bits) : int64_t(A[i * K + k]);
+          const int64_t y = sb ? sext(B[k * N + j], bits) : int64_t(B[k * N + j]);
           acc += x * y;
         }
         if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
         D[i * N + j] = uint32_t(acc);
+      }
+  } else if constexpr (Kind == kBit) {
+    // .b1: d = c + sum_k popc(a_k OP b_k) (PTX ISA: "the popc of the bitwise AND / XOR"), wrapping.
+    const bool use_xor = in.d == kXorPopc;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        uint32_t acc = uint32_t(C[i * N + j]);
+        for (int k = 0; k < K; ++k) acc += uint32_t(use_xor ? A[i * K + k] ^ B[k * N + j] : A[i * K + k] & B[k * N + j]);
+        D[i * N + j] = acc;
       }
   } else {
     const num::Round rm = num::Round(in.c);
@@ -182,9 +208,9 @@ constexpr ShapeName kShapes[] = {
     {".m8n8k4", frag::MmaShape::M8N8K4, true},     {".m8n8k16", frag::MmaShape::M8N8K16, true},
     {".m16n8k4", frag::MmaShape::M16N8K4, true},   {".m16n8k8", frag::MmaShape::M16N8K8, true},
     {".m16n8k16", frag::MmaShape::M16N8K16, true}, {".m16n8k32", frag::MmaShape::M16N8K32, true},
-    {".m8n8k32", frag::MmaShape::M8N8K4, false},   {".m8n8k128", frag::MmaShape::M8N8K4, false},
-    {".m16n8k64", frag::MmaShape::M8N8K4, false},  {".m16n8k128", frag::MmaShape::M8N8K4, false},
-    {".m16n8k256", frag::MmaShape::M8N8K4, false},
+    {".m8n8k32", frag::MmaShape::M8N8K32, true},   {".m8n8k128", frag::MmaShape::M8N8K128, true},
+    {".m16n8k64", frag::MmaShape::M16N8K64, true},  {".m16n8k128", frag::MmaShape::M16N8K128, true},
+    {".m16n8k256", frag::MmaShape::M16N8K256, true},
 };
 
 bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
@@ -204,6 +230,22 @@ void require(const Binder& b, Gate g, const std::string& feature) {
             std::to_string(g.ptx % 10) + " or later");
 }
 
+// The modifiers of the opcode that are in `names`, in the order written (repeats kept).
+std::vector<std::string> mods_in_order(const Binder& b, std::initializer_list<std::string_view> names) {
+  std::vector<std::string> out;
+  std::string_view op = b.src.opcode;
+  size_t i = 0;
+  while (i < op.size()) {
+    size_t j = op.find('.', i);
+    if (j == std::string_view::npos) j = op.size();
+    std::string_view part = op.substr(i, j - i);
+    for (std::string_view n : names)
+      if (part == n) out.emplace_back(part);
+    i = j + 1;
+  }
+  return out;
+}
+
 // The .alayout/.blayout pair in the order written.
 std::string layouts(const Binder& b) {
   std::string out;
@@ -217,6 +259,72 @@ std::string layouts(const Binder& b) {
     i = j + 1;
   }
   return out;
+}
+
+void check_frag_regs(const Binder& b, frag::MmaShape s, frag::ElemClass ca, frag::ElemClass cb, frag::ElemClass cc,
+                     frag::ElemClass cd, uint32_t width) {
+  sem::check_reg_vector(b, 0, frag::mma_regs(s, frag::Operand::C, cd), width, "mma");
+  sem::check_reg_vector(b, 1, frag::mma_regs(s, frag::Operand::A, ca), width, "mma");
+  sem::check_reg_vector(b, 2, frag::mma_regs(s, frag::Operand::B, cb), width, "mma");
+  sem::check_reg_vector(b, 3, frag::mma_regs(s, frag::Operand::C, cc), width, "mma");
+}
+
+// The sub-byte integer forms: .s4/.u4 (m8n8k32, m16n8k32, m16n8k64; .satfinite allowed) and .b1
+// with .xor.popc or .and.popc (m8n8k128, m16n8k128, m16n8k256). .s4/.u4/.b1 are modifiers, not
+// DTypes, so A's and B's types are read from the opcode in the order written. Target/PTX gates of
+// the shapes and of .and come from the table row; the words follow ptxas 13.0.
+void bind_mma_subbyte(Binder& b, const ShapeName& shape) {
+  const std::string shape_name = shape.mod;
+  const frag::MmaShape s = shape.shape;
+  const bool b1 = b.has(".b1");
+  const std::vector<std::string> ab = mods_in_order(b, {"s4", "u4", "b1"});
+  const bool four = s == frag::MmaShape::M8N8K32 || s == frag::MmaShape::M16N8K32 || s == frag::MmaShape::M16N8K64;
+  const bool one = s == frag::MmaShape::M8N8K128 || s == frag::MmaShape::M16N8K128 || s == frag::MmaShape::M16N8K256;
+  if (ab.size() != 2 || b.type_count() != 2) b.error("Unexpected instruction types specified for 'mma'");
+  if ((ab[0] == "b1") != (ab[1] == "b1")) b.error("Incorrect instruction type specified for mma with shape '" + shape_name + "'");
+  if (b1 ? !one : !four) {
+    if (b1 ? four : one) b.error("Incorrect instruction type specified for mma with shape '" + shape_name + "'");
+    b.error("Illegal matrix shape '" + shape_name + "' for instruction 'mma'");
+  }
+  if (b.type(0) != DType::S32 || b.type(1) != DType::S32)
+    b.error("Incorrect instruction type specified for mma with shape '" + shape_name + "'");
+  if (layouts(b) != ".row.col") {
+    const std::string lay = layouts(b);
+    if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+    if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
+    b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");
+  }
+  if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
+  const bool has_and = b.has(".and"), has_xor = b.has(".xor"), popc = b.has(".popc");
+  frag::ElemClass cls;
+  if (b1) {
+    if (b.has(".satfinite")) b.error("Illegal modifier '.satfinite' for instruction 'mma'");
+    if (!popc && !has_and && !has_xor) b.error("Boolean operation is required for instruction 'mma'");
+    if (!popc || has_and == has_xor)
+      b.error("Unexpected number of operations specified for mma with shape '" + shape_name + "'");
+    cls = frag::ElemClass::B1;
+    b.in.d = has_xor ? kXorPopc : kAndPopc;
+    b.in.fn = exec_mma<kBit>;
+  } else {
+    // ptxas 13.0 accepts and ignores a bit operation here; the PTX ISA defines .bitOp.popc for .b1
+    // only, so ptxsim rejects it rather than guess.
+    if (has_and || has_xor || popc)
+      b.error("'.and/.xor .popc' is only defined with .b1 for instruction 'mma' (PTX ISA 9.7.14.5.14)");
+    cls = frag::ElemClass::B4;
+    b.in.c = b.has(".satfinite");
+    b.in.d = uint8_t((ab[0] == "s4" ? 1 : 0) | (ab[1] == "s4" ? 2 : 0));
+    b.in.fn = exec_mma<kInt>;
+  }
+  b.require_ops(4, 4);
+  check_frag_regs(b, s, cls, cls, frag::ElemClass::Acc32, frag::ElemClass::Acc32, 32);
+  // Instr::types holds {d, a, b, c}; the sub-byte A/B have no DType.
+  b.in.types[0] = DType::S32;
+  b.in.types[1] = DType::None;
+  b.in.types[2] = DType::None;
+  b.in.types[3] = DType::S32;
+  b.in.ntypes = 4;
+  b.in.a = uint8_t(s);
+  b.in.b = uint8_t(cls);
 }
 
 }  // namespace
@@ -234,8 +342,8 @@ void bind_mma(Binder& b) {
       shape = &sn;
     }
   if (!shape) b.error("a shape modifier (.m16n8k16, ...) is required for instruction 'mma'");
-  for (const char* m : {".s4", ".u4", ".b1", ".xor", ".and", ".popc"})
-    if (b.has(m)) b.unimplemented(std::string("mma.sync with ") + m + " (4-bit and 1-bit integer forms)");
+  if (b.has(".s4") || b.has(".u4") || b.has(".b1")) return bind_mma_subbyte(b, *shape);
+  if (b.has(".xor") || b.has(".and") || b.has(".popc")) b.error("Unexpected instruction types specified for 'mma'");
   if (!shape->simulated) b.unimplemented(std::string("mma.sync") + shape->mod);
   b.require_ops(4, 4);
   if (b.type_count() != 4) b.error("Unexpected instruction types specified for 'mma' (need .dtype.atype.btype.ctype)");
@@ -305,15 +413,13 @@ void bind_mma(Binder& b) {
   if (!frag::mma_layout_exists(s, frag::Operand::A, ca) || !frag::mma_layout_exists(s, frag::Operand::B, cb) ||
       !frag::mma_layout_exists(s, frag::Operand::C, cc))
     bad_types();
-  const uint32_t width = f64 ? 64 : 32;
-  sem::check_reg_vector(b, 0, frag::mma_regs(s, frag::Operand::C, cd), width, "mma");
-  sem::check_reg_vector(b, 1, frag::mma_regs(s, frag::Operand::A, ca), width, "mma");
-  sem::check_reg_vector(b, 2, frag::mma_regs(s, frag::Operand::B, cb), width, "mma");
-  sem::check_reg_vector(b, 3, frag::mma_regs(s, frag::Operand::C, cc), width, "mma");
+  check_frag_regs(b, s, ca, cb, cc, cd, f64 ? 64 : 32);
 
   b.in.a = uint8_t(s);
   if (kind == kInt) {
     b.in.c = sat;
+    b.in.b = uint8_t(frag::ElemClass::B8);
+    b.in.d = uint8_t((ta == DType::S8 ? 1 : 0) | (tb == DType::S8 ? 2 : 0));
     b.in.fn = exec_mma<kInt>;
   } else if (kind == kF64) {
     b.in.c = uint8_t(b.has(".rz") ? num::Round::RZ : b.has(".rm") ? num::Round::RM

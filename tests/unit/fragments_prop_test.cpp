@@ -39,10 +39,11 @@ struct Layout {
 std::vector<Layout> all_mma_layouts() {
   std::vector<Layout> v;
   for (MmaShape s : {MmaShape::M8N8K4, MmaShape::M8N8K16, MmaShape::M16N8K4, MmaShape::M16N8K8, MmaShape::M16N8K16,
-                     MmaShape::M16N8K32})
+                     MmaShape::M16N8K32, MmaShape::M8N8K32, MmaShape::M16N8K64, MmaShape::M8N8K128,
+                     MmaShape::M16N8K128, MmaShape::M16N8K256})
     for (Operand op : {Operand::A, Operand::B, Operand::C})
       for (ElemClass c : {ElemClass::B16, ElemClass::B32, ElemClass::B8, ElemClass::B64, ElemClass::Acc32,
-                          ElemClass::Acc16})
+                          ElemClass::Acc16, ElemClass::B4, ElemClass::B1})
         if (mma_layout_exists(s, op, c)) v.push_back({s, op, c});
   return v;
 }
@@ -68,7 +69,7 @@ TEST(FragmentProps, LdstMappingsAreBijections) {
 
 TEST(FragmentProps, MmaLayoutsAreBijections) {
   const auto layouts = all_mma_layouts();
-  EXPECT_EQ(layouts.size(), 34u);
+  EXPECT_EQ(layouts.size(), 51u);  // 34 float/8-bit + 17 sub-byte
   for (const Layout& l : layouts) {
     const RC size = mma_matrix_size(l.s, l.op);
     const int n = mma_elems(l.s, l.op, l.c);
@@ -101,6 +102,46 @@ TEST(FragmentProps, RegisterCounts) {
   EXPECT_EQ(mma_regs(MmaShape::M16N8K16, Operand::A, ElemClass::B64), 8);
   EXPECT_EQ(mma_regs(MmaShape::M16N8K16, Operand::B, ElemClass::B64), 4);
   EXPECT_EQ(mma_regs(MmaShape::M8N8K16, Operand::C, ElemClass::Acc32), 2);
+  // Sub-byte (PTX ISA: "a single .b32 register" / "two" / "four .b32 registers").
+  EXPECT_EQ(mma_regs(MmaShape::M8N8K32, Operand::A, ElemClass::B4), 1);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K32, Operand::A, ElemClass::B4), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K32, Operand::B, ElemClass::B4), 1);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K64, Operand::A, ElemClass::B4), 4);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K64, Operand::B, ElemClass::B4), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M8N8K128, Operand::A, ElemClass::B1), 1);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K128, Operand::A, ElemClass::B1), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K256, Operand::A, ElemClass::B1), 4);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K256, Operand::B, ElemClass::B1), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K256, Operand::C, ElemClass::Acc32), 4);
+  EXPECT_EQ(mma_regs(MmaShape::M8N8K128, Operand::C, ElemClass::Acc32), 2);
+}
+
+// The 4-bit and 1-bit fragments are the 8-bit fragments of the shape with K/2 or K/8 with every
+// byte split into 2 or 8 consecutive k elements: the register bits hold the same bytes of the
+// matrix row (A) or column (B). This ties each sub-byte table of the PTX ISA to the 8-bit one.
+RC_GTEST_PROP(FragmentProps, SubByteFragmentsSplitTheBytesOfThe8BitOnes, ()) {
+  struct Pair {
+    MmaShape sub, byte;
+    ElemClass c;
+  };
+  const Pair p = *rc::gen::element(Pair{MmaShape::M8N8K32, MmaShape::M8N8K16, ElemClass::B4},
+                                   Pair{MmaShape::M16N8K32, MmaShape::M16N8K16, ElemClass::B4},
+                                   Pair{MmaShape::M16N8K64, MmaShape::M16N8K32, ElemClass::B4},
+                                   Pair{MmaShape::M8N8K128, MmaShape::M8N8K16, ElemClass::B1},
+                                   Pair{MmaShape::M16N8K128, MmaShape::M16N8K16, ElemClass::B1},
+                                   Pair{MmaShape::M16N8K256, MmaShape::M16N8K32, ElemClass::B1});
+  const Operand op = *rc::gen::element(Operand::A, Operand::B);
+  const int lane = *rc::gen::inRange(0, 32);
+  const int split = p.c == ElemClass::B4 ? 2 : 8;
+  const int i = *rc::gen::inRange(0, mma_elems(p.sub, op, p.c));
+  const RC sub = mma_map(p.sub, op, p.c, lane, i), byte = mma_map(p.byte, op, ElemClass::B8, lane, i / split);
+  if (op == Operand::A) {
+    RC_ASSERT(sub.row == byte.row);
+    RC_ASSERT(sub.col == byte.col * split + i % split);
+  } else {
+    RC_ASSERT(sub.row == byte.row * split + i % split);
+    RC_ASSERT(sub.col == byte.col);
+  }
 }
 
 // A matrix of 16-bit elements, and the 16-byte rows an ldmatrix reads: row r of the instruction at

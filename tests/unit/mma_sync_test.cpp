@@ -90,7 +90,7 @@ std::string load_error(const std::string& ptx) {
 
 // ---- fragment layouts (PTX ISA 9.7.14.5.2-10) -----------------------------------------------------
 
-enum Cls { F16, TF32, I8, F64, Acc32, Acc16 };  // element classes of the fragment tables
+enum Cls { F16, TF32, I8, F64, Acc32, Acc16, I4, B1 };  // element classes of the fragment tables
 struct RCp {
   int row, col;
 };
@@ -102,6 +102,20 @@ RCp isa_frag(int m, int k, char op, Cls cls, int t, int i) {
     if (m == 8) return {g, 2 * q + i};
     return {i < 2 ? g : g + 8, 2 * q + (i & 1)};
   }
+  // .s4/.u4 (PTX ISA "Matrix Fragments for mma.m8n8k32 / m16n8k32 / m16n8k64"): eight per register.
+  if (cls == I4 && op == 'A') {
+    if (m == 8) return {g, q * 8 + i};
+    if (k == 32) return {i < 8 ? g : g + 8, q * 8 + (i & 0x7)};
+    return {(i < 8 || (i >= 16 && i < 24)) ? g : g + 8, q * 8 + (i & 0x7) + (i >= 16 ? 32 : 0)};
+  }
+  if (cls == I4) return {k == 64 ? q * 8 + (i & 0x7) + (i >= 8 ? 32 : 0) : q * 8 + i, g};
+  // .b1 ("Matrix Fragments for mma.m8n8k128 / m16n8k128 / m16n8k256"): 32 per register.
+  if (cls == B1 && op == 'A') {
+    if (m == 8) return {g, q * 32 + i};
+    if (k == 128) return {i < 32 ? g : g + 8, q * 32 + (i & 0x1F)};
+    return {(i < 32 || (i >= 64 && i < 96)) ? g : g + 8, q * 32 + (i & 0x1F) + (i >= 64 ? 128 : 0)};
+  }
+  if (cls == B1) return {k == 256 ? q * 32 + (i & 0x1F) + (i >= 32 ? 128 : 0) : q * 32 + i, g};
   if (m == 8 && k == 4) return op == 'A' ? RCp{t >> 2, t % 4} : RCp{t % 4, t >> 2};  // .f64
   if (m == 8 && k == 16) return op == 'A' ? RCp{g, 4 * q + i} : RCp{4 * q + i, g};
   if (op == 'A') {
@@ -132,7 +146,7 @@ RCp isa_frag(int m, int k, char op, Cls cls, int t, int i) {
   }
 }
 
-int cls_bits(Cls c) { return c == F16 || c == Acc16 ? 16 : c == I8 ? 8 : c == F64 ? 64 : 32; }
+int cls_bits(Cls c) { return c == F16 || c == Acc16 ? 16 : c == I8 ? 8 : c == I4 ? 4 : c == B1 ? 1 : c == F64 ? 64 : 32; }
 
 // Packs a row-major matrix (rows x cols element bits) into per-lane registers (lane-major).
 std::vector<uint64_t> pack(const std::vector<uint64_t>& mat, int cols, int m, int k, char op, Cls cls, int nelem) {
@@ -423,6 +437,57 @@ TEST(MmaSync, IntegerWrapAndSatfinite) {
   }
 }
 
+// .s4/.u4 and .b1: random elements, C near both ends of the s32 range, against a plain integer GEMM
+// (and, for .b1, the ISA's definition: popc of the bitwise AND / XOR, summed into s32).
+TEST(MmaSync, SubByteIntegerAndBitForms) {
+  std::mt19937_64 rng(seed_for_test());
+  struct SC {
+    std::string mods;
+    int m, k;
+    Cls cls;
+    bool sa, sb, sat;
+    char op;  // '*' integer product, '&' AND.popc, '^' XOR.popc
+  };
+  const std::vector<SC> cases = {
+      {"m8n8k32.row.col.s32.s4.s4.s32", 8, 32, I4, true, true, false, '*'},
+      {"m8n8k32.row.col.satfinite.s32.u4.s4.s32", 8, 32, I4, false, true, true, '*'},
+      {"m16n8k32.row.col.s32.s4.u4.s32", 16, 32, I4, true, false, false, '*'},
+      {"m16n8k32.row.col.satfinite.s32.s4.s4.s32", 16, 32, I4, true, true, true, '*'},
+      {"m16n8k64.row.col.s32.u4.u4.s32", 16, 64, I4, false, false, false, '*'},
+      {"m16n8k64.row.col.s32.s4.s4.s32.satfinite", 16, 64, I4, true, true, true, '*'},
+      {"m8n8k128.row.col.s32.b1.b1.s32.xor.popc", 8, 128, B1, false, false, false, '^'},
+      {"m8n8k128.row.col.s32.b1.b1.s32.and.popc", 8, 128, B1, false, false, false, '&'},
+      {"m16n8k128.row.col.s32.b1.b1.s32.xor.popc", 16, 128, B1, false, false, false, '^'},
+      {"m16n8k128.row.col.s32.b1.b1.s32.and.popc", 16, 128, B1, false, false, false, '&'},
+      {"m16n8k256.row.col.s32.b1.b1.s32.xor.popc", 16, 256, B1, false, false, false, '^'},
+      {"m16n8k256.row.col.s32.b1.b1.s32.and.popc", 16, 256, B1, false, false, false, '&'},
+  };
+  for (const std::string target : {"sm_90a", "sm_100a"})
+    for (const SC& sc : cases) {
+      SCOPED_TRACE(target + " mma.sync.aligned." + sc.mods);
+      const Form f{sc.mods, sc.m, 8, sc.k, sc.cls, sc.cls, Acc32, Acc32};
+      const uint64_t emask = sc.cls == I4 ? 0xF : 1;
+      std::vector<uint64_t> A(size_t(f.m * f.k)), B(size_t(f.k * f.n)), C(size_t(f.m * f.n));
+      for (auto& x : A) x = rng() & emask;
+      for (auto& x : B) x = rng() & emask;
+      for (auto& x : C)
+        x = uint32_t(int32_t((rng() & 1) ? INT32_MAX - int32_t(rng() % 3000) : INT32_MIN + int32_t(rng() % 3000)));
+      const auto D = run_mma(f, target, A, B, C);
+      auto val = [](uint64_t x, bool sgn) { return sgn && (x & 8) ? int64_t(x) - 16 : int64_t(x); };
+      for (int i = 0; i < f.m; ++i)
+        for (int j = 0; j < f.n; ++j) {
+          int64_t acc = int32_t(uint32_t(C[size_t(i * f.n + j)]));
+          for (int k = 0; k < f.k; ++k) {
+            const uint64_t a = A[size_t(i * f.k + k)], b = B[size_t(k * f.n + j)];
+            if (sc.op == '*') acc += val(a, sc.sa) * val(b, sc.sb);
+            else acc += sc.op == '&' ? int64_t(a & b) : int64_t(a ^ b);
+          }
+          const uint32_t want = sc.sat ? uint32_t(int32_t(std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX))) : uint32_t(acc);
+          ASSERT_EQ(uint32_t(D[size_t(i * f.n + j)]), want) << "D[" << i << "][" << j << "]";
+        }
+    }
+}
+
 TEST(MmaSync, F64IsAnFmaChainInK) {
   std::mt19937_64 rng(seed_for_test());
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -540,6 +605,52 @@ TEST(MmaSync, PartialWarpFaults) {
   EXPECT_NE(r.report.find("all 32 lanes"), std::string::npos) << r.report;
 }
 
+// The sub-byte forms' gates and combination rules, with ptxas 13.0's words (each checked with
+// ptxas on the same line; the one deliberate difference is marked).
+TEST(MmaSync, SubByteFormsGatesAndDiagnostics) {
+  auto one = [](const std::string& instr, const std::string& target, const std::string& version = "8.7") {
+    return load_error(module(".visible .entry k() {\n .reg .b32 %r<40>;\n " + instr + "\n ret;\n}\n", target, version));
+  };
+  const std::string c4 = "{%r0, %r1, %r2, %r3}", a2 = "{%r4, %r5}", a4 = "{%r4, %r5, %r6, %r7}";
+  const std::string k128 = "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32";
+  const std::string k128_ops = " " + c4 + ", " + a2 + ", {%r8}, " + c4 + ";";
+  // Accepted where ptxas accepts them (sm_75: the m8n8 shapes; sm_80+: all; .and: sm_80, PTX 7.1).
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k32.row.col.s32.s4.u4.s32 {%r0, %r1}, {%r4}, {%r8}, {%r0, %r1};", "sm_75", "6.5"), "");
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r0, %r1}, {%r4}, {%r8}, {%r0, %r1};", "sm_75", "6.5"), "");
+  EXPECT_EQ(one(k128 + ".and.popc" + k128_ops, "sm_80", "7.1"), "");
+  EXPECT_EQ(one("mma.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.s4.s32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_100a"), "");
+  EXPECT_EQ(one(k128 + ".xor.popc" + k128_ops, "sm_100a"), "");
+  auto has = [](const std::string& err, const std::string& words) {
+    return err.find(words) != std::string::npos ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << "'" << err << "' lacks '" << words << "'";
+  };
+  EXPECT_TRUE(has(one(k128 + ".and.popc" + k128_ops, "sm_80", "7.0"), "requires PTX ISA .version 7.1"));
+  EXPECT_TRUE(has(one(k128 + ".xor.popc" + k128_ops, "sm_75", "6.5"), "Modifier '.m16n8k128' of instruction 'mma' not supported on .target 'sm_75'"));
+  EXPECT_TRUE(has(one(k128 + ".popc" + k128_ops, "sm_90a"), "Unexpected number of operations specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one(k128 + ".xor" + k128_ops, "sm_90a"), "Unexpected number of operations specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one(k128 + ".xor.and.popc" + k128_ops, "sm_90a"), "Unexpected number of operations specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one(k128 + k128_ops, "sm_90a"), "Boolean operation is required for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k128.row.col.satfinite.s32.b1.b1.s32.xor.popc" + k128_ops, "sm_90a"),
+                  "Illegal modifier '.satfinite' for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k128.row.col.s32.u4.b1.s32.xor.popc" + k128_ops, "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.s32.s4.s8.s32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "Unexpected instruction types specified for 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.f32.s4.s4.f32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k64'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k256.row.col.s32.s4.s4.s32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k256'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k32.row.col.s32.b1.b1.s32.xor.popc" + k128_ops, "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k32'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m8n8k32.col.row.s32.s4.s4.s32 {%r0, %r1}, {%r4}, {%r8}, {%r0, %r1};", "sm_90a"),
+                  "Illegal alayout '.col' for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 " + c4 + ", {%r4, %r5, %r6}, " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "mma"));
+  // ptxas 13.0 accepts (and ignores) .xor.popc with .s4; the PTX ISA defines it for .b1 only.
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32.xor.popc " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "'.and/.xor .popc' is only defined with .b1 for instruction 'mma'"));
+}
+
 TEST(MmaSync, FormsGatesAndUnimplemented) {
   auto one = [](const std::string& instr, const std::string& target, const std::string& version = "8.7") {
     return load_error(module(".visible .entry k() {\n .reg .b32 %r<40>;\n .reg .f32 %f<40>;\n .reg .f64 %d<40>;\n " +
@@ -568,10 +679,6 @@ TEST(MmaSync, FormsGatesAndUnimplemented) {
   EXPECT_NE(one("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e5m2.f32 " + f32x4 + ", {%r4, %r5}, {%r8}, " + f32x4 + ";", "sm_90a", "8.4"), "");
   EXPECT_NE(one("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r0, %r1}, " + a4 + ", " + b2 + ", {%r2, %r3};", "sm_90a", "8.6"), "");
   // Recognised, not simulated: a load-time "unimplemented" naming the form.
-  const std::string s4 = one("mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8}, {%r10, %r11, %r12, %r13};", "sm_90a");
-  EXPECT_NE(s4.find("unimplemented"), std::string::npos) << s4;
-  const std::string b1 = one("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r0, %r1}, {%r4}, {%r8}, {%r10, %r11};", "sm_90a");
-  EXPECT_NE(b1.find("unimplemented"), std::string::npos) << b1;
   const std::string m884 = one("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a");
   EXPECT_NE(m884.find("unimplemented"), std::string::npos) << m884;
   const std::string kind = one("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32 " + f32x4 + ", " + a4 + ", " + b2 + ", " + f32x4 + ";", "sm_120a");
