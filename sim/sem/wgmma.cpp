@@ -29,7 +29,7 @@
 // sp-meta register of the threads chosen by sp-sel holds, per 4-element chunk of a row, the indices
 // of the chunk's two stored elements. ptxsim reads the packed A, validates the metadata, scatters A
 // into the dense 64 x K matrix (zeros elsewhere) and runs the dense datapath; see sparse_expand.
-// Not simulated (load-time "unimplemented"): .sp with .tf32 (1:2) and 8-bit (.e4m3/.e5m2/.s8/.u8).
+// Every sparse type is simulated: .f16/.bf16 (k32) and 8-bit (k64) 2:4, .tf32 (k16) 1:2.
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
@@ -341,38 +341,60 @@ uint32_t sign_mask(Elem e) {
   }
 }
 
-// Sparse A, 16-bit types (PTX ISA 9.7.15.6.1 "Sparse matrix storage" and its metadata figure for
-// .m64nNk32 .f16/.bf16): each row of the warp's 16 x 32 A has 8 chunks of 4 elements, two kept per
-// chunk. In each quad of lanes (lane = 4q + t), lanes t = 2*sp_sel and 2*sp_sel + 1 supply the
-// metadata: lane t%2 = h covers chunks 4h..4h+3 (columns 16h..16h+15) of rows q (bits 15:0) and
-// q + 8 (bits 31:16), one nibble per chunk: bits 1:0 the column in the chunk of packed element 2j,
-// bits 3:2 that of element 2j + 1. Equal indices (0b0000, 0b0101, 0b1010, 0b1111) are invalid.
-// `packed` is 16 x K/2; `dense` receives 16 x K.
-void sparse_expand(ExecCtx& c, const Operand& meta, int sp_sel, int K, const uint32_t* packed, uint32_t* dense) {
-  std::fill(dense, dense + 16 * K, 0u);
-  const int chunks_per_lane = K / 8;  // 4 chunks of each of 2 rows in a 32-bit register
-  for (int q = 0; q < 8; ++q)
-    for (int h = 0; h < 2; ++h) {
-      const int lane = 4 * q + 2 * sp_sel + h;
-      const uint32_t word = uint32_t(sem::val(c, meta, lane));
-      for (int half = 0; half < 2; ++half) {
-        const int row = q + 8 * half;
-        for (int j = 0; j < chunks_per_lane; ++j) {
-          const int chunk = chunks_per_lane * h + j;
-          const uint32_t nib = (word >> (16 * half + 4 * j)) & 0xF, i0 = nib & 3, i1 = nib >> 2;
-          if (i0 == i1)
-            c.fault("error", "wgmma.mma_async.sp: invalid sparsity metadata " + hex(word) + " in thread " +
-                                 std::to_string(32 * (c.warp->index % 4) + uint32_t(lane)) + " of the warpgroup (warp " +
-                                 std::to_string(c.warp->index) + " lane " + std::to_string(lane) + ", sp-sel " +
-                                 std::to_string(sp_sel) + "): bits " + std::to_string(16 * half + 4 * j + 3) + ":" +
-                                 std::to_string(16 * half + 4 * j) + " = " + hex(nib) + " for row " +
-                                 std::to_string(16 * (c.warp->index % 4) + uint32_t(row)) + " chunk " +
-                                 std::to_string(chunk) + " name column " + std::to_string(i0) +
-                                 " twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and "
-                                 "0b1111 are invalid, PTX ISA 9.7.15.6.1)");
-          dense[row * K + 4 * chunk + int(i0)] = packed[row * (K / 2) + 2 * chunk];
-          dense[row * K + 4 * chunk + int(i1)] = packed[row * (K / 2) + 2 * chunk + 1];
-        }
+// Sparse A (PTX ISA 9.7.15.6.1 "Sparse matrix storage", 9.7.15.6.2 metadata figures; CUTLASS
+// cute/atom/mma_traits_sm90_gmma_sparse.hpp ELayout_64x32 / 64x16 / 64x64 say the same). Each row
+// of the warp's 16 x K A is cut into chunks, one 4-bit metadata nibble per chunk:
+//  * .f16/.bf16 (K = 32) and 8-bit (K = 64): chunks of 4 elements, 2 kept (2:4); bits 1:0 of the
+//    nibble give the column in the chunk of packed element 2c, bits 3:2 that of 2c + 1; equal
+//    indices (0b0000, 0b0101, 0b1010, 0b1111) are invalid;
+//  * .tf32 (K = 16): chunks of 2 elements, 1 kept (1:2); the nibble is 0b0100 (element 0 kept) or
+//    0b1110 (element 1 kept), the 2:4 code of the element's two 16-bit halves; other values are
+//    undefined.
+// Which thread holds the nibble of (row, chunk), lane = 4q + t, q = row % 8:
+//  * .f16/.bf16/.tf32 (8 chunks per row): t = 2 sp-sel + chunk / 4, bits 16 (row / 8) + 4 (chunk % 4);
+//  * 8-bit (16 chunks per row, sp-sel 0): t = 2 (chunk / 8) + row / 8, bits 4 (chunk % 8).
+struct MetaSlot {
+  int lane, bit;
+};
+MetaSlot meta_slot(Elem e, int sp_sel, int row, int chunk) {
+  if (elem_bits(e) == 8) return {4 * (row % 8) + 2 * (chunk / 8) + row / 8, 4 * (chunk % 8)};
+  return {4 * (row % 8) + 2 * sp_sel + chunk / 4, 16 * (row / 8) + 4 * (chunk % 4)};
+}
+
+// Scatters the packed 16 x K/2 A into the dense 16 x K A (zeros elsewhere), validating the metadata.
+template <class T>
+void sparse_expand(ExecCtx& c, const Operand& meta, Elem e, int sp_sel, int K, const T* packed, T* dense) {
+  std::fill(dense, dense + 16 * K, T(0));
+  const bool tf32 = e == Elem::TF32;
+  const int chunk_elems = tf32 ? 2 : 4, kept = chunk_elems / 2, chunks = K / chunk_elems;
+  for (int row = 0; row < 16; ++row)
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      const MetaSlot ms = meta_slot(e, sp_sel, row, chunk);
+      const uint32_t word = uint32_t(sem::val(c, meta, ms.lane));
+      const uint32_t nib = (word >> ms.bit) & 0xF;
+      auto bad = [&](const std::string& rule) {
+        c.fault("error", "wgmma.mma_async.sp: invalid sparsity metadata " + hex(word) + " in thread " +
+                             std::to_string(32 * (c.warp->index % 4) + uint32_t(ms.lane)) + " of the warpgroup (warp " +
+                             std::to_string(c.warp->index) + " lane " + std::to_string(ms.lane) + ", sp-sel " +
+                             std::to_string(sp_sel) + "): bits " + std::to_string(ms.bit + 3) + ":" +
+                             std::to_string(ms.bit) + " = " + hex(nib) + " for row " +
+                             std::to_string(16 * (c.warp->index % 4) + uint32_t(row)) + " chunk " + std::to_string(chunk) +
+                             " " + rule);
+      };
+      const T* src = packed + row * (K / 2) + kept * chunk;
+      T* dst = dense + row * K + chunk_elems * chunk;
+      if (tf32) {
+        if (nib != 0x4 && nib != 0xE)
+          bad("is not a .tf32 index (0b0100 and 0b1110 are the only meaningful values, PTX ISA 9.7.15.6.1)");
+        dst[nib == 0x4 ? 0 : 1] = src[0];
+      } else {
+        const uint32_t i0 = nib & 3, i1 = nib >> 2;
+        if (i0 == i1)
+          bad("name column " + std::to_string(i0) +
+              " twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are invalid, "
+              "PTX ISA 9.7.15.6.1)");
+        dst[i0] = src[0];
+        dst[i1] = src[1];
       }
     }
 }
@@ -444,17 +466,23 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
       for (uint32_t& x : A) x ^= sign_mask(cfg.a);
     if (cfg.sparse) {
       std::vector<uint32_t> dense(size_t(16 * K));
-      sparse_expand(c, in.op[3], cfg.sp_sel, K, A.data(), dense.data());
+      sparse_expand(c, in.op[3], cfg.a, cfg.sp_sel, K, A.data(), dense.data());
       A.swap(dense);
     }
     if (cfg.neg_b)
       for (uint32_t& x : Bt) x ^= sign_mask(cfg.b);
     tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
   } else if (cfg.a != Elem::B1) {
-    std::vector<uint8_t> A(size_t(16 * K)), Bt(size_t(N * K));
-    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, K, A.data());
-    else read_smem(c, adesc, 'A', false, cfg.a, wrow0, 16, K, A.data());
+    const int KA = cfg.sparse ? K / 2 : K;
+    std::vector<uint8_t> A(size_t(16 * KA)), Bt(size_t(N * K));
+    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, KA, A.data());
+    else read_smem(c, adesc, 'A', false, cfg.a, wrow0, 16, KA, A.data());
     read_smem(c, bdesc, 'B', false, cfg.b, 0, N, K, Bt.data());
+    if (cfg.sparse) {
+      std::vector<uint8_t> dense(size_t(16 * K));
+      sparse_expand(c, in.op[3], cfg.a, cfg.sp_sel, K, A.data(), dense.data());
+      A.swap(dense);
+    }
     tc::mma_tile_int(cfg.a == Elem::S8, cfg.b == Elem::S8, cfg.satfinite, 16, N, K, A.data(), Bt.data(),
                      reinterpret_cast<const int32_t*>(C.data()), reinterpret_cast<int32_t*>(D.data()));
   } else {
@@ -645,17 +673,18 @@ void bind_wgmma_mma(Binder& b) {
   const bool int_n = i8 || b1;
   const bool n_ok = int_n ? (cfg.n >= 8 && cfg.n <= 256 && (cfg.n <= 32 ? cfg.n % 8 == 0 : cfg.n % 16 == 0))
                           : (cfg.n >= 8 && cfg.n <= 256 && cfg.n % 8 == 0);
+  // ptxas names the instruction by its type family: "[Sparse ]wgmma.mma_async with <family> types".
+  const std::string kind_name = std::string(cfg.sparse ? "Sparse wgmma.mma_async" : "wgmma.mma_async") + " with " +
+                                (int_n ? "integer" : f8 ? "FP8" : "floating point") + " types";
   if (!n_ok)
     b.error("Illegal matrix shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) +
-            "' for instruction 'wgmma.mma_async with " + (int_n ? "integer" : "floating point") + " types'");
+            "' for instruction '" + kind_name + "'");
   if (i8 && cfg.a != cfg.b && b.dec.program().ptx_version < 84)
-    b.error("Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later");
+    b.error(std::string("Feature '") + (cfg.sparse ? "Sparse WGMMA" : "WGMMA") +
+            " with mixed integer types' requires PTX ISA .version 8.4 or later");
   if (cfg.sparse && b.dec.program().ptx_version < 82)
     b.error(std::string("Feature 'Sparse WGMMA with ") + (cfg.is_float() ? "floating point" : "integer") +
             " types' requires PTX ISA .version 8.2 or later");
-  if (cfg.sparse && cfg.a != Elem::F16 && cfg.a != Elem::BF16)
-    b.unimplemented("wgmma.mma_async.sp with .tf32 (1:2) or 8-bit (.e4m3/.e5m2/.s8/.u8) A is not simulated "
-                    "(only .f16/.bf16 sparse A is)");
   cfg.satfinite = b.has(".satfinite");
   if (cfg.satfinite && !i8) b.error("'.satfinite' is only valid with .s8/.u8 for instruction 'wgmma.mma_async'");
 
@@ -670,21 +699,21 @@ void bind_wgmma_mma(Binder& b) {
   if (nops != want_ops)
     b.error("wgmma.mma_async with these types and A " + std::string(cfg.a_in_regs ? "in registers" : "from a descriptor") +
             " takes " + std::to_string(want_ops) + " operands, got " + std::to_string(nops));
-  const std::string kind_name = std::string(cfg.sparse ? "Sparse wgmma.mma_async" : "wgmma.mma_async") + " with " +
-                                (cfg.is_float() ? "floating point" : "integer") + " types";
   // An immediate operand: ptxas's words for a value outside {lo, hi}.
   auto imm_in = [&](size_t i, int64_t lo, int64_t hi) {
     const int64_t v = b.imm(i);
     if (v != lo && v != hi)
       b.error("Argument " + std::to_string(i) + " of instruction '" + kind_name + "': unexpected value '" +
-              std::to_string(v) + "', expected to be " + std::to_string(lo) + " or " + std::to_string(hi));
+              std::to_string(v) + "', expected to be " + std::to_string(lo) +
+              (lo == hi ? std::string() : " or " + std::to_string(hi)));
     return v;
   };
   if (cfg.sparse) {
     if (b.op_kind(3) != Operand::Kind::Reg && b.op_kind(3) != Operand::Kind::Imm)
       b.error("wgmma.mma_async.sp: operand sp-meta must be a 32-bit register");
     if (b.op_kind(4) != Operand::Kind::Imm) b.error("wgmma.mma_async.sp: operand sp-sel must be an integer constant");
-    cfg.sp_sel = uint8_t(imm_in(4, 0, 1));  // 16-bit types: lanes 0,1 or 2,3 of each quad
+    // .f16/.bf16/.tf32: a thread pair of each quad (0: lanes 0,1; 1: lanes 2,3); 8-bit: all four.
+    cfg.sp_sel = uint8_t(elem_bits(cfg.a) == 8 ? imm_in(4, 0, 0) : imm_in(4, 0, 1));
   }
   if (cfg.is_float()) {
     cfg.neg_a = imm_in(4 + sp, -1, 1) == -1;  // imm-scale-a
