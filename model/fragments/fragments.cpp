@@ -50,11 +50,13 @@ MmaDims mma_dims(MmaShape s) {
     case MmaShape::M8N8K128: return {8, 8, 128};
     case MmaShape::M16N8K128: return {16, 8, 128};
     case MmaShape::M16N8K256: return {16, 8, 256};
+    case MmaShape::M8N8K4X4: return {8, 8, 4};
   }
   return {0, 0, 0};
 }
 
 RC mma_matrix_size(MmaShape s, Operand op) {
+  if (s == MmaShape::M8N8K4X4) return op == Operand::A ? RC{32, 4} : op == Operand::B ? RC{4, 32} : RC{32, 8};
   MmaDims d = mma_dims(s);
   switch (op) {
     case Operand::A: return {d.m, d.k};
@@ -66,7 +68,8 @@ RC mma_matrix_size(MmaShape s, Operand op) {
 
 int mma_elems_per_reg(ElemClass c) {
   switch (c) {
-    case ElemClass::B16: return 2;
+    case ElemClass::B16:
+    case ElemClass::B16T: return 2;
     case ElemClass::B8: return 4;
     case ElemClass::Acc16: return 2;
     case ElemClass::B4: return 8;
@@ -77,6 +80,8 @@ int mma_elems_per_reg(ElemClass c) {
 
 bool mma_layout_exists(MmaShape s, Operand op, ElemClass c) {
   const bool acc = c == ElemClass::Acc32 || c == ElemClass::Acc16;
+  if (s == MmaShape::M8N8K4X4) return op == Operand::C ? acc : c == ElemClass::B16 || c == ElemClass::B16T;
+  if (c == ElemClass::B16T) return false;
   if (op == Operand::C) {
     if (c == ElemClass::B64) return s == MmaShape::M8N8K4 || s == MmaShape::M16N8K4 || s == MmaShape::M16N8K8 ||
                                      s == MmaShape::M16N8K16;
@@ -112,7 +117,24 @@ int mma_elems(MmaShape s, Operand op, ElemClass c) {
 
 int mma_regs(MmaShape s, Operand op, ElemClass c) { return mma_elems(s, op, c) / mma_elems_per_reg(c); }
 
+// m8n8k4 .f16 (PTX ISA 9.7.14.5.1): lane l works on product j = (l / 4) % 4; `hi` (l >= 16) holds
+// rows 4-7 of A / C and columns 4-7 of B; rows/columns are then offset by 8j in the stacked matrices.
+static RC mma_map_m8n8k4x4(Operand op, ElemClass c, int lane, int i) {
+  const int j = (lane / 4) % 4, hi = lane >= 16 ? 4 : 0, l4 = lane % 4;
+  if (op == Operand::A) {
+    if (c == ElemClass::B16) return {8 * j + l4 + hi, i};  // row-major A: a_i in column i
+    return {8 * j + i + hi, l4};                           // column-major A
+  }
+  if (op == Operand::B) {
+    if (c == ElemClass::B16) return {i, 8 * j + l4 + hi};  // column-major B: b_i in row i
+    return {l4, 8 * j + i + hi};                           // row-major B
+  }
+  if (c == ElemClass::Acc16) return {8 * j + l4 + hi, i};  // a whole row of 8 per lane
+  return {8 * j + (lane & 1) + (i & 2) + hi, (i & 4) + (lane & 2) + (i & 1)};
+}
+
 RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
+  if (s == MmaShape::M8N8K4X4) return mma_map_m8n8k4x4(op, c, lane, i);
   const int g = lane >> 2, q = lane % 4;
   if (op == Operand::C) {
     // Every m16n8 shape: c0,c1 in row g, c2,c3 in row g+8, columns 2q and 2q+1.

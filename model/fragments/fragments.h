@@ -61,6 +61,10 @@ enum class MmaShape : uint8_t {
   M8N8K4, M8N8K16, M16N8K4, M16N8K8, M16N8K16, M16N8K32,
   M8N8K32, M16N8K64,               // .s4/.u4 (with M16N8K32)
   M8N8K128, M16N8K128, M16N8K256,  // .b1
+  // m8n8k4 .f16: four independent 8x8x4 products, computation j by lanes 4j..4j+3 (rows 0-3) and
+  // 16+4j..16+4j+3 (rows 4-7). The operands are stacked: A 32x4 and C/D 32x8 (row 8j + r), B 4x32
+  // (column 8j + c); product j uses only its own slices.
+  M8N8K4X4,
 };
 enum class Operand : uint8_t { A, B, C };  // D has C's layout
 // Element class of an operand: what the fragment tables of the PTX ISA distinguish.
@@ -73,6 +77,7 @@ enum class ElemClass : uint8_t {
   Acc16,  // .f16 accumulators (two per .f16x2 register)
   B4,     // .s4 / .u4 multiplicands (eight per register)
   B1,     // .b1 multiplicands (32 per register)
+  B16T,   // .f16 multiplicands in the other major order: m8n8k4 .col A or .row B (two per register)
 };
 
 struct MmaDims {

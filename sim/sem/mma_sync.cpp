@@ -17,8 +17,9 @@
 // m16n8k16 / m16n8k32 .e4m3/.e5m2 (sm_89+); m8n8k16 / m16n8k16 / m16n8k32 .s8/.u8; m8n8k32 /
 // m16n8k32 / m16n8k64 .s4/.u4; m8n8k128 / m16n8k128 / m16n8k256 .b1 .xor.popc / .and.popc;
 // m8n8k4 and (sm_90+) m16n8k4 / m16n8k8 / m16n8k16 .f64. Recognised but not simulated (load-time
-// "unimplemented"): m8n8k4 .f16, the sm_120a .kind / .block_scale forms, and .e4m3/.e5m2 for
-// sm_120+ targets (a native fp8 MMA there, with other numerics).
+// "unimplemented"): m8n8k4 .f16 with an .f16 D (the .f32 D forms are simulated, see
+// exec_mma_m8n8k4_f16), the sm_120a .kind / .block_scale forms, and .e4m3/.e5m2 for sm_120+
+// targets (a native fp8 MMA there, with other numerics).
 //
 // A lane predicated off, inactive or exited makes the instruction fault: every lane of the warp
 // holds part of every matrix.
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "model/fragments/fragments.h"
+#include "model/numerics/f32_ops.h"
 #include "model/numerics/f64_ops.h"
 #include "model/tensorcore/tensorcore.h"
 #include "sim/exec/engine.h"
@@ -72,6 +74,7 @@ frag::ElemClass class_of(DType t, bool acc) {
 int class_bits(frag::ElemClass c) {
   switch (c) {
     case frag::ElemClass::B16:
+    case frag::ElemClass::B16T:
     case frag::ElemClass::Acc16: return 16;
     case frag::ElemClass::B8: return 8;
     case frag::ElemClass::B4: return 4;
@@ -195,6 +198,36 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
       }
   }
   scatter(c, in.op[0], s, cd, D);
+}
+
+// m8n8k4 .f16 (four 8x8x4 products in quad pairs). On sm_80 and newer there is no 8x8x4 tensor-core
+// instruction: ptxas 13.0 (sm_80, sm_90a, sm_100a) emulates it with shuffles and scalar code, and
+// for an .f32 D the arithmetic it emits is, per element, t = +0; t = fma.rn.f32(a_k, b_k, t) for
+// k = 0..3 (f16 operands widened exactly, HADD2.F32); d = add.rn.f32(c, t) (FADD; an .f16 C is
+// widened exactly first). No tensor-core rounding is involved, so this uses model/numerics, not a
+// tensor-core model row. Instr fields: in.b / in.d = ElemClass of A / B (row/col), in.types =
+// {d, a, b, c}.
+void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask == 0) return;
+  if (mask != 0xffffffffu)
+    c.fault("error", "mma.sync.aligned needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
+                         " execute it (inactive, exited or predicated off lanes)");
+  const frag::MmaShape s = frag::MmaShape::M8N8K4X4;
+  const bool c16 = in.types[3] == DType::F16;
+  const frag::ElemClass cc = c16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32;
+  uint64_t A[32 * 4], B[4 * 32], C[32 * 8], D[32 * 8];  // stacked: product j in rows / columns 8j..8j+7
+  gather(c, in.op[1], s, frag::Operand::A, frag::ElemClass(in.b), A);
+  gather(c, in.op[2], s, frag::Operand::B, frag::ElemClass(in.d), B);
+  gather(c, in.op[3], s, frag::Operand::C, cc, C);
+  for (int j = 0; j < 4; ++j)
+    for (int r = 8 * j; r < 8 * j + 8; ++r)
+      for (int col = 0; col < 8; ++col) {
+        uint32_t t = 0;  // +0
+        for (int k = 0; k < 4; ++k) t = num::fma_f32_f16(uint16_t(A[r * 4 + k]), uint16_t(B[k * 32 + 8 * j + col]), t);
+        const uint64_t cv = C[r * 8 + col];
+        D[r * 8 + col] = c16 ? num::add_f32_f16(uint16_t(cv), t) : num::add_f32(uint32_t(cv), t);
+      }
+  scatter(c, in.op[0], s, frag::ElemClass::Acc32, D);
 }
 
 // ---- binder ---------------------------------------------------------------------------------------
@@ -327,6 +360,29 @@ void bind_mma_subbyte(Binder& b, const ShapeName& shape) {
   b.in.b = uint8_t(cls);
 }
 
+// m8n8k4 .f16: any .alayout/.blayout, .ctype/.dtype .f16 or .f32 (.f32 C needs an .f32 D).
+void bind_mma_m8n8k4_f16(Binder& b, const std::string& lay) {
+  const DType td = b.type(0), tcy = b.type(3);
+  if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+  if ((td != DType::F16 && td != DType::F32) || (tcy != DType::F16 && tcy != DType::F32))
+    b.error("Unexpected instruction types specified for 'mma' with shape '.m8n8k4'");
+  if (tcy == DType::F32 && td != DType::F32)
+    b.error(".dtype must be '.f32' when .ctype is '.f32' for 'mma' instruction with shape '.m8n8k4'");
+  if (b.has(".satfinite")) b.error("Illegal modifier '.satfinite' for instruction 'mma'");
+  if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
+  if (td == DType::F16)
+    b.unimplemented("mma.sync.m8n8k4 with an .f16 D (ptxas emulates it with a different FMUL/FFMA/FADD "
+                    "association and an f16 conversion that ptxsim has not pinned; .f32 D is simulated)");
+  const frag::MmaShape s = frag::MmaShape::M8N8K4X4;
+  const frag::ElemClass ca = lay.substr(0, 4) == ".row" ? frag::ElemClass::B16 : frag::ElemClass::B16T;
+  const frag::ElemClass cb = lay.substr(4) == ".col" ? frag::ElemClass::B16 : frag::ElemClass::B16T;
+  const frag::ElemClass cc = tcy == DType::F16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32;
+  check_frag_regs(b, s, ca, cb, cc, frag::ElemClass::Acc32, 32);
+  b.in.b = uint8_t(ca);
+  b.in.d = uint8_t(cb);
+  b.in.fn = exec_mma_m8n8k4_f16;
+}
+
 }  // namespace
 
 void bind_mma(Binder& b) {
@@ -351,8 +407,7 @@ void bind_mma(Binder& b) {
   const frag::MmaShape s = shape->shape;
   const std::string lay = layouts(b);
   if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
-  if (ta == DType::F16 && tb == DType::F16 && s == frag::MmaShape::M8N8K4)
-    b.unimplemented("mma.sync.m8n8k4 with .f16 (four 8x8x4 products per warp; emulated by ptxas on sm_80+)");
+  if (ta == DType::F16 && tb == DType::F16 && s == frag::MmaShape::M8N8K4) return bind_mma_m8n8k4_f16(b, lay);
   if (lay != ".row.col") {
     if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
     b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");

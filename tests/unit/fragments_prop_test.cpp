@@ -40,10 +40,10 @@ std::vector<Layout> all_mma_layouts() {
   std::vector<Layout> v;
   for (MmaShape s : {MmaShape::M8N8K4, MmaShape::M8N8K16, MmaShape::M16N8K4, MmaShape::M16N8K8, MmaShape::M16N8K16,
                      MmaShape::M16N8K32, MmaShape::M8N8K32, MmaShape::M16N8K64, MmaShape::M8N8K128,
-                     MmaShape::M16N8K128, MmaShape::M16N8K256})
+                     MmaShape::M16N8K128, MmaShape::M16N8K256, MmaShape::M8N8K4X4})
     for (Operand op : {Operand::A, Operand::B, Operand::C})
       for (ElemClass c : {ElemClass::B16, ElemClass::B32, ElemClass::B8, ElemClass::B64, ElemClass::Acc32,
-                          ElemClass::Acc16, ElemClass::B4, ElemClass::B1})
+                          ElemClass::Acc16, ElemClass::B4, ElemClass::B1, ElemClass::B16T})
         if (mma_layout_exists(s, op, c)) v.push_back({s, op, c});
   return v;
 }
@@ -69,7 +69,7 @@ TEST(FragmentProps, LdstMappingsAreBijections) {
 
 TEST(FragmentProps, MmaLayoutsAreBijections) {
   const auto layouts = all_mma_layouts();
-  EXPECT_EQ(layouts.size(), 51u);  // 34 float/8-bit + 17 sub-byte
+  EXPECT_EQ(layouts.size(), 57u);  // 34 float/8-bit + 17 sub-byte + 6 m8n8k4 .f16
   for (const Layout& l : layouts) {
     const RC size = mma_matrix_size(l.s, l.op);
     const int n = mma_elems(l.s, l.op, l.c);

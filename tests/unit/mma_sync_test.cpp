@@ -178,6 +178,7 @@ struct Form {
   std::string mods;  // after "mma.sync.aligned."
   int m, n, k;
   Cls a, b, c, d;
+  int regs[4] = {0, 0, 0, 0};  // registers per lane of A, B, C, D when not m*k/32 etc. (m8n8k4 .f16)
 };
 
 std::string reg_list(const char* prefix, int first, int n) {
@@ -189,10 +190,10 @@ std::string reg_list(const char* prefix, int first, int n) {
 // Kernel: loads the lane's A, B, C registers from a/b/c (lane-major, 4 or 8 bytes each), runs the
 // mma, stores D to d.
 std::string mma_kernel(const Form& f) {
-  const int na = f.m * f.k / 32 / (cls_bits(f.a) >= 32 ? 1 : 32 / cls_bits(f.a));
-  const int nb = f.k * f.n / 32 / (cls_bits(f.b) >= 32 ? 1 : 32 / cls_bits(f.b));
-  const int nc = f.m * f.n / 32 / (cls_bits(f.c) >= 32 ? 1 : 32 / cls_bits(f.c));
-  const int nd = f.m * f.n / 32 / (cls_bits(f.d) >= 32 ? 1 : 32 / cls_bits(f.d));
+  const int na = f.regs[0] ? f.regs[0] : f.m * f.k / 32 / (cls_bits(f.a) >= 32 ? 1 : 32 / cls_bits(f.a));
+  const int nb = f.regs[1] ? f.regs[1] : f.k * f.n / 32 / (cls_bits(f.b) >= 32 ? 1 : 32 / cls_bits(f.b));
+  const int nc = f.regs[2] ? f.regs[2] : f.m * f.n / 32 / (cls_bits(f.c) >= 32 ? 1 : 32 / cls_bits(f.c));
+  const int nd = f.regs[3] ? f.regs[3] : f.m * f.n / 32 / (cls_bits(f.d) >= 32 ? 1 : 32 / cls_bits(f.d));
   const bool wide = f.a == F64;
   const std::string ld = wide ? "ld.global.f64 " : "ld.global.b32 ", st = wide ? "st.global.f64 " : "st.global.b32 ";
   const int sz = wide ? 8 : 4;
@@ -488,6 +489,69 @@ TEST(MmaSync, SubByteIntegerAndBitForms) {
     }
 }
 
+// m8n8k4 .f16 with an .f32 D: four independent 8x8x4 products, one per quad pair (PTX ISA
+// 9.7.14.5.1), each element computed as the code ptxas 13.0 emits on sm_80+ (FFMA chain from +0 in
+// increasing k, then an FADD of C). Operands are packed with the ISA's row/col formulas written out
+// here; the reference uses the host's IEEE fmaf / float add.
+TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
+  std::mt19937_64 rng(seed_for_test());
+  auto f16_rand = [&]() -> uint16_t {  // finite, exponents 2^-8 .. 2^7, so that roundings differ
+    return uint16_t((rng() & 0x83FF) | uint64_t(7 + rng() % 16) << 10);
+  };
+  for (const std::string target : {"sm_90a", "sm_100a"})
+    for (const char* alay : {"row", "col"})
+      for (const char* blay : {"row", "col"})
+        for (bool c16 : {false, true}) {
+          const std::string mods = std::string("m8n8k4.") + alay + "." + blay + ".f32.f16.f16." + (c16 ? "f16" : "f32");
+          SCOPED_TRACE(target + " mma.sync.aligned." + mods);
+          Form f{mods, 8, 8, 4, F16, F16, c16 ? Acc16 : Acc32, Acc32, {2, 2, c16 ? 4 : 8, 8}};
+          // Product j's matrices: A[j] 8x4, B[j] 4x8, C[j] 8x8 (f16 or f32 bits).
+          uint16_t A[4][8][4], B[4][4][8];
+          uint32_t C[4][8][8];
+          for (auto& m : A) for (auto& r : m) for (auto& x : r) x = f16_rand();
+          for (auto& m : B) for (auto& r : m) for (auto& x : r) x = f16_rand();
+          for (auto& m : C)
+            for (auto& r : m)
+              for (auto& x : r) x = c16 ? f16_rand() : std::bit_cast<uint32_t>(float(std::ldexp(double(int(rng() % 2001) - 1000), -int(rng() % 12))));
+          // Per-lane registers from the ISA formulas (t = lane, j = product, hi = rows/cols 4-7).
+          std::vector<uint32_t> ra(64, 0), rb(64, 0), rc(size_t(32 * (c16 ? 4 : 8)), 0);
+          for (int t = 0; t < 32; ++t) {
+            const int j = (t >> 2) & 3, hi = t >= 16 ? 4 : 0;
+            for (int i = 0; i < 4; ++i) {
+              const uint16_t a = alay[0] == 'r' ? A[j][t % 4 + hi][i] : A[j][i % 4 + hi][t % 4];
+              const uint16_t b = blay[0] == 'r' ? B[j][t % 4][i + hi] : B[j][i][t % 4 + hi];
+              ra[size_t(t * 2 + i / 2)] |= uint32_t(a) << (16 * (i % 2));
+              rb[size_t(t * 2 + i / 2)] |= uint32_t(b) << (16 * (i % 2));
+            }
+            for (int i = 0; i < 8; ++i) {
+              if (c16) {
+                rc[size_t(t * 4 + i / 2)] |= C[j][t % 4 + hi][i] << (16 * (i % 2));
+              } else {
+                const int row = (t & 1) + (i & 2) + hi, col = (i & 4) + (t & 2) + (i & 1);
+                rc[size_t(t * 8 + i)] = C[j][row][col];
+              }
+            }
+          }
+          Device dev;
+          const uint64_t da = dev.upload(ra), db = dev.upload(rb), dc = dev.upload(rc), dd = dev.alloc(32 * 8 * 4);
+          const RunResult r = run(module(mma_kernel(f), target), dev, {da, db, dc, dd});
+          ASSERT_EQ(r.status, RunStatus::Completed) << to_string(r.status) << "\n" << r.report;
+          const auto got = dev.download<uint32_t>(dd, 32 * 8);
+          for (int t = 0; t < 32; ++t) {
+            const int j = (t >> 2) & 3, hi = t >= 16 ? 4 : 0;
+            for (int i = 0; i < 8; ++i) {
+              const int row = (t & 1) + (i & 2) + hi, col = (i & 4) + (t & 2) + (i & 1);
+              float acc = 0.0f;
+              for (int k = 0; k < 4; ++k) acc = std::fmaf(float(f16_value(A[j][row][k])), float(f16_value(B[j][k][col])), acc);
+              const float cv = c16 ? float(f16_value(C[j][row][col])) : std::bit_cast<float>(C[j][row][col]);
+              const float want = cv + acc;
+              ASSERT_EQ(got[size_t(t * 8 + i)], std::bit_cast<uint32_t>(want))
+                  << "lane " << t << " d" << i << " (product " << j << ", row " << row << ", col " << col << ")";
+            }
+          }
+        }
+}
+
 TEST(MmaSync, F64IsAnFmaChainInK) {
   std::mt19937_64 rng(seed_for_test());
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -679,8 +743,12 @@ TEST(MmaSync, FormsGatesAndUnimplemented) {
   EXPECT_NE(one("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e5m2.f32 " + f32x4 + ", {%r4, %r5}, {%r8}, " + f32x4 + ";", "sm_90a", "8.4"), "");
   EXPECT_NE(one("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r0, %r1}, " + a4 + ", " + b2 + ", {%r2, %r3};", "sm_90a", "8.6"), "");
   // Recognised, not simulated: a load-time "unimplemented" naming the form.
-  const std::string m884 = one("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a");
-  EXPECT_NE(m884.find("unimplemented"), std::string::npos) << m884;
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a"), "");
+  const std::string m884 = one("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9}, {%r10, %r11, %r12, %r13};", "sm_90a");
+  EXPECT_NE(m884.find("unimplemented: 'mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16' (mma.sync.m8n8k4 with an .f16 D"), std::string::npos) << m884;
+  EXPECT_NE(one("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f32 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a")
+                .find(".dtype must be '.f32' when .ctype is '.f32' for 'mma' instruction with shape '.m8n8k4'"),
+            std::string::npos);
   const std::string kind = one("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32 " + f32x4 + ", " + a4 + ", " + b2 + ", " + f32x4 + ";", "sm_120a");
   EXPECT_NE(kind.find("unimplemented"), std::string::npos) << kind;
   EXPECT_NE(one("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32 " + f32x4 + ", " + a4 + ", " + b2 + ", " + f32x4 + ";", "sm_90a").find("not supported"), std::string::npos);
