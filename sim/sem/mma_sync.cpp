@@ -17,9 +17,9 @@
 // m16n8k16 / m16n8k32 .e4m3/.e5m2 (sm_89+); m8n8k16 / m16n8k16 / m16n8k32 .s8/.u8; m8n8k32 /
 // m16n8k32 / m16n8k64 .s4/.u4; m8n8k128 / m16n8k128 / m16n8k256 .b1 .xor.popc / .and.popc;
 // m8n8k4 and (sm_90+) m16n8k4 / m16n8k8 / m16n8k16 .f64. Recognised but not simulated (load-time
-// "unimplemented"): m8n8k4 .f16 with an .f16 D (the .f32 D forms are simulated, see
-// exec_mma_m8n8k4_f16), the sm_120a .kind / .block_scale forms, and .e4m3/.e5m2 for sm_120+
-// targets (a native fp8 MMA there, with other numerics).
+// "unimplemented"): the sm_120a .kind / .block_scale forms, and .e4m3/.e5m2 for sm_120+ targets
+// (a native fp8 MMA there, with other numerics). m8n8k4 .f16 (four quad-pair products) runs the
+// scalar code ptxas emits for it on sm_80+ (exec_mma_m8n8k4_f16).
 //
 // A lane predicated off, inactive or exited makes the instruction fault: every lane of the warp
 // holds part of every matrix.
@@ -32,6 +32,7 @@
 
 #include "model/fragments/fragments.h"
 #include "model/numerics/f32_ops.h"
+#include "model/numerics/fp_formats.h"
 #include "model/numerics/f64_ops.h"
 #include "model/tensorcore/tensorcore.h"
 #include "sim/exec/engine.h"
@@ -201,19 +202,22 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
 }
 
 // m8n8k4 .f16 (four 8x8x4 products in quad pairs). On sm_80 and newer there is no 8x8x4 tensor-core
-// instruction: ptxas 13.0 (sm_80, sm_90a, sm_100a) emulates it with shuffles and scalar code, and
-// for an .f32 D the arithmetic it emits is, per element, t = +0; t = fma.rn.f32(a_k, b_k, t) for
-// k = 0..3 (f16 operands widened exactly, HADD2.F32); d = add.rn.f32(c, t) (FADD; an .f16 C is
-// widened exactly first). No tensor-core rounding is involved, so this uses model/numerics, not a
-// tensor-core model row. Instr fields: in.b / in.d = ElemClass of A / B (row/col), in.types =
-// {d, a, b, c}.
+// instruction: ptxas 13.0 (sm_80, sm_90a, sm_100a) emulates it with shuffles and scalar f32 code
+// (f16 operands widened exactly with HADD2.F32; every FMUL/FFMA/FADD round-to-nearest, no .ftz),
+// decoded from the cubin:
+//  * .f32 D: t = +0; t = fma.rn.f32(a_k, b_k, t) for k = 0..3; d = add.rn.f32(c, t) (an .f16 C is
+//    widened exactly first);
+//  * .f16 D (.f16 C): p01 = fma.rn(a1, b1, a0 * b0), p23 = fma.rn(a3, b3, a2 * b2);
+//    d = cvt.rn.f16.f32((c + p01) + p23) (the products a0*b0, a2*b2 are exact in f32).
+// No tensor-core rounding is involved, so this uses model/numerics, not a tensor-core model row.
+// Instr fields: in.b / in.d = ElemClass of A / B (row/col), in.types = {d, a, b, c}.
 void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
   if (mask != 0xffffffffu)
     c.fault("error", "mma.sync.aligned needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
                          " execute it (inactive, exited or predicated off lanes)");
   const frag::MmaShape s = frag::MmaShape::M8N8K4X4;
-  const bool c16 = in.types[3] == DType::F16;
+  const bool c16 = in.types[3] == DType::F16, d16 = in.types[0] == DType::F16;
   const frag::ElemClass cc = c16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32;
   uint64_t A[32 * 4], B[4 * 32], C[32 * 8], D[32 * 8];  // stacked: product j in rows / columns 8j..8j+7
   gather(c, in.op[1], s, frag::Operand::A, frag::ElemClass(in.b), A);
@@ -222,12 +226,23 @@ void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
   for (int j = 0; j < 4; ++j)
     for (int r = 8 * j; r < 8 * j + 8; ++r)
       for (int col = 0; col < 8; ++col) {
-        uint32_t t = 0;  // +0
-        for (int k = 0; k < 4; ++k) t = num::fma_f32_f16(uint16_t(A[r * 4 + k]), uint16_t(B[k * 32 + 8 * j + col]), t);
+        auto a = [&](int k) { return uint16_t(A[r * 4 + k]); };
+        auto b = [&](int k) { return uint16_t(B[k * 32 + 8 * j + col]); };
         const uint64_t cv = C[r * 8 + col];
-        D[r * 8 + col] = c16 ? num::add_f32_f16(uint16_t(cv), t) : num::add_f32(uint32_t(cv), t);
+        if (d16) {
+          auto pair = [&](int k) {  // fma(a_{k+1}, b_{k+1}, a_k * b_k)
+            const uint32_t p = num::mul_f32(num::f16_to_f32_bits(a(k)), num::f16_to_f32_bits(b(k)));
+            return num::fma_f32_f16(a(k + 1), b(k + 1), p);
+          };
+          const uint32_t sum = num::add_f32(num::add_f32_f16(uint16_t(cv), pair(0)), pair(2));
+          D[r * 8 + col] = num::f32_to_f16(sum, num::Round::RN);
+        } else {
+          uint32_t t = 0;  // +0
+          for (int k = 0; k < 4; ++k) t = num::fma_f32_f16(a(k), b(k), t);
+          D[r * 8 + col] = c16 ? num::add_f32_f16(uint16_t(cv), t) : num::add_f32(uint32_t(cv), t);
+        }
       }
-  scatter(c, in.op[0], s, frag::ElemClass::Acc32, D);
+  scatter(c, in.op[0], s, d16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32, D);
 }
 
 // ---- binder ---------------------------------------------------------------------------------------
@@ -370,14 +385,11 @@ void bind_mma_m8n8k4_f16(Binder& b, const std::string& lay) {
     b.error(".dtype must be '.f32' when .ctype is '.f32' for 'mma' instruction with shape '.m8n8k4'");
   if (b.has(".satfinite")) b.error("Illegal modifier '.satfinite' for instruction 'mma'");
   if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
-  if (td == DType::F16)
-    b.unimplemented("mma.sync.m8n8k4 with an .f16 D (ptxas emulates it with a different FMUL/FFMA/FADD "
-                    "association and an f16 conversion that ptxsim has not pinned; .f32 D is simulated)");
   const frag::MmaShape s = frag::MmaShape::M8N8K4X4;
   const frag::ElemClass ca = lay.substr(0, 4) == ".row" ? frag::ElemClass::B16 : frag::ElemClass::B16T;
   const frag::ElemClass cb = lay.substr(4) == ".col" ? frag::ElemClass::B16 : frag::ElemClass::B16T;
   const frag::ElemClass cc = tcy == DType::F16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32;
-  check_frag_regs(b, s, ca, cb, cc, frag::ElemClass::Acc32, 32);
+  check_frag_regs(b, s, ca, cb, cc, td == DType::F16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32, 32);
   b.in.b = uint8_t(ca);
   b.in.d = uint8_t(cb);
   b.in.fn = exec_mma_m8n8k4_f16;

@@ -489,10 +489,11 @@ TEST(MmaSync, SubByteIntegerAndBitForms) {
     }
 }
 
-// m8n8k4 .f16 with an .f32 D: four independent 8x8x4 products, one per quad pair (PTX ISA
-// 9.7.14.5.1), each element computed as the code ptxas 13.0 emits on sm_80+ (FFMA chain from +0 in
-// increasing k, then an FADD of C). Operands are packed with the ISA's row/col formulas written out
-// here; the reference uses the host's IEEE fmaf / float add.
+// m8n8k4 .f16: four independent 8x8x4 products, one per quad pair (PTX ISA 9.7.14.5.1), each
+// element computed as the code ptxas 13.0 emits on sm_80+: .f32 D an FFMA chain from +0 in
+// increasing k, then an FADD of C; .f16 D (c + fma(a1,b1,a0*b0)) + fma(a3,b3,a2*b2) in f32, then
+// RN to f16. Operands are packed with the ISA's row/col formulas written out here; the reference
+// uses the host's IEEE fmaf / float add and the compiler's _Float16 conversion.
 TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
   std::mt19937_64 rng(seed_for_test());
   auto f16_rand = [&]() -> uint16_t {  // finite, exponents 2^-8 .. 2^7, so that roundings differ
@@ -501,10 +502,12 @@ TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
   for (const std::string target : {"sm_90a", "sm_100a"})
     for (const char* alay : {"row", "col"})
       for (const char* blay : {"row", "col"})
-        for (bool c16 : {false, true}) {
-          const std::string mods = std::string("m8n8k4.") + alay + "." + blay + ".f32.f16.f16." + (c16 ? "f16" : "f32");
+        for (int form = 0; form < 3; ++form) {  // D.C = f32.f32, f32.f16, f16.f16
+          const bool c16 = form > 0, d16 = form == 2;
+          const std::string mods = std::string("m8n8k4.") + alay + "." + blay + (d16 ? ".f16" : ".f32") + ".f16.f16." +
+                                   (c16 ? "f16" : "f32");
           SCOPED_TRACE(target + " mma.sync.aligned." + mods);
-          Form f{mods, 8, 8, 4, F16, F16, c16 ? Acc16 : Acc32, Acc32, {2, 2, c16 ? 4 : 8, 8}};
+          Form f{mods, 8, 8, 4, F16, F16, c16 ? Acc16 : Acc32, d16 ? Acc16 : Acc32, {2, 2, c16 ? 4 : 8, d16 ? 4 : 8}};
           // Product j's matrices: A[j] 8x4, B[j] 4x8, C[j] 8x8 (f16 or f32 bits).
           uint16_t A[4][8][4], B[4][4][8];
           uint32_t C[4][8][8];
@@ -540,13 +543,22 @@ TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
           for (int t = 0; t < 32; ++t) {
             const int j = (t >> 2) & 3, hi = t >= 16 ? 4 : 0;
             for (int i = 0; i < 8; ++i) {
-              const int row = (t & 1) + (i & 2) + hi, col = (i & 4) + (t & 2) + (i & 1);
-              float acc = 0.0f;
-              for (int k = 0; k < 4; ++k) acc = std::fmaf(float(f16_value(A[j][row][k])), float(f16_value(B[j][k][col])), acc);
+              // .f32 D: Figure 51/52 positions; .f16 D: lane's row, column i, two per register.
+              const int row = d16 ? t % 4 + hi : (t & 1) + (i & 2) + hi, col = d16 ? i : (i & 4) + (t & 2) + (i & 1);
+              auto a = [&](int k) { return float(f16_value(A[j][row][k])); };
+              auto b = [&](int k) { return float(f16_value(B[j][k][col])); };
               const float cv = c16 ? float(f16_value(C[j][row][col])) : std::bit_cast<float>(C[j][row][col]);
-              const float want = cv + acc;
-              ASSERT_EQ(got[size_t(t * 8 + i)], std::bit_cast<uint32_t>(want))
-                  << "lane " << t << " d" << i << " (product " << j << ", row " << row << ", col " << col << ")";
+              uint32_t want;
+              if (d16) {
+                const float p01 = std::fmaf(a(1), b(1), a(0) * b(0)), p23 = std::fmaf(a(3), b(3), a(2) * b(2));
+                want = std::bit_cast<uint16_t>(static_cast<_Float16>((cv + p01) + p23));
+              } else {
+                float acc = 0.0f;
+                for (int k = 0; k < 4; ++k) acc = std::fmaf(a(k), b(k), acc);
+                want = std::bit_cast<uint32_t>(cv + acc);
+              }
+              const uint32_t g = d16 ? (got[size_t(t * 4 + i / 2)] >> (16 * (i % 2))) & 0xFFFF : got[size_t(t * 8 + i)];
+              ASSERT_EQ(g, want) << "lane " << t << " d" << i << " (product " << j << ", row " << row << ", col " << col << ")";
             }
           }
         }
@@ -744,8 +756,9 @@ TEST(MmaSync, FormsGatesAndUnimplemented) {
   EXPECT_NE(one("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r0, %r1}, " + a4 + ", " + b2 + ", {%r2, %r3};", "sm_90a", "8.6"), "");
   // Recognised, not simulated: a load-time "unimplemented" naming the form.
   EXPECT_EQ(one("mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a"), "");
-  const std::string m884 = one("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9}, {%r10, %r11, %r12, %r13};", "sm_90a");
-  EXPECT_NE(m884.find("unimplemented: 'mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16' (mma.sync.m8n8k4 with an .f16 D"), std::string::npos) << m884;
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9}, {%r10, %r11, %r12, %r13};", "sm_70", "6.4"), "");
+  EXPECT_NE(one("mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a"), "");
+  EXPECT_NE(one("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a"), "");
   EXPECT_NE(one("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f32 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a")
                 .find(".dtype must be '.f32' when .ctype is '.f32' for 'mma' instruction with shape '.m8n8k4'"),
             std::string::npos);
