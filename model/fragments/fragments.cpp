@@ -99,10 +99,11 @@ bool mma_layout_exists(MmaShape s, Operand op, ElemClass c) {
     case MmaShape::M8N8K16: return c == ElemClass::B8;
     case MmaShape::M16N8K4: return c == ElemClass::B32 || c == ElemClass::B64;
     case MmaShape::M16N8K8: return c == ElemClass::B16 || c == ElemClass::B32 || c == ElemClass::B64;
-    case MmaShape::M16N8K16: return c == ElemClass::B16 || c == ElemClass::B8 || c == ElemClass::B64;
-    case MmaShape::M16N8K32: return c == ElemClass::B8 || c == ElemClass::B4;
-    case MmaShape::M8N8K32:
-    case MmaShape::M16N8K64: return c == ElemClass::B4;
+    case MmaShape::M16N8K16:
+      return c == ElemClass::B16 || c == ElemClass::B8 || c == ElemClass::B64 || (op == Operand::B && c == ElemClass::B32);
+    case MmaShape::M16N8K32: return c == ElemClass::B8 || c == ElemClass::B4 || (op == Operand::B && c == ElemClass::B16);
+    case MmaShape::M8N8K32: return c == ElemClass::B4;
+    case MmaShape::M16N8K64: return c == ElemClass::B4 || (op == Operand::B && c == ElemClass::B8);
     case MmaShape::M8N8K128:
     case MmaShape::M16N8K128:
     case MmaShape::M16N8K256: return c == ElemClass::B1;
@@ -175,17 +176,49 @@ RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
     case MmaShape::M16N8K16:
       if (c == ElemClass::B16) return {2 * q + i % 2 + 8 * (i / 2), g};
       if (c == ElemClass::B8) return {4 * q + i, g};
-      return {q + 4 * i, g};  // .f64
+      return {q + 4 * i, g};  // .f64; .tf32 of mma.sp m16n8k16 (i < 4)
     case MmaShape::M16N8K32:
       if (c == ElemClass::B4) return {8 * q + i, g};
+      if (c == ElemClass::B16) return {2 * q + i % 2 + 8 * (i / 2), g};  // mma.sp .f16/.bf16 (i < 8)
       return {4 * q + i % 4 + 16 * (i / 4), g};
     case MmaShape::M8N8K32: return {8 * q + i, g};
-    case MmaShape::M16N8K64: return {8 * q + i % 8 + 32 * (i / 8), g};
+    case MmaShape::M16N8K64:
+      if (c == ElemClass::B8) return {4 * q + i % 4 + 16 * (i / 4), g};  // mma.sp 8-bit (i < 16)
+      return {8 * q + i % 8 + 32 * (i / 8), g};
     case MmaShape::M8N8K128:
     case MmaShape::M16N8K128: return {32 * q + i, g};
     case MmaShape::M16N8K256: return {32 * q + i % 32 + 128 * (i / 32), g};
   }
   return {0, 0};
+}
+
+// ---- sparse A metadata ------------------------------------------------------------------------------
+
+int sparse_chunk_elems(SparseKind k) { return k == SparseKind::Tf32 ? 2 : 4; }
+int sparse_chunks_per_row(SparseKind k) { return k == SparseKind::Byte ? 16 : 8; }
+int sparse_max_sel(SparseKind k) { return k == SparseKind::Byte ? 0 : 1; }
+
+MetaSlot sparse_meta_slot(SparseKind k, int sp_sel, int row, int chunk) {
+  if (k == SparseKind::Byte) return {4 * (row % 8) + 2 * (chunk / 8) + row / 8, 4 * (chunk % 8)};
+  return {4 * (row % 8) + 2 * sp_sel + chunk / 4, 16 * (row / 8) + 4 * (chunk % 4)};
+}
+
+const char* sparse_decode(SparseKind k, uint32_t nibble, bool ordered, int idx[2]) {
+  if (k == SparseKind::Tf32) {
+    if (nibble != 0x4 && nibble != 0xE) return "is not a .tf32 index (0b0100 and 0b1110 are the only meaningful values)";
+    idx[0] = nibble == 0x4 ? 0 : 1;
+    idx[1] = -1;
+    return nullptr;
+  }
+  idx[0] = int(nibble & 3);
+  idx[1] = int(nibble >> 2);
+  if (idx[0] == idx[1])
+    return "names one column twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 "
+           "are invalid)";
+  if (ordered && idx[0] > idx[1])
+    return "is not in increasing order (.sp::ordered_metadata: 0b0100, 0b1000, 0b1001, 0b1100, 0b1101 and 0b1110 are "
+           "the meaningful values)";
+  return nullptr;
 }
 
 }  // namespace ptxsim::model::frag

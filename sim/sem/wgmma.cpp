@@ -24,12 +24,11 @@
 // mma_async without any wgmma.fence) is warned about; shared memory written by generic stores and
 // read without fence.proxy.async is warned about as for the TMA.
 //
-// Sparse A (wgmma.mma_async.sp, PTX ISA 9.7.15.6): A is 2:4 structured-sparse and stored packed,
-// 64 x K/2, exactly like a dense A of K/2 columns (same registers, same descriptor layouts); the
-// sp-meta register of the threads chosen by sp-sel holds, per 4-element chunk of a row, the indices
-// of the chunk's two stored elements. ptxsim reads the packed A, validates the metadata, scatters A
-// into the dense 64 x K matrix (zeros elsewhere) and runs the dense datapath; see sparse_expand.
-// Every sparse type is simulated: .f16/.bf16 (k32) and 8-bit (k64) 2:4, .tf32 (k16) 1:2.
+// Sparse A (wgmma.mma_async.sp, PTX ISA 9.7.15.6): A is structured-sparse (2:4; .tf32 1:2) and
+// stored packed, 64 x K/2, exactly like a dense A of K/2 columns (same registers, same descriptor
+// layouts); the sp-meta registers hold, per chunk of a row, where the kept elements were
+// (sim/sem/sparse_a.h, model/fragments). Each output is one dense dot of the K/2 kept products with
+// the B elements they select; every sparse type is simulated (.f16/.bf16 k32, .tf32 k16, 8-bit k64).
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
@@ -47,6 +46,7 @@
 #include "sim/exec/engine.h"
 #include "sim/isa/table.h"
 #include "sim/sem/sem_util.h"
+#include "sim/sem/sparse_a.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -341,62 +341,23 @@ uint32_t sign_mask(Elem e) {
   }
 }
 
-// Sparse A (PTX ISA 9.7.15.6.1 "Sparse matrix storage", 9.7.15.6.2 metadata figures; CUTLASS
-// cute/atom/mma_traits_sm90_gmma_sparse.hpp ELayout_64x32 / 64x16 / 64x64 say the same). Each row
-// of the warp's 16 x K A is cut into chunks, one 4-bit metadata nibble per chunk:
-//  * .f16/.bf16 (K = 32) and 8-bit (K = 64): chunks of 4 elements, 2 kept (2:4); bits 1:0 of the
-//    nibble give the column in the chunk of packed element 2c, bits 3:2 that of 2c + 1; equal
-//    indices (0b0000, 0b0101, 0b1010, 0b1111) are invalid;
-//  * .tf32 (K = 16): chunks of 2 elements, 1 kept (1:2); the nibble is 0b0100 (element 0 kept) or
-//    0b1110 (element 1 kept), the 2:4 code of the element's two 16-bit halves; other values are
-//    undefined.
-// Which thread holds the nibble of (row, chunk), lane = 4q + t, q = row % 8:
-//  * .f16/.bf16/.tf32 (8 chunks per row): t = 2 sp-sel + chunk / 4, bits 16 (row / 8) + 4 (chunk % 4);
-//  * 8-bit (16 chunks per row, sp-sel 0): t = 2 (chunk / 8) + row / 8, bits 4 (chunk % 8).
-struct MetaSlot {
-  int lane, bit;
-};
-MetaSlot meta_slot(Elem e, int sp_sel, int row, int chunk) {
-  if (elem_bits(e) == 8) return {4 * (row % 8) + 2 * (chunk / 8) + row / 8, 4 * (chunk % 8)};
-  return {4 * (row % 8) + 2 * sp_sel + chunk / 4, 16 * (row / 8) + 4 * (chunk % 4)};
+// Sparse A (PTX ISA 9.7.15.6): the metadata of the warp's 16 rows (layout and rules in
+// model/fragments, read by sem::sparse_columns) gives the column of every packed A element; a bad
+// nibble faults naming the thread of the warpgroup, the bits, the row and the chunk.
+frag::SparseKind sparse_kind(Elem e) {
+  return e == Elem::TF32 ? frag::SparseKind::Tf32 : elem_bits(e) == 8 ? frag::SparseKind::Byte : frag::SparseKind::Half;
 }
 
-// Scatters the packed 16 x K/2 A into the dense 16 x K A (zeros elsewhere), validating the metadata.
-template <class T>
-void sparse_expand(ExecCtx& c, const Operand& meta, Elem e, int sp_sel, int K, const T* packed, T* dense) {
-  std::fill(dense, dense + 16 * K, T(0));
-  const bool tf32 = e == Elem::TF32;
-  const int chunk_elems = tf32 ? 2 : 4, kept = chunk_elems / 2, chunks = K / chunk_elems;
-  for (int row = 0; row < 16; ++row)
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-      const MetaSlot ms = meta_slot(e, sp_sel, row, chunk);
-      const uint32_t word = uint32_t(sem::val(c, meta, ms.lane));
-      const uint32_t nib = (word >> ms.bit) & 0xF;
-      auto bad = [&](const std::string& rule) {
-        c.fault("error", "wgmma.mma_async.sp: invalid sparsity metadata " + hex(word) + " in thread " +
-                             std::to_string(32 * (c.warp->index % 4) + uint32_t(ms.lane)) + " of the warpgroup (warp " +
-                             std::to_string(c.warp->index) + " lane " + std::to_string(ms.lane) + ", sp-sel " +
-                             std::to_string(sp_sel) + "): bits " + std::to_string(ms.bit + 3) + ":" +
-                             std::to_string(ms.bit) + " = " + hex(nib) + " for row " +
-                             std::to_string(16 * (c.warp->index % 4) + uint32_t(row)) + " chunk " + std::to_string(chunk) +
-                             " " + rule);
-      };
-      const T* src = packed + row * (K / 2) + kept * chunk;
-      T* dst = dense + row * K + chunk_elems * chunk;
-      if (tf32) {
-        if (nib != 0x4 && nib != 0xE)
-          bad("is not a .tf32 index (0b0100 and 0b1110 are the only meaningful values, PTX ISA 9.7.15.6.1)");
-        dst[nib == 0x4 ? 0 : 1] = src[0];
-      } else {
-        const uint32_t i0 = nib & 3, i1 = nib >> 2;
-        if (i0 == i1)
-          bad("name column " + std::to_string(i0) +
-              " twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are invalid, "
-              "PTX ISA 9.7.15.6.1)");
-        dst[i0] = src[0];
-        dst[i1] = src[1];
-      }
-    }
+std::vector<int> sparse_cols(ExecCtx& c, const Operand& meta, Elem e, int sp_sel, int K) {
+  std::vector<int> cols;
+  sem::SparseMetaError err;
+  if (!sem::sparse_columns(c, meta, sparse_kind(e), sp_sel, false, K, cols, err))
+    c.fault("error", "wgmma.mma_async.sp: invalid sparsity metadata " + hex(err.word) + " in thread " +
+                         std::to_string(32 * (c.warp->index % 4) + uint32_t(err.lane)) + " of the warpgroup (warp " +
+                         std::to_string(c.warp->index) + " lane " + std::to_string(err.lane) + ", sp-sel " +
+                         std::to_string(sp_sel) + "): " + err.describe(int(16 * (c.warp->index % 4))) +
+                         " (PTX ISA 9.7.15.6.1)");
+  return cols;
 }
 
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -464,23 +425,33 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, N, K, Bt.data());
     if (cfg.neg_a)
       for (uint32_t& x : A) x ^= sign_mask(cfg.a);
-    if (cfg.sparse) {
-      std::vector<uint32_t> dense(size_t(16 * K));
-      sparse_expand(c, in.op[3], cfg.a, cfg.sp_sel, K, A.data(), dense.data());
-      A.swap(dense);
-    }
     if (cfg.neg_b)
       for (uint32_t& x : Bt) x ^= sign_mask(cfg.b);
-    tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
+    if (cfg.sparse) {
+      // Row by row: the B elements the row's metadata selects, then one dense dot of K/2 products
+      // (sim/sem/sparse_a.h).
+      const std::vector<int> cols = sparse_cols(c, in.op[3], cfg.a, cfg.sp_sel, K);
+      std::vector<uint32_t> Bsel(size_t(N * KA));
+      for (int r = 0; r < 16; ++r) {
+        for (int n = 0; n < N; ++n)
+          for (int p = 0; p < KA; ++p) Bsel[size_t(n * KA + p)] = Bt[size_t(n * K + cols[size_t(r * KA + p)])];
+        tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 1, N, KA, A.data() + r * KA, Bsel.data(),
+                     C.data() + r * N, D.data() + r * N);
+      }
+    } else {
+      tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
+    }
   } else if (cfg.a != Elem::B1) {
     const int KA = cfg.sparse ? K / 2 : K;
     std::vector<uint8_t> A(size_t(16 * KA)), Bt(size_t(N * K));
     if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, KA, A.data());
     else read_smem(c, adesc, 'A', false, cfg.a, wrow0, 16, KA, A.data());
     read_smem(c, bdesc, 'B', false, cfg.b, 0, N, K, Bt.data());
-    if (cfg.sparse) {
-      std::vector<uint8_t> dense(size_t(16 * K));
-      sparse_expand(c, in.op[3], cfg.a, cfg.sp_sel, K, A.data(), dense.data());
+    if (cfg.sparse) {  // exact arithmetic: the packed elements placed in the dense A, zeros elsewhere
+      const std::vector<int> cols = sparse_cols(c, in.op[3], cfg.a, cfg.sp_sel, K);
+      std::vector<uint8_t> dense(size_t(16 * K), 0);
+      for (int r = 0; r < 16; ++r)
+        for (int p = 0; p < KA; ++p) dense[size_t(r * K + cols[size_t(r * KA + p)])] = A[size_t(r * KA + p)];
       A.swap(dense);
     }
     tc::mma_tile_int(cfg.a == Elem::S8, cfg.b == Elem::S8, cfg.satfinite, 16, N, K, A.data(), Bt.data(),

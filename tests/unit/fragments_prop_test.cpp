@@ -69,7 +69,7 @@ TEST(FragmentProps, LdstMappingsAreBijections) {
 
 TEST(FragmentProps, MmaLayoutsAreBijections) {
   const auto layouts = all_mma_layouts();
-  EXPECT_EQ(layouts.size(), 57u);  // 34 float/8-bit + 17 sub-byte + 6 m8n8k4 .f16
+  EXPECT_EQ(layouts.size(), 60u);  // 34 float/8-bit + 17 sub-byte + 6 m8n8k4 .f16 + 3 mma.sp B
   for (const Layout& l : layouts) {
     const RC size = mma_matrix_size(l.s, l.op);
     const int n = mma_elems(l.s, l.op, l.c);

@@ -890,8 +890,9 @@ TEST(WgmmaSparse, InvalidMetadataNamesThreadAndRule) {
   EXPECT_EQ(r.status, RunStatus::Fault);
   ASSERT_FALSE(r.diagnostics.empty());
   EXPECT_NE(r.diagnostics[0].message.find(
-                "in thread 70 of the warpgroup (warp 2 lane 6, sp-sel 1): bits 11:8 = 0xa for row 33 chunk 2 name column "
-                "2 twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are invalid"),
+                "in thread 70 of the warpgroup (warp 2 lane 6, sp-sel 1): bits 11:8 = 0xa for row 33 chunk 2 names one "
+                "column twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are "
+                "invalid) (PTX ISA 9.7.15.6.1)"),
             std::string::npos)
       << r.diagnostics[0].message;
   // The same corruption in a lane the selector does not read is ignored.
@@ -913,7 +914,7 @@ TEST(WgmmaSparse, InvalidTf32And8BitMetadata) {
   EXPECT_NE(r.diagnostics[0].message.find("wgmma.mma_async.sp: invalid sparsity metadata"), std::string::npos);
   EXPECT_NE(r.diagnostics[0].message.find("in thread 5 of the warpgroup (warp 0 lane 5, sp-sel 0): bits 11:8 = 0x6 for "
                                           "row 1 chunk 6 is not a .tf32 index (0b0100 and 0b1110 are the only meaningful "
-                                          "values, PTX ISA 9.7.15.6.1)"),
+                                          "values) (PTX ISA 9.7.15.6.1)"),
             std::string::npos)
       << r.diagnostics[0].message;
   // 8-bit: thread 103 = warp 3 lane 7 (q 1, u 3): row 48 + 1 + 8 = 57, chunks 8..15; bits 11:8 is chunk 10.
@@ -926,7 +927,7 @@ TEST(WgmmaSparse, InvalidTf32And8BitMetadata) {
   EXPECT_EQ(r.status, RunStatus::Fault);
   ASSERT_FALSE(r.diagnostics.empty());
   EXPECT_NE(r.diagnostics[0].message.find("in thread 103 of the warpgroup (warp 3 lane 7, sp-sel 0): bits 11:8 = 0xf for "
-                                          "row 57 chunk 10 name column 3 twice"),
+                                          "row 57 chunk 10 names one column twice"),
             std::string::npos)
       << r.diagnostics[0].message;
 }
