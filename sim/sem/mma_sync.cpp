@@ -37,6 +37,7 @@
 #include "model/tensorcore/tensorcore.h"
 #include "sim/exec/engine.h"
 #include "sim/sem/sem_util.h"
+#include "sim/sem/sparse_a.h"
 
 namespace ptxsim {
 
@@ -245,6 +246,73 @@ void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
   scatter(c, in.op[0], s, d16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32, D);
 }
 
+// mma.sp / mma.sp::ordered_metadata (PTX ISA 9.7.14.6): A is packed (16 x K/2, the register layout
+// of the dense shape with half the K), B has the sparse shape's layout, and the metadata operand e of
+// the lanes sp-sel picks says where each packed element sits (sim/sem/sparse_a.h). Each element of
+// D is the dense datapath on the K/2 kept products and the B elements they select: the mma.sync
+// model row of the same types (K/2 = 16 .f16/.bf16, 8 .tf32: one T-FDPA group), exact for 8-bit.
+// Instr fields: in.a = SparseKind, in.b = sp-sel | ordered << 2 | .satfinite << 3, in.d = A signed
+// (bit 0), B signed (bit 1) for 8-bit, in.imm = the tc::DotModel* (float), in.types = {d, a, b, c}.
+struct SparseShapes {
+  frag::MmaShape a, b;  // the packed A's dense shape, the sparse shape (B, C, D)
+  frag::ElemClass cls;
+  int k;                // the logical K
+};
+SparseShapes sparse_shapes(frag::SparseKind k) {
+  switch (k) {
+    case frag::SparseKind::Half: return {frag::MmaShape::M16N8K16, frag::MmaShape::M16N8K32, frag::ElemClass::B16, 32};
+    case frag::SparseKind::Tf32: return {frag::MmaShape::M16N8K8, frag::MmaShape::M16N8K16, frag::ElemClass::B32, 16};
+    default: return {frag::MmaShape::M16N8K32, frag::MmaShape::M16N8K64, frag::ElemClass::B8, 64};
+  }
+}
+
+void exec_mma_sp(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask == 0) return;
+  if (mask != 0xffffffffu)
+    c.fault("error", "mma.sp needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
+                         " execute it (inactive, exited or predicated off lanes)");
+  const frag::SparseKind kind = frag::SparseKind(in.a);
+  const SparseShapes sh = sparse_shapes(kind);
+  const int sel = in.b & 3, K = sh.k, KP = K / 2;
+  const bool ordered = in.b & 4, sat = in.b & 8;
+  const frag::ElemClass cc = class_of(in.types[3], true), cd = class_of(in.types[0], true);
+  uint64_t A[16 * 32], B[64 * 8], C[16 * 8], D[16 * 8];
+  gather(c, in.op[1], sh.a, frag::Operand::A, sh.cls, A);
+  gather(c, in.op[2], sh.b, frag::Operand::B, sh.cls, B);
+  gather(c, in.op[3], sh.b, frag::Operand::C, cc, C);
+  std::vector<int> cols;
+  sem::SparseMetaError err;
+  if (!sem::sparse_columns(c, in.op[4], kind, sel, ordered, K, cols, err))
+    c.fault("error", std::string(ordered ? "mma.sp::ordered_metadata" : "mma.sp") + ": invalid sparsity metadata " +
+                         hex32(err.word) + " in lane " + std::to_string(err.lane) + " (sp-sel " + std::to_string(sel) +
+                         "): " + err.describe(0) + " (PTX ISA 9.7.14.6.1)");
+  if (kind == frag::SparseKind::Byte) {
+    const bool sa = in.d & 1, sb = in.d & 2;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) {
+        int64_t acc = int32_t(uint32_t(C[i * 8 + j]));
+        for (int p = 0; p < KP; ++p) {
+          const uint64_t a = A[i * KP + p], b = B[cols[size_t(i * KP + p)] * 8 + j];
+          acc += (sa ? sext(a, 8) : int64_t(a)) * (sb ? sext(b, 8) : int64_t(b));
+        }
+        if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        D[i * 8 + j] = uint32_t(acc);
+      }
+  } else {
+    const auto& model = *reinterpret_cast<const tc::DotModel*>(in.imm);
+    const tc::ElemFmt fa = elem_fmt(in.types[1]), fb = elem_fmt(in.types[2]);
+    tc::Value va[16], vb[16];
+    for (int i = 0; i < 16; ++i) {
+      for (int p = 0; p < KP; ++p) va[p] = tc::decode_a(model, fa, uint32_t(A[i * KP + p]));
+      for (int j = 0; j < 8; ++j) {
+        for (int p = 0; p < KP; ++p) vb[p] = tc::decode_b(model, fb, uint32_t(B[cols[size_t(i * KP + p)] * 8 + j]));
+        D[i * 8 + j] = tc::dot(model, va, vb, KP, uint32_t(C[i * 8 + j]));
+      }
+    }
+  }
+  scatter(c, in.op[0], sh.b, cd, D);
+}
+
 // ---- binder ---------------------------------------------------------------------------------------
 
 struct ShapeName {
@@ -396,6 +464,101 @@ void bind_mma_m8n8k4_f16(Binder& b, const std::string& lay) {
 }
 
 }  // namespace
+
+// mma.sp{::ordered_metadata}.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c, e, f.
+// Simulated: m16n8k32 .f16/.bf16, m16n8k16 .tf32, m16n8k64 .s8/.u8 (the shapes CUTLASS uses, whose
+// metadata figures are those of wgmma.mma_async.sp). Recognised, not simulated: the half-K shapes
+// (m16n8k16 .f16/.bf16, m16n8k8 .tf32, m16n8k32 8-bit: one lane per quad, metadata figures not
+// modelled), .s4/.u4, .e4m3/.e5m2 (ptxas emulates them on sm_90a) and the sm_120a .kind forms.
+void bind_mma_sp(Binder& b) {
+  const bool ordered = b.src.opcode.rfind("mma.sp::ordered_metadata", 0) == 0;
+  const char* name = ordered ? "mma.sp::ordered_metadata" : "mma.sp";
+  if (!b.has(".sync")) b.error(std::string(".sync modifier required for instruction '") + name + "'");
+  if (!b.has(".aligned")) b.error(std::string(".aligned modifier required for instruction '") + name + "'");
+  for (const char* m : {".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4", ".block_scale",
+                        ".e3m2", ".e2m3", ".e2m1"})
+    if (b.has(m)) b.unimplemented(std::string(name) + " with " + m + " (sm_120a forms)");
+  const ShapeName* shape = nullptr;
+  for (const ShapeName& sn : kShapes)
+    if (b.has(sn.mod)) {
+      if (shape) b.error("more than one shape modifier for instruction 'mma'");
+      shape = &sn;
+    }
+  if (!shape) b.error("a shape modifier (.m16n8k32, ...) is required for instruction 'mma'");
+  if (b.has(".s4") || b.has(".u4"))
+    b.unimplemented(std::string(name) + " with .s4/.u4 (4:8 pair-wise sparsity; not simulated)");
+  if (b.type_count() != 4) b.error("Unexpected instruction types specified for 'mma' (need .dtype.atype.btype.ctype)");
+  const DType td = b.type(0), ta = b.type(1), tb = b.type(2), tcy = b.type(3);
+  const std::string shape_name = shape->mod, lay = layouts(b);
+  if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+  if (lay != ".row.col") {
+    if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
+    b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");
+  }
+  if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
+  auto bad_types = [&] { b.error("Unexpected instruction types specified for 'mma' with shape '" + shape_name + "'"); };
+  const frag::MmaShape s = shape->shape;
+  const bool sat = b.has(".satfinite");
+  if (sat && !is_int8(ta)) bad_types();
+  frag::SparseKind kind;
+  tc::AccFmt acc = tc::AccFmt::F32;
+  auto half_k = [&](const char* what) {
+    b.unimplemented(std::string(name) + shape_name + " with " + what +
+                    " (one metadata lane per quad; its metadata figure is not modelled, the doubled-K shape is)");
+  };
+  if (ta == DType::F16 || ta == DType::BF16) {
+    if (tb != ta || td != tcy) bad_types();
+    if (td == DType::F16 && ta == DType::F16) acc = tc::AccFmt::F16;
+    else if (td != DType::F32) bad_types();
+    if (s == frag::MmaShape::M16N8K16) half_k(".f16/.bf16");
+    if (s != frag::MmaShape::M16N8K32) bad_types();
+    kind = frag::SparseKind::Half;
+  } else if (ta == DType::TF32) {
+    if (tb != ta || td != DType::F32 || tcy != DType::F32) bad_types();
+    if (s == frag::MmaShape::M16N8K8) half_k(".tf32");
+    if (s != frag::MmaShape::M16N8K16) bad_types();
+    kind = frag::SparseKind::Tf32;
+  } else if (is_int8(ta)) {
+    if (!is_int8(tb) || td != DType::S32 || tcy != DType::S32) bad_types();
+    if (s == frag::MmaShape::M16N8K32) half_k(".s8/.u8");
+    if (s != frag::MmaShape::M16N8K64) bad_types();
+    kind = frag::SparseKind::Byte;
+  } else if (is_fp8(ta)) {
+    b.unimplemented(std::string(name) + " with .e4m3/.e5m2 (ptxas 13.0 emulates it on sm_90a with two dense HMMAs "
+                    "and FADDs whose composition is not modelled)");
+  } else {
+    bad_types();
+  }
+  if (ordered && b.dec.program().ptx_version < 85)
+    b.error("Feature '.sp::ordered_metadata' requires PTX ISA .version 8.5 or later");
+  b.require_ops(6, 6);
+  if (b.op_kind(4) != Operand::Kind::Reg) b.error("Arguments mismatch for instruction 'mma' (the metadata e must be a register)");
+  if (b.op_kind(5) != Operand::Kind::Imm) b.error("Arguments mismatch for instruction 'mma' (the sparsity selector f must be a constant)");
+  // ptxas 13.0's words; it accepts 2 and 3 for .f16/.bf16 m16n8k32, where the PTX ISA says the
+  // selector "must be either 0 (threads T0, T1) or 1 (threads T2, T3)": ptxsim follows the ISA.
+  const int64_t sel = b.imm(5), max_sel = frag::sparse_max_sel(kind);
+  if (sel < 0 || sel > max_sel)
+    b.error("Argument 6 of instruction 'Sparse mma': value '" + std::to_string(sel) +
+            "' out of range, expected to be in range [0.." + std::to_string(max_sel) + "]");
+  const SparseShapes sh = sparse_shapes(kind);
+  const frag::ElemClass cc = class_of(tcy, true), cd = class_of(td, true);
+  sem::check_reg_vector(b, 0, frag::mma_regs(sh.b, frag::Operand::C, cd), 32, "mma");
+  sem::check_reg_vector(b, 1, frag::mma_regs(sh.a, frag::Operand::A, sh.cls), 32, "mma");
+  sem::check_reg_vector(b, 2, frag::mma_regs(sh.b, frag::Operand::B, sh.cls), 32, "mma");
+  sem::check_reg_vector(b, 3, frag::mma_regs(sh.b, frag::Operand::C, cc), 32, "mma");
+  b.in.a = uint8_t(kind);
+  b.in.b = uint8_t(sel | (ordered ? 4 : 0) | (sat ? 8 : 0));
+  if (kind == frag::SparseKind::Byte) {
+    b.in.d = uint8_t((ta == DType::S8 ? 1 : 0) | (tb == DType::S8 ? 2 : 0));
+  } else {
+    const uint32_t sm = b.dec.program().target.sm;
+    const tc::DotModel* m =
+        tc::find_model(sm >= 100 ? tc::Arch::SM100 : tc::Arch::SM90, tc::Unit::MmaSync, elem_fmt(ta), elem_fmt(tb), acc);
+    if (!m) b.unimplemented("no tensor-core arithmetic model for this mma.sp type combination");
+    b.in.imm = reinterpret_cast<uint64_t>(m);
+  }
+  b.in.fn = exec_mma_sp;
+}
 
 void bind_mma(Binder& b) {
   if (!b.has(".sync")) b.error(".sync modifier required for instruction 'mma'");

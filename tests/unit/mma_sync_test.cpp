@@ -564,6 +564,258 @@ TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
         }
 }
 
+// ---- mma.sp (sparse A) ------------------------------------------------------------------------------
+//
+// Written from PTX ISA 9.7.14.6: A is structured-sparse (2:4, .tf32 1:2) and packed 16 x K/2 with
+// the dense register layout of half the K; the metadata of the lanes sp-sel picks gives each chunk's
+// kept columns. Layouts of the metadata and of the sparse B are written out here from the thread's
+// side. The reference gathers, for each row, the B elements its metadata selects and evaluates the
+// model row's exact reference (Boost) on those K/2 products.
+
+struct SpCase {
+  std::string mods;  // after "mma.sp[::ordered_metadata].sync.aligned."
+  int kind;          // 0 .f16/.bf16 (K 32), 1 .tf32 (K 16), 2 8-bit (K 64)
+  tc::ElemFmt fa, fb;
+  tc::AccFmt acc;
+  bool ordered = false, sa = false, sb = false, sat = false;
+  int sel = 0;
+};
+
+struct SpRun {
+  RunResult r;
+  std::vector<uint64_t> D;
+};
+
+// B of the sparse shapes (K x 8): element i of lane t.
+RCp sparse_b(int kind, int t, int i) {
+  const int g = t >> 2, q = t % 4;
+  if (kind == 0) return {2 * q + (i & 1) + 8 * (i >> 1), g};
+  if (kind == 1) return {q + 4 * i, g};
+  return {4 * q + (i & 3) + 16 * (i >> 2), g};
+}
+
+std::string sp_kernel(const std::string& opcode, int na, int nb, int nc, int nd, bool f32acc, int sel) {
+  const std::string rc = f32acc ? "%f" : "%r";
+  std::string s = ".visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 e, .param .u64 d) {\n"
+                  "  .reg .b32 %r<80>;\n  .reg .f32 %f<80>;\n  .reg .b64 %rd<20>;\n  mov.u32 %r79, %tid.x;\n";
+  auto base = [&](const char* param, int n, int rd_i) {
+    const std::string r = "%rd" + std::to_string(rd_i);
+    return "  ld.param.u64 " + r + ", [" + param + "];\n  cvta.to.global.u64 " + r + ", " + r + ";\n  mul.wide.u32 %rd10, %r79, " +
+           std::to_string(n * 4) + ";\n  add.u64 " + r + ", " + r + ", %rd10;\n";
+  };
+  s += base("a", na, 1);
+  for (int i = 0; i < na; ++i) s += "  ld.global.b32 %r" + std::to_string(i) + ", [%rd1+" + std::to_string(4 * i) + "];\n";
+  s += base("b", nb, 2);
+  for (int i = 0; i < nb; ++i) s += "  ld.global.b32 %r" + std::to_string(20 + i) + ", [%rd2+" + std::to_string(4 * i) + "];\n";
+  s += base("c", nc, 3);
+  for (int i = 0; i < nc; ++i)
+    s += std::string("  ld.global.") + (f32acc ? "f32 " : "b32 ") + rc + std::to_string(40 + i) + ", [%rd3+" + std::to_string(4 * i) + "];\n";
+  s += base("e", 1, 5) + "  ld.global.b32 %r78, [%rd5];\n";
+  s += "  " + opcode + " " + reg_list(rc.c_str(), 60, nd) + ", " + reg_list("%r", 0, na) + ", " + reg_list("%r", 20, nb) + ", " +
+       reg_list(rc.c_str(), 40, nc) + ", %r78, " + std::to_string(sel) + ";\n";
+  s += base("d", nd, 4);
+  for (int i = 0; i < nd; ++i)
+    s += std::string("  st.global.") + (f32acc ? "f32 " : "b32 ") + "[%rd4+" + std::to_string(4 * i) + "], " + rc + std::to_string(60 + i) + ";\n";
+  return s + "  ret;\n}\n";
+}
+
+// Runs one mma.sp: P packed A (16 x K/2), B (K x 8), C (16 x 8) element bits, nib[row * chunks + chunk]
+// the metadata nibbles. `corrupt` >= 0: bits 7:4 of that lane's metadata are replaced by `bad`.
+SpRun run_sp(const SpCase& sc, const std::vector<uint64_t>& P, const std::vector<uint64_t>& B,
+             const std::vector<uint64_t>& C, const std::vector<uint32_t>& nib, int corrupt = -1, uint32_t bad = 0) {
+  const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : 64, KP = K / 2, chunks = sc.kind == 2 ? 16 : 8;
+  const Cls cls = sc.kind == 0 ? F16 : sc.kind == 1 ? TF32 : I8;
+  const int per = 32 / cls_bits(cls);
+  const bool int_acc = sc.kind == 2, f16acc = sc.acc == tc::AccFmt::F16;
+  const Cls cc = f16acc ? Acc16 : Acc32;
+  const auto ra = pack(P, KP, 16, KP, 'A', cls, 16 * KP / 32);
+  std::vector<uint64_t> rb(size_t(32 * 4), 0);
+  for (int t = 0; t < 32; ++t)
+    for (int i = 0; i < 4 * per; ++i) {
+      const RCp rc = sparse_b(sc.kind, t, i);
+      rb[size_t(t * 4 + i / per)] |= B[size_t(rc.row * 8 + rc.col)] << (cls_bits(cls) * (i % per));
+    }
+  const auto rcv = pack(C, 8, 16, K, 'C', cc, 4);
+  std::vector<uint32_t> meta(32, 0);
+  for (int t = 0; t < 32; ++t) {
+    const int q = t / 4, u = t % 4;
+    uint32_t w = 0;
+    if (sc.kind == 2) {  // every lane: row q + 8 (u % 2), chunks 8 (u / 2) .. +7
+      for (int j = 0; j < 8; ++j) w |= nib[size_t((q + 8 * (u % 2)) * chunks + 8 * (u / 2) + j)] << (4 * j);
+    } else if (u / 2 == sc.sel) {  // the lane pair sp-sel picks: rows q (bits 15:0), q + 8 (31:16)
+      for (int half = 0; half < 2; ++half)
+        for (int j = 0; j < 4; ++j) w |= nib[size_t((q + 8 * half) * chunks + 4 * (u % 2) + j)] << (16 * half + 4 * j);
+    }
+    meta[size_t(t)] = w;  // other lanes: 0, invalid, must be ignored
+  }
+  if (corrupt >= 0) meta[size_t(corrupt)] = (meta[size_t(corrupt)] & ~0xF0u) | bad << 4;
+  auto narrow = [](const std::vector<uint64_t>& v) { return std::vector<uint32_t>(v.begin(), v.end()); };
+  Device dev;
+  const uint64_t da = dev.upload(narrow(ra)), db = dev.upload(narrow(rb)), dc = dev.upload(narrow(rcv)),
+                 de = dev.upload(meta), dd = dev.alloc(32 * 4 * 4);
+  const std::string opcode = std::string(sc.ordered ? "mma.sp::ordered_metadata" : "mma.sp") + ".sync.aligned." + sc.mods;
+  const int nc = f16acc ? 2 : 4;
+  SpRun out;
+  out.r = run(module(sp_kernel(opcode, 16 * KP / 32 / per, 4, nc, nc, !int_acc && !f16acc, sc.sel), "sm_90a"), dev,
+              {da, db, dc, de, dd});
+  if (out.r.status != RunStatus::Completed) return out;
+  auto v = dev.download<uint32_t>(dd, size_t(32 * nc));
+  out.D = unpack(std::vector<uint64_t>(v.begin(), v.end()), 16, 8, 16, cc);
+  return out;
+}
+
+std::vector<SpCase> sp_cases() {
+  using tc::ElemFmt;
+  using tc::AccFmt;
+  std::vector<SpCase> v = {
+      {"m16n8k32.row.col.f32.f16.f16.f32", 0, ElemFmt::F16, ElemFmt::F16, AccFmt::F32},
+      {"m16n8k32.row.col.f16.f16.f16.f16", 0, ElemFmt::F16, ElemFmt::F16, AccFmt::F16},
+      {"m16n8k32.row.col.f32.bf16.bf16.f32", 0, ElemFmt::BF16, ElemFmt::BF16, AccFmt::F32},
+      {"m16n8k16.row.col.f32.tf32.tf32.f32", 1, ElemFmt::TF32, ElemFmt::TF32, AccFmt::F32},
+      {"m16n8k64.row.col.s32.s8.u8.s32", 2, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, false, true, false},
+      {"m16n8k64.row.col.satfinite.s32.u8.s8.s32", 2, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, false, false, true, true},
+  };
+  v[1].sel = 1;
+  v[3].sel = 1;
+  v[2].ordered = true;
+  v[5].ordered = true;
+  return v;
+}
+
+TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
+  std::mt19937_64 rng(seed_for_test());
+  for (const SpCase& sc : sp_cases()) {
+    SCOPED_TRACE(std::string(sc.ordered ? "mma.sp::ordered_metadata." : "mma.sp.") + sc.mods + " sel " + std::to_string(sc.sel));
+    const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : 64, KP = K / 2, chunk = sc.kind == 1 ? 2 : 4, chunks = K / chunk;
+    std::vector<uint32_t> nib(size_t(16 * chunks));
+    std::vector<int> cols(size_t(16 * KP));  // the logical column of each packed element
+    for (int r = 0; r < 16; ++r)
+      for (int ch = 0; ch < chunks; ++ch) {
+        if (sc.kind == 1) {
+          const int i = int(rng() % 2);
+          nib[size_t(r * chunks + ch)] = i ? 0xE : 0x4;
+          cols[size_t(r * KP + ch)] = 2 * ch + i;
+          continue;
+        }
+        int i0 = int(rng() % 4), i1 = int(rng() % 3);
+        if (i1 >= i0) ++i1;
+        if (sc.ordered ? i0 > i1 : rng() % 2) std::swap(i0, i1);
+        nib[size_t(r * chunks + ch)] = uint32_t(i0 | i1 << 2);
+        cols[size_t(r * KP + 2 * ch)] = 4 * ch + i0;
+        cols[size_t(r * KP + 2 * ch + 1)] = 4 * ch + i1;
+      }
+    const int wa = sc.kind == 0 ? 16 : sc.kind == 1 ? 32 : 8, wc = sc.acc == tc::AccFmt::F16 ? 16 : 32;
+    auto bits = [&](int w) { return rng() & (w == 32 ? 0xFFFFFFFFull : (uint64_t{1} << w) - 1); };
+    // Finite values near 1 for the float kinds (wide-exponent random bits would mostly be dominated
+    // by one term), raw bits for 8-bit.
+    auto elem = [&](tc::ElemFmt f) -> uint64_t {
+      const uint64_t r = rng(), hi = (r >> 40) & 1;
+      if (sc.kind == 2) return r & 0xFF;
+      if (f == tc::ElemFmt::F16) return (r & 0x83FF) | (hi ? 0x3C00 : 0x3800);
+      if (f == tc::ElemFmt::BF16) return (r & 0x807F) | (hi ? 0x3F80 : 0x3F00);
+      return (r & 0x807FFFFF) | (hi ? 0x3F800000 : 0x3F000000);
+    };
+    std::vector<uint64_t> P(size_t(16 * KP)), B(size_t(K * 8)), C(size_t(16 * 8));
+    for (auto& x : P) x = elem(sc.fa);
+    for (auto& x : B) x = elem(sc.fb);
+    for (auto& x : C) x = sc.kind == 2 ? bits(32) : elem(sc.acc == tc::AccFmt::F16 ? tc::ElemFmt::F16 : tc::ElemFmt::F32);
+    if (sc.kind == 2)  // C near the s32 ends so that sums overflow
+      for (auto& x : C) x = uint32_t(int32_t((rng() & 1) ? INT32_MAX - int32_t(rng() % 100000) : INT32_MIN + int32_t(rng() % 100000)));
+    (void)wa;
+    (void)wc;
+    const SpRun out = run_sp(sc, P, B, C, nib);
+    ASSERT_EQ(out.r.status, RunStatus::Completed) << out.r.report;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) {
+        uint32_t want;
+        if (sc.kind == 2) {
+          int64_t acc = int32_t(uint32_t(C[size_t(i * 8 + j)]));
+          for (int p = 0; p < KP; ++p) {
+            const uint64_t a = P[size_t(i * KP + p)], b = B[size_t(cols[size_t(i * KP + p)] * 8 + j)];
+            acc += (sc.sa ? int64_t(int8_t(a)) : int64_t(a)) * (sc.sb ? int64_t(int8_t(b)) : int64_t(b));
+          }
+          want = sc.sat ? uint32_t(int32_t(std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX))) : uint32_t(acc);
+        } else {
+          const tc::DotModel* m = tc::find_model(tc::Arch::SM90, tc::Unit::MmaSync, sc.fa, sc.fb, sc.acc);
+          ASSERT_NE(m, nullptr);
+          std::vector<uint32_t> a(static_cast<size_t>(KP)), b(static_cast<size_t>(KP));
+          for (int p = 0; p < KP; ++p) {
+            a[size_t(p)] = uint32_t(P[size_t(i * KP + p)]);
+            b[size_t(p)] = uint32_t(B[size_t(cols[size_t(i * KP + p)] * 8 + j)]);
+          }
+          want = tc::ref::dot(*m, sc.fa, a.data(), sc.fb, b.data(), KP, uint32_t(C[size_t(i * 8 + j)]));
+        }
+        ASSERT_EQ(uint32_t(out.D[size_t(i * 8 + j)]), want) << "D[" << i << "][" << j << "]";
+      }
+  }
+}
+
+TEST(MmaSparse, InvalidMetadataNamesLaneAndRule) {
+  std::mt19937_64 rng(seed_for_test());
+  SpCase sc = sp_cases()[0];  // .f16, sp-sel 0
+  std::vector<uint64_t> P(16 * 16, 0x3C00), B(32 * 8, 0x3C00), C(16 * 8, 0);
+  std::vector<uint32_t> nib(16 * 8, 0x4);  // columns 0 and 1 of every chunk
+  (void)rng;
+  // Lane 5 (q 1, u 1: chunks 4..7 of rows 1 and 9): bits 7:4 hold row 1 chunk 5.
+  SpRun out = run_sp(sc, P, B, C, nib, 5, 0x5);
+  ASSERT_EQ(out.r.status, RunStatus::Fault);
+  ASSERT_FALSE(out.r.diagnostics.empty());
+  EXPECT_NE(out.r.diagnostics[0].message.find("mma.sp: invalid sparsity metadata 0x44444454 in lane 5 (sp-sel 0): bits 7:4 = "
+                                              "0x5 for row 1 chunk 5 names one column twice (the two indices of a 2:4 "
+                                              "chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are invalid) (PTX ISA "
+                                              "9.7.14.6.1)"),
+            std::string::npos)
+      << out.r.diagnostics[0].message;
+  // The same bad nibble in a lane sp-sel does not read is ignored.
+  EXPECT_EQ(run_sp(sc, P, B, C, nib, 6, 0x5).r.status, RunStatus::Completed);
+  // Decreasing indices (0b0001: columns 1 then 0): fine for .sp, undefined for ::ordered_metadata.
+  EXPECT_EQ(run_sp(sc, P, B, C, nib, 5, 0x1).r.status, RunStatus::Completed);
+  sc.ordered = true;
+  out = run_sp(sc, P, B, C, nib, 5, 0x1);
+  ASSERT_EQ(out.r.status, RunStatus::Fault);
+  EXPECT_NE(out.r.diagnostics[0].message.find("mma.sp::ordered_metadata: invalid sparsity metadata 0x44444414 in lane 5 "
+                                              "(sp-sel 0): bits 7:4 = 0x1 for row 1 chunk 5 is not in increasing order"),
+            std::string::npos)
+      << out.r.diagnostics[0].message;
+  // .tf32: only 0b0100 and 0b1110.
+  SpCase tf = sp_cases()[3];  // sp-sel 1: lanes 4q + 2, 4q + 3
+  std::vector<uint64_t> P8(16 * 8, 0x3F800000), B16(16 * 8, 0x3F800000);
+  out = run_sp(tf, P8, B16, C, nib, 7, 0x6);  // lane 7: q 1, u 3 (h 1): bits 7:4 = row 1 chunk 5
+  ASSERT_EQ(out.r.status, RunStatus::Fault);
+  EXPECT_NE(out.r.diagnostics[0].message.find("in lane 7 (sp-sel 1): bits 7:4 = 0x6 for row 1 chunk 5 is not a .tf32 index"),
+            std::string::npos)
+      << out.r.diagnostics[0].message;
+}
+
+TEST(MmaSparse, FormsGatesAndUnimplemented) {
+  auto one = [](const std::string& instr, const std::string& target = "sm_90a", const std::string& version = "8.7") {
+    return load_error(module(".visible .entry k() {\n .reg .b32 %r<40>;\n .reg .f32 %f<40>;\n " + instr + "\n ret;\n}\n", target, version));
+  };
+  auto has = [](const std::string& err, const std::string& words) {
+    return err.find(words) != std::string::npos ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << "'" << err << "' lacks '" << words << "'";
+  };
+  const std::string f4 = "{%f0, %f1, %f2, %f3}", r4 = "{%r4, %r5, %r6, %r7}", b4 = "{%r8, %r9, %r10, %r11}";
+  const std::string k32 = "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, ";
+  EXPECT_EQ(one(k32 + "1;", "sm_80", "7.1"), "");
+  EXPECT_EQ(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.u8.s32.satfinite " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;"), "");
+  EXPECT_TRUE(has(one(k32 + "2;"), "Argument 6 of instruction 'Sparse mma': value '2' out of range, expected to be in range [0..1]"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 1;"),
+                  "Argument 6 of instruction 'Sparse mma': value '1' out of range, expected to be in range [0..0]"));
+  EXPECT_TRUE(has(one(k32 + "0;", "sm_80", "7.0"), "mma.sp"));
+  EXPECT_TRUE(has(one("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;", "sm_90a", "8.4"),
+                  "8.5"));
+  EXPECT_TRUE(has(one(k32 + "%r2;"), "Arguments mismatch for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 " + f4 + ", {%r4, %r5}, " + b4 + ", " + f4 + ", %r1, 0;"), "mma"));
+  // Recognised, not simulated: loud and named.
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 " + f4 + ", {%r4, %r5}, {%r8, %r9}, " + f4 + ", %r1, 3;"),
+                  "unimplemented"));
+  EXPECT_TRUE(has(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;"),
+                  "unimplemented"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;"),
+                  "unimplemented"));
+}
+
 TEST(MmaSync, F64IsAnFmaChainInK) {
   std::mt19937_64 rng(seed_for_test());
   std::uniform_real_distribution<double> u(-1.0, 1.0);
