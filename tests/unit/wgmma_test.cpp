@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "model/tensorcore/exact_ref.h"
 #include "model/tensorcore/tensorcore.h"
 #include "model/wgmma/smem_desc.h"
 #include "sim/api.h"
@@ -662,6 +663,7 @@ struct SparseCase {
   SpType a = SpType::F16, b = SpType::F16;  // when bf16 is set, both are BF16
   bool satfinite = false;
   uint32_t bad_nibble = 0xA;  // the value written into bits 11:8 of bad_thread's metadata
+  bool random_floats = false; // float kinds: random values near 1 instead of small integers
   int dense_k() const { return sp_bits(a) == 16 ? 32 : sp_bits(a) == 32 ? 16 : 64; }
 };
 
@@ -734,6 +736,28 @@ uint32_t sparse_meta(const SparseCase& cs, const std::vector<uint32_t>& nibble, 
   return word;
 }
 
+tc::ElemFmt sp_fmt(SpType t) {
+  switch (t) {
+    case SpType::F16: return tc::ElemFmt::F16;
+    case SpType::BF16: return tc::ElemFmt::BF16;
+    case SpType::TF32: return tc::ElemFmt::TF32;
+    case SpType::E4M3: return tc::ElemFmt::E4M3;
+    default: return tc::ElemFmt::E5M2;
+  }
+}
+
+// A random finite value in [0.5, 2) with a random sign and fraction, as bits of format t.
+uint32_t near_one_bits(SpType t, uint64_t r) {
+  const uint64_t hi = (r >> 40) & 1;
+  switch (t) {
+    case SpType::F16: return uint32_t((r & 0x83FF) | (hi ? 0x3C00 : 0x3800));
+    case SpType::BF16: return uint32_t((r & 0x807F) | (hi ? 0x3F80 : 0x3F00));
+    case SpType::E4M3: return uint32_t((r & 0x87) | (hi ? 0x38 : 0x30));
+    case SpType::E5M2: return uint32_t((r & 0x83) | (hi ? 0x3C : 0x38));
+    default: return uint32_t((r & 0x807FFFFF) | (hi ? 0x3F800000 : 0x3F000000));
+  }
+}
+
 RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d = nullptr,
                      std::vector<uint32_t>* want_d = nullptr) {
   cs = normalised(cs);
@@ -745,6 +769,7 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
   // Dense sparse A as integers, the metadata nibble per chunk, and the packed A bits.
   std::vector<int> Adense(size_t(M * K), 0), Bv(size_t(N * K)), Cv(size_t(M * N));
   std::vector<uint32_t> nibble(size_t(M * chunks)), P(size_t(M * KP)), Bbits(size_t(N * K));
+  std::vector<int> kept_col(size_t(M * KP));
   for (int m = 0; m < M; ++m)
     for (int ch = 0; ch < chunks; ++ch) {
       int idx[2];
@@ -761,12 +786,13 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
       for (int e = 0; e < kept_per_chunk; ++e) {
         const int v = value(cs.a), col = chunk * ch + idx[e];
         Adense[size_t(m * K + col)] = v;
-        P[size_t(m * KP + kept_per_chunk * ch + e)] = small_int_bits(cs.a, v);
+        P[size_t(m * KP + kept_per_chunk * ch + e)] = cs.random_floats ? near_one_bits(cs.a, rng()) : small_int_bits(cs.a, v);
+        kept_col[size_t(m * KP + kept_per_chunk * ch + e)] = col;
       }
     }
   for (size_t i = 0; i < Bv.size(); ++i) {
     Bv[i] = value(cs.b);
-    Bbits[i] = small_int_bits(cs.b, Bv[i]);
+    Bbits[i] = cs.random_floats ? near_one_bits(cs.b, rng()) : small_int_bits(cs.b, Bv[i]);
   }
   for (int& c : Cv) c = is_int && cs.satfinite ? ((rng() & 1) ? INT32_MAX - int(rng() % 64) : INT32_MIN + int(rng() % 64))
                                                : int(rng() % 201) - 100;
@@ -794,6 +820,7 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
       d_elem(t / 32, t % 32, i, row, col);
       const int c = Cv[size_t(row * N + col)];
       creg[size_t(t * nd + i)] = is_int ? uint32_t(c) : std::bit_cast<uint32_t>(float(c));
+      if (cs.random_floats) creg[size_t(t * nd + i)] = near_one_bits(SpType::TF32, rng());
     }
     for (int i = 0; i < 4 * per; ++i) {  // the packed 64 x K/2 A has the dense k(K/2) register layout
       int row, col;
@@ -824,10 +851,23 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
     for (int i = 0; i < nd; ++i) {
       int row, col;
       d_elem(t / 32, t % 32, i, row, col);
+      got_d->push_back(dreg[size_t(t * nd + i)]);
+      if (cs.random_floats) {
+        // One dot of the K/2 kept products with the B elements they select (the model's exact
+        // reference on the wgmma row).
+        const tc::DotModel* m = tc::find_model(tc::Arch::SM90, tc::Unit::Wgmma, sp_fmt(cs.a), sp_fmt(cs.b), tc::AccFmt::F32);
+        std::vector<uint32_t> a(static_cast<size_t>(KP)), b(static_cast<size_t>(KP));
+        for (int p = 0; p < KP; ++p) {
+          a[size_t(p)] = P[size_t(row * KP + p)];
+          b[size_t(p)] = Bbits[size_t(col * K + kept_col[size_t(row * KP + p)])];
+        }
+        want_d->push_back(m ? tc::ref::dot(*m, sp_fmt(cs.a), a.data(), sp_fmt(cs.b), b.data(), KP, creg[size_t(t * nd + i)])
+                            : 0xDEADBEEFu);
+        continue;
+      }
       int64_t acc = Cv[size_t(row * N + col)];
       for (int k = 0; k < K; ++k) acc += int64_t(Adense[size_t(row * K + k)]) * Bv[size_t(col * K + k)];
       if (is_int && cs.satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
-      got_d->push_back(dreg[size_t(t * nd + i)]);
       want_d->push_back(is_int ? uint32_t(acc) : std::bit_cast<uint32_t>(float(acc)));
     }
   return res;
@@ -881,6 +921,21 @@ TEST(WgmmaSparse, Tf32And8BitDenseProductOfTheDecompressedA) {
                                mk(SpType::S8, SpType::S8, false, 16, 0), mk(SpType::S8, SpType::U8, true, 24, 0),
                                mk(SpType::U8, SpType::U8, false, 8, 0, true), mk(SpType::S8, SpType::S8, true, 32, 0, true)})
     expect_sparse_product(cs, s++);
+}
+
+// Random values: each D element is one dot of the K/2 kept products (one T-FDPA group), not the
+// dense K with zeros chained in two groups; see sim/sem/sparse_a.h.
+TEST(WgmmaSparse, RandomFloatsAreOneDotOfTheKeptProducts) {
+  uint64_t s = seed_for_test();
+  for (SpType t : {SpType::F16, SpType::BF16, SpType::TF32, SpType::E4M3}) {
+    SparseCase cs;
+    cs.a = cs.b = t;
+    cs.n = 16;
+    cs.sel = t == SpType::BF16 || t == SpType::TF32 ? 1 : 0;
+    cs.a_regs = t == SpType::F16;
+    cs.random_floats = true;
+    expect_sparse_product(cs, s++);
+  }
 }
 
 TEST(WgmmaSparse, InvalidMetadataNamesThreadAndRule) {
