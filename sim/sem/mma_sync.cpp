@@ -251,8 +251,9 @@ void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
 // the lanes sp-sel picks says where each packed element sits (sim/sem/sparse_a.h). Each element of
 // D is the dense datapath on the K/2 kept products and the B elements they select: the mma.sync
 // model row of the same types (K/2 = 16 .f16/.bf16, 8 .tf32: one T-FDPA group), exact for 8-bit.
-// Instr fields: in.a = SparseKind, in.b = sp-sel | ordered << 2 | .satfinite << 3, in.d = A signed
-// (bit 0), B signed (bit 1) for 8-bit, in.imm = the tc::DotModel* (float), in.types = {d, a, b, c}.
+// Instr fields: in.a = SparseKind, in.b = sp-sel | ordered << 2 | .satfinite << 3 | fp8 << 4, in.d =
+// A signed (bit 0), B signed (bit 1) for .s8/.u8, in.imm = the tc::DotModel* (float), in.types =
+// {d, a, b, c}.
 struct SparseShapes {
   frag::MmaShape a, b;  // the packed A's dense shape, the sparse shape (B, C, D)
   frag::ElemClass cls;
@@ -286,7 +287,7 @@ void exec_mma_sp(ExecCtx& c, const Instr& in, uint32_t mask) {
     c.fault("error", std::string(ordered ? "mma.sp::ordered_metadata" : "mma.sp") + ": invalid sparsity metadata " +
                          hex32(err.word) + " in lane " + std::to_string(err.lane) + " (sp-sel " + std::to_string(sel) +
                          "): " + err.describe(0) + " (PTX ISA 9.7.14.6.1)");
-  if (kind == frag::SparseKind::Byte) {
+  if (kind == frag::SparseKind::Byte && !(in.b & 16)) {  // .s8/.u8 (bit 4: .e4m3/.e5m2)
     const bool sa = in.d & 1, sb = in.d & 2;
     for (int i = 0; i < 16; ++i)
       for (int j = 0; j < 8; ++j) {
@@ -301,7 +302,7 @@ void exec_mma_sp(ExecCtx& c, const Instr& in, uint32_t mask) {
   } else {
     const auto& model = *reinterpret_cast<const tc::DotModel*>(in.imm);
     const tc::ElemFmt fa = elem_fmt(in.types[1]), fb = elem_fmt(in.types[2]);
-    tc::Value va[16], vb[16];
+    tc::Value va[32], vb[32];  // K/2 <= 32
     for (int i = 0; i < 16; ++i) {
       for (int p = 0; p < KP; ++p) va[p] = tc::decode_a(model, fa, uint32_t(A[i * KP + p]));
       for (int j = 0; j < 8; ++j) {
@@ -466,10 +467,10 @@ void bind_mma_m8n8k4_f16(Binder& b, const std::string& lay) {
 }  // namespace
 
 // mma.sp{::ordered_metadata}.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c, e, f.
-// Simulated: m16n8k32 .f16/.bf16, m16n8k16 .tf32, m16n8k64 .s8/.u8 (the shapes CUTLASS uses, whose
-// metadata figures are those of wgmma.mma_async.sp). Recognised, not simulated: the half-K shapes
-// (m16n8k16 .f16/.bf16, m16n8k8 .tf32, m16n8k32 8-bit: one lane per quad, metadata figures not
-// modelled), .s4/.u4, .e4m3/.e5m2 (ptxas emulates them on sm_90a) and the sm_120a .kind forms.
+// Simulated: m16n8k32 .f16/.bf16, m16n8k16 .tf32, m16n8k64 .s8/.u8 and .e4m3/.e5m2 (the shapes
+// CUTLASS uses, whose metadata figures are those of wgmma.mma_async.sp). Recognised, not simulated:
+// the half-K shapes (m16n8k16 .f16/.bf16, m16n8k8 .tf32, m16n8k32 8-bit: one lane per quad,
+// metadata figures not modelled), .s4/.u4, fp8 on sm_120+ and the sm_120a .kind forms.
 void bind_mma_sp(Binder& b) {
   const bool ordered = b.src.opcode.rfind("mma.sp::ordered_metadata", 0) == 0;
   const char* name = ordered ? "mma.sp::ordered_metadata" : "mma.sp";
@@ -524,8 +525,20 @@ void bind_mma_sp(Binder& b) {
     if (s != frag::MmaShape::M16N8K64) bad_types();
     kind = frag::SparseKind::Byte;
   } else if (is_fp8(ta)) {
-    b.unimplemented(std::string(name) + " with .e4m3/.e5m2 (ptxas 13.0 emulates it on sm_90a with two dense HMMAs "
-                    "and FADDs whose composition is not modelled)");
+    // sm_89+ (table gate). ptxas 13.0 has no fp8 sparse MMA for sm_90a/sm_100a: it widens A and B to
+    // f16, runs one sparse f16 HMMA on the even chunks (packed bytes 0-1 of each register) from +0,
+    // a second on the odd chunks accumulating it, and FADDs C: the fp8 mma.sync row (Pairs4 split,
+    // C last) applied to the K/2 kept products in packed order. sm_120+ has a native fp8 MMA.
+    if (!is_fp8(tb) || td != DType::F32 || tcy != DType::F32) {
+      if (td == DType::F16 || tcy == DType::F16)
+        b.error("Instruction 'mma with with F16 accumulator and F8 floating point type' not supported on .target '" +
+                b.dec.program().target.name() + "'");
+      bad_types();
+    }
+    if (b.dec.program().target.sm >= 120)
+      b.unimplemented(std::string(name) + " with .e4m3/.e5m2 on sm_120 and newer (a native fp8 MMA there; not modelled)");
+    if (s != frag::MmaShape::M16N8K64) bad_types();
+    kind = frag::SparseKind::Byte;
   } else {
     bad_types();
   }
@@ -547,8 +560,8 @@ void bind_mma_sp(Binder& b) {
   sem::check_reg_vector(b, 2, frag::mma_regs(sh.b, frag::Operand::B, sh.cls), 32, "mma");
   sem::check_reg_vector(b, 3, frag::mma_regs(sh.b, frag::Operand::C, cc), 32, "mma");
   b.in.a = uint8_t(kind);
-  b.in.b = uint8_t(sel | (ordered ? 4 : 0) | (sat ? 8 : 0));
-  if (kind == frag::SparseKind::Byte) {
+  b.in.b = uint8_t(sel | (ordered ? 4 : 0) | (sat ? 8 : 0) | (is_fp8(ta) ? 16 : 0));
+  if (is_int8(ta)) {
     b.in.d = uint8_t((ta == DType::S8 ? 1 : 0) | (tb == DType::S8 ? 2 : 0));
   } else {
     const uint32_t sm = b.dec.program().target.sm;

@@ -579,6 +579,8 @@ struct SpCase {
   tc::AccFmt acc;
   bool ordered = false, sa = false, sb = false, sat = false;
   int sel = 0;
+  bool fp8 = false;  // kind 2 with .e4m3/.e5m2 (fa, fb) instead of .s8/.u8
+  bool exact_int() const { return kind == 2 && !fp8; }
 };
 
 struct SpRun {
@@ -626,7 +628,7 @@ SpRun run_sp(const SpCase& sc, const std::vector<uint64_t>& P, const std::vector
   const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : 64, KP = K / 2, chunks = sc.kind == 2 ? 16 : 8;
   const Cls cls = sc.kind == 0 ? F16 : sc.kind == 1 ? TF32 : I8;
   const int per = 32 / cls_bits(cls);
-  const bool int_acc = sc.kind == 2, f16acc = sc.acc == tc::AccFmt::F16;
+  const bool int_acc = sc.exact_int(), f16acc = sc.acc == tc::AccFmt::F16;
   const Cls cc = f16acc ? Acc16 : Acc32;
   const auto ra = pack(P, KP, 16, KP, 'A', cls, 16 * KP / 32);
   std::vector<uint64_t> rb(size_t(32 * 4), 0);
@@ -675,10 +677,14 @@ std::vector<SpCase> sp_cases() {
       {"m16n8k64.row.col.s32.s8.u8.s32", 2, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, false, true, false},
       {"m16n8k64.row.col.satfinite.s32.u8.s8.s32", 2, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, false, false, true, true},
   };
+  v.push_back({"m16n8k64.row.col.f32.e4m3.e5m2.f32", 2, ElemFmt::E4M3, ElemFmt::E5M2, AccFmt::F32});
+  v.push_back({"m16n8k64.row.col.f32.e5m2.e5m2.f32", 2, ElemFmt::E5M2, ElemFmt::E5M2, AccFmt::F32});
   v[1].sel = 1;
   v[3].sel = 1;
   v[2].ordered = true;
   v[5].ordered = true;
+  v[6].fp8 = v[7].fp8 = true;
+  v[7].ordered = true;
   return v;
 }
 
@@ -710,7 +716,9 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
     // by one term), raw bits for 8-bit.
     auto elem = [&](tc::ElemFmt f) -> uint64_t {
       const uint64_t r = rng(), hi = (r >> 40) & 1;
-      if (sc.kind == 2) return r & 0xFF;
+      if (sc.exact_int()) return r & 0xFF;
+      if (f == tc::ElemFmt::E4M3) return (r & 0x87) | (hi ? 0x38 : 0x30);
+      if (f == tc::ElemFmt::E5M2) return (r & 0x83) | (hi ? 0x3C : 0x38);
       if (f == tc::ElemFmt::F16) return (r & 0x83FF) | (hi ? 0x3C00 : 0x3800);
       if (f == tc::ElemFmt::BF16) return (r & 0x807F) | (hi ? 0x3F80 : 0x3F00);
       return (r & 0x807FFFFF) | (hi ? 0x3F800000 : 0x3F000000);
@@ -718,8 +726,8 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
     std::vector<uint64_t> P(size_t(16 * KP)), B(size_t(K * 8)), C(size_t(16 * 8));
     for (auto& x : P) x = elem(sc.fa);
     for (auto& x : B) x = elem(sc.fb);
-    for (auto& x : C) x = sc.kind == 2 ? bits(32) : elem(sc.acc == tc::AccFmt::F16 ? tc::ElemFmt::F16 : tc::ElemFmt::F32);
-    if (sc.kind == 2)  // C near the s32 ends so that sums overflow
+    for (auto& x : C) x = sc.exact_int() ? bits(32) : elem(sc.acc == tc::AccFmt::F16 ? tc::ElemFmt::F16 : tc::ElemFmt::F32);
+    if (sc.exact_int())  // C near the s32 ends so that sums overflow
       for (auto& x : C) x = uint32_t(int32_t((rng() & 1) ? INT32_MAX - int32_t(rng() % 100000) : INT32_MIN + int32_t(rng() % 100000)));
     (void)wa;
     (void)wc;
@@ -728,7 +736,7 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
     for (int i = 0; i < 16; ++i)
       for (int j = 0; j < 8; ++j) {
         uint32_t want;
-        if (sc.kind == 2) {
+        if (sc.exact_int()) {
           int64_t acc = int32_t(uint32_t(C[size_t(i * 8 + j)]));
           for (int p = 0; p < KP; ++p) {
             const uint64_t a = P[size_t(i * KP + p)], b = B[size_t(cols[size_t(i * KP + p)] * 8 + j)];
@@ -810,8 +818,11 @@ TEST(MmaSparse, FormsGatesAndUnimplemented) {
   // Recognised, not simulated: loud and named.
   EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 " + f4 + ", {%r4, %r5}, {%r8, %r9}, " + f4 + ", %r1, 3;"),
                   "unimplemented"));
-  EXPECT_TRUE(has(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;"),
-                  "unimplemented"));
+  EXPECT_EQ(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;", "sm_89"), "");
+  EXPECT_TRUE(has(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f16.e4m3.e5m2.f16 {%r0, %r1}, " + r4 + ", " + b4 + ", {%r2, %r3}, %r1, 0;", "sm_100a"),
+                  "Instruction 'mma with with F16 accumulator and F8 floating point type' not supported on .target 'sm_100a'"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;", "sm_90a", "8.3"),
+                  "8.4"));
   EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;"),
                   "unimplemented"));
 }
