@@ -130,6 +130,13 @@ void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass c
   }
 }
 
+// Every lane of the warp holds part of every matrix: a lane predicated off, inactive or exited is a fault.
+void require_full_warp(ExecCtx& c, uint32_t mask, const char* name) {
+  if (mask != 0xffffffffu)
+    c.fault("error", std::string(name) + " needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
+                         " execute it (inactive, exited or predicated off lanes)");
+}
+
 // Sign-extends the low `bits` bits of x.
 int64_t sext(uint64_t x, int bits) { return int64_t(x << (64 - bits)) >> (64 - bits); }
 
@@ -140,9 +147,7 @@ int64_t sext(uint64_t x, int bits) { return int64_t(x << (64 - bits)) >> (64 - b
 template <uint8_t Kind>
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
-  if (mask != 0xffffffffu)
-    c.fault("error", "mma.sync.aligned needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
-                         " execute it (inactive, exited or predicated off lanes)");
+  require_full_warp(c, mask, "mma.sync.aligned");
   const frag::MmaShape s = frag::MmaShape(in.a);
   const frag::MmaDims dim = frag::mma_dims(s);
   const DType td = in.types[0], ta = in.types[1], tb = in.types[2], tcy = in.types[3];
@@ -214,9 +219,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
 // Instr fields: in.b / in.d = ElemClass of A / B (row/col), in.types = {d, a, b, c}.
 void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
-  if (mask != 0xffffffffu)
-    c.fault("error", "mma.sync.aligned needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
-                         " execute it (inactive, exited or predicated off lanes)");
+  require_full_warp(c, mask, "mma.sync.aligned");
   const frag::MmaShape s = frag::MmaShape::M8N8K4X4;
   const bool c16 = in.types[3] == DType::F16, d16 = in.types[0] == DType::F16;
   const frag::ElemClass cc = c16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32;
@@ -269,9 +272,7 @@ SparseShapes sparse_shapes(frag::SparseKind k) {
 
 void exec_mma_sp(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
-  if (mask != 0xffffffffu)
-    c.fault("error", "mma.sp needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
-                         " execute it (inactive, exited or predicated off lanes)");
+  require_full_warp(c, mask, "mma.sp");
   const frag::SparseKind kind = frag::SparseKind(in.a);
   const SparseShapes sh = sparse_shapes(kind);
   const int sel = in.b & 3, K = sh.k, KP = K / 2;

@@ -942,6 +942,18 @@ TEST(MmaSync, PartialWarpFaults) {
   const RunResult r = run(module(body, "sm_90a"), dev, {});
   ASSERT_EQ(r.status, RunStatus::Fault);
   EXPECT_NE(r.report.find("all 32 lanes"), std::string::npos) << r.report;
+  // The same for the other mma entry points: sub-byte, m8n8k4 .f16, mma.sp.
+  for (const std::string instr :
+       {"mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%r0, %r1}, {%r2}, {%r3}, {%r0, %r1};",
+        "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r0, %r1}, {%r2, %r3}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};",
+        "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%f0, %f1, %f2, %f3}, %r8, 0;"}) {
+    std::string b2 = body;
+    const size_t at = b2.find("mma.sync.aligned.m16n8k16");
+    b2.replace(at, b2.find('\n', at) - at, instr);
+    const RunResult r2 = run(module(b2, "sm_90a"), dev, {});
+    ASSERT_EQ(r2.status, RunStatus::Fault) << instr;
+    EXPECT_NE(r2.report.find("needs all 32 lanes of the warp, but only lanes 0x7fffffff"), std::string::npos) << r2.report;
+  }
 }
 
 // The sub-byte forms' gates and combination rules, with ptxas 13.0's words (each checked with
