@@ -107,6 +107,7 @@ bool mma_layout_exists(MmaShape s, Operand op, ElemClass c) {
     case MmaShape::M8N8K128:
     case MmaShape::M16N8K128:
     case MmaShape::M16N8K256: return c == ElemClass::B1;
+    case MmaShape::M8N8K4X4: break;  // handled above
   }
   return false;
 }
@@ -163,6 +164,7 @@ RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
       case MmaShape::M8N8K128: return {g, 32 * q + i};
       case MmaShape::M16N8K128: return {g + 8 * (i / 32), 32 * q + i % 32};
       case MmaShape::M16N8K256: return {g + 8 * ((i / 32) % 2), 32 * q + i % 32 + 128 * (i / 64)};
+      case MmaShape::M8N8K4X4: break;  // mma_map_m8n8k4x4
     }
   }
   // B (KxN): the column is always the group.
@@ -188,6 +190,7 @@ RC mma_map(MmaShape s, Operand op, ElemClass c, int lane, int i) {
     case MmaShape::M8N8K128:
     case MmaShape::M16N8K128: return {32 * q + i, g};
     case MmaShape::M16N8K256: return {32 * q + i % 32 + 128 * (i / 32), g};
+    case MmaShape::M8N8K4X4: break;  // mma_map_m8n8k4x4
   }
   return {0, 0};
 }

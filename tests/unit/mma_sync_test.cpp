@@ -710,7 +710,6 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
         cols[size_t(r * KP + 2 * ch)] = 4 * ch + i0;
         cols[size_t(r * KP + 2 * ch + 1)] = 4 * ch + i1;
       }
-    const int wa = sc.kind == 0 ? 16 : sc.kind == 1 ? 32 : 8, wc = sc.acc == tc::AccFmt::F16 ? 16 : 32;
     auto bits = [&](int w) { return rng() & (w == 32 ? 0xFFFFFFFFull : (uint64_t{1} << w) - 1); };
     // Finite values near 1 for the float kinds (wide-exponent random bits would mostly be dominated
     // by one term), raw bits for 8-bit.
@@ -729,8 +728,6 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
     for (auto& x : C) x = sc.exact_int() ? bits(32) : elem(sc.acc == tc::AccFmt::F16 ? tc::ElemFmt::F16 : tc::ElemFmt::F32);
     if (sc.exact_int())  // C near the s32 ends so that sums overflow
       for (auto& x : C) x = uint32_t(int32_t((rng() & 1) ? INT32_MAX - int32_t(rng() % 100000) : INT32_MIN + int32_t(rng() % 100000)));
-    (void)wa;
-    (void)wc;
     const SpRun out = run_sp(sc, P, B, C, nib);
     ASSERT_EQ(out.r.status, RunStatus::Completed) << out.r.report;
     for (int i = 0; i < 16; ++i)
@@ -759,11 +756,9 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
 }
 
 TEST(MmaSparse, InvalidMetadataNamesLaneAndRule) {
-  std::mt19937_64 rng(seed_for_test());
   SpCase sc = sp_cases()[0];  // .f16, sp-sel 0
   std::vector<uint64_t> P(16 * 16, 0x3C00), B(32 * 8, 0x3C00), C(16 * 8, 0);
   std::vector<uint32_t> nib(16 * 8, 0x4);  // columns 0 and 1 of every chunk
-  (void)rng;
   // Lane 5 (q 1, u 1: chunks 4..7 of rows 1 and 9): bits 7:4 hold row 1 chunk 5.
   SpRun out = run_sp(sc, P, B, C, nib, 5, 0x5);
   ASSERT_EQ(out.r.status, RunStatus::Fault);
