@@ -664,6 +664,7 @@ struct SparseCase {
   bool satfinite = false;
   uint32_t bad_nibble = 0xA;  // the value written into bits 11:8 of bad_thread's metadata
   bool random_floats = false; // float kinds: random values near 1 instead of small integers
+  bool d16 = false;            // .f16 D (two elements per register) instead of .f32
   int dense_k() const { return sp_bits(a) == 16 ? 32 : sp_bits(a) == 32 ? 16 : 64; }
 };
 
@@ -676,7 +677,7 @@ std::string sparse_kernel_ptx(const SparseCase& cs, int nd) {
   std::string dregs;
   for (int i = 0; i < nd; ++i) dregs += (i ? ", %d" : "%d") + std::to_string(i);
   const bool is_int = sp_int(cs.a), f16ish = sp_bits(cs.a) == 16;
-  const std::string ty = std::string(is_int ? ".s32." : ".f32.") + sp_name(cs.a) + "." + sp_name(cs.b);
+  const std::string ty = std::string(is_int ? ".s32." : cs.d16 ? ".f16." : ".f32.") + sp_name(cs.a) + "." + sp_name(cs.b);
   std::string s = ".shared .align 1024 .b8 smem[65536];\n"
                   ".visible .entry k(.param .u64 pimg, .param .u32 nimg, .param .u64 pc, .param .u64 pd, .param .u64 pa,"
                   " .param .u64 pm, .param .u64 da, .param .u64 db)\n{\n"
@@ -762,7 +763,10 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
                      std::vector<uint32_t>* want_d = nullptr) {
   cs = normalised(cs);
   std::mt19937_64 rng(seed);
-  const int M = 64, K = cs.dense_k(), KP = K / 2, N = cs.n, nd = N / 2, ebits = sp_bits(cs.a);
+  // D: N/2 elements per thread (the f32 register layout, d_elem), two per register for .f16.
+  const int M = 64, K = cs.dense_k(), KP = K / 2, N = cs.n, ne = N / 2, nd = cs.d16 ? N / 4 : N / 2,
+            ebits = sp_bits(cs.a);
+  auto f16_of = [](double v) { return uint32_t(std::bit_cast<uint16_t>(static_cast<_Float16>(v))); };
   const bool tf32 = cs.a == SpType::TF32, is_int = sp_int(cs.a);
   const int chunk = tf32 ? 2 : 4, chunks = K / chunk, kept_per_chunk = chunk / 2;
   auto value = [&](SpType t) { return t == SpType::U8 ? int(rng() % 7) : int(rng() % 7) - 3; };
@@ -812,15 +816,18 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
     d.stride_byte_offset = wg::encode_bytes(sbo);
     return wg::encode(d);
   };
-  std::vector<uint32_t> creg(size_t(128 * nd)), areg(size_t(128 * 4), 0), meta(128);
+  std::vector<uint32_t> creg(size_t(128 * nd), 0), areg(size_t(128 * 4), 0), meta(128), cbits(size_t(128 * ne));
   const int per = 32 / ebits;
   for (int t = 0; t < 128; ++t) {
-    for (int i = 0; i < nd; ++i) {
+    for (int i = 0; i < ne; ++i) {
       int row, col;
       d_elem(t / 32, t % 32, i, row, col);
       const int c = Cv[size_t(row * N + col)];
-      creg[size_t(t * nd + i)] = is_int ? uint32_t(c) : std::bit_cast<uint32_t>(float(c));
-      if (cs.random_floats) creg[size_t(t * nd + i)] = near_one_bits(SpType::TF32, rng());
+      uint32_t& cb = cbits[size_t(t * ne + i)];
+      cb = is_int ? uint32_t(c) : cs.d16 ? f16_of(c) : std::bit_cast<uint32_t>(float(c));
+      if (cs.random_floats) cb = cs.d16 ? near_one_bits(SpType::F16, rng()) : near_one_bits(SpType::TF32, rng());
+      if (cs.d16) creg[size_t(t * nd + i / 2)] |= cb << (16 * (i % 2));
+      else creg[size_t(t * nd + i)] = cb;
     }
     for (int i = 0; i < 4 * per; ++i) {  // the packed 64 x K/2 A has the dense k(K/2) register layout
       int row, col;
@@ -848,27 +855,28 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
   if (res.status != RunStatus::Completed || !got_d) return res;
   const auto dreg = dev.download<uint32_t>(pd, creg.size());
   for (int t = 0; t < 128; ++t)
-    for (int i = 0; i < nd; ++i) {
+    for (int i = 0; i < ne; ++i) {
       int row, col;
       d_elem(t / 32, t % 32, i, row, col);
-      got_d->push_back(dreg[size_t(t * nd + i)]);
+      got_d->push_back(cs.d16 ? (dreg[size_t(t * nd + i / 2)] >> (16 * (i % 2))) & 0xFFFF : dreg[size_t(t * nd + i)]);
       if (cs.random_floats) {
         // One dot of the K/2 kept products with the B elements they select (the model's exact
         // reference on the wgmma row).
-        const tc::DotModel* m = tc::find_model(tc::Arch::SM90, tc::Unit::Wgmma, sp_fmt(cs.a), sp_fmt(cs.b), tc::AccFmt::F32);
+        const tc::DotModel* m = tc::find_model(tc::Arch::SM90, tc::Unit::Wgmma, sp_fmt(cs.a), sp_fmt(cs.b),
+                                               cs.d16 ? tc::AccFmt::F16 : tc::AccFmt::F32);
         std::vector<uint32_t> a(static_cast<size_t>(KP)), b(static_cast<size_t>(KP));
         for (int p = 0; p < KP; ++p) {
           a[size_t(p)] = P[size_t(row * KP + p)];
           b[size_t(p)] = Bbits[size_t(col * K + kept_col[size_t(row * KP + p)])];
         }
-        want_d->push_back(m ? tc::ref::dot(*m, sp_fmt(cs.a), a.data(), sp_fmt(cs.b), b.data(), KP, creg[size_t(t * nd + i)])
+        want_d->push_back(m ? tc::ref::dot(*m, sp_fmt(cs.a), a.data(), sp_fmt(cs.b), b.data(), KP, cbits[size_t(t * ne + i)])
                             : 0xDEADBEEFu);
         continue;
       }
       int64_t acc = Cv[size_t(row * N + col)];
       for (int k = 0; k < K; ++k) acc += int64_t(Adense[size_t(row * K + k)]) * Bv[size_t(col * K + k)];
       if (is_int && cs.satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
-      want_d->push_back(is_int ? uint32_t(acc) : std::bit_cast<uint32_t>(float(acc)));
+      want_d->push_back(is_int ? uint32_t(acc) : cs.d16 ? f16_of(double(acc)) : std::bit_cast<uint32_t>(float(acc)));
     }
   return res;
 }
@@ -876,7 +884,8 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
 std::string sparse_case_name(const SparseCase& c) {
   const SparseCase cs = normalised(c);
   return std::string(sp_name(cs.a)) + "." + sp_name(cs.b) + (cs.a_regs ? " A in registers" : " A from smem") +
-         " n=" + std::to_string(cs.n) + " sp-sel=" + std::to_string(cs.sel) + (cs.satfinite ? " .satfinite" : "");
+         " n=" + std::to_string(cs.n) + " sp-sel=" + std::to_string(cs.sel) + (cs.satfinite ? " .satfinite" : "") +
+         (cs.d16 ? " .f16 D" : "") + (cs.random_floats ? " random" : "");
 }
 
 void expect_sparse_product(const SparseCase& cs, uint64_t seed) {
@@ -924,18 +933,23 @@ TEST(WgmmaSparse, Tf32And8BitDenseProductOfTheDecompressedA) {
 }
 
 // Random values: each D element is one dot of the K/2 kept products (one T-FDPA group), not the
-// dense K with zeros chained in two groups; see sim/sem/sparse_a.h.
+// dense K with zeros chained in two groups; see sim/sem/sparse_a.h. Also .f16 D (f16 and fp8 A).
 TEST(WgmmaSparse, RandomFloatsAreOneDotOfTheKeptProducts) {
   uint64_t s = seed_for_test();
-  for (SpType t : {SpType::F16, SpType::BF16, SpType::TF32, SpType::E4M3}) {
-    SparseCase cs;
-    cs.a = cs.b = t;
-    cs.n = 16;
-    cs.sel = t == SpType::BF16 || t == SpType::TF32 ? 1 : 0;
-    cs.a_regs = t == SpType::F16;
-    cs.random_floats = true;
-    expect_sparse_product(cs, s++);
-  }
+  for (SpType t : {SpType::F16, SpType::BF16, SpType::TF32, SpType::E4M3})
+    for (bool d16 : {false, true}) {
+      if (d16 && (t == SpType::BF16 || t == SpType::TF32)) continue;  // .f16 D only for .f16 and fp8
+      SparseCase cs;
+      cs.a = cs.b = t;
+      cs.n = 16;
+      cs.sel = t == SpType::BF16 || t == SpType::TF32 ? 1 : 0;
+      cs.a_regs = t == SpType::F16;
+      cs.d16 = d16;
+      for (bool random : {true, false}) {
+        cs.random_floats = random;
+        expect_sparse_product(cs, s++);
+      }
+    }
 }
 
 TEST(WgmmaSparse, InvalidMetadataNamesThreadAndRule) {
