@@ -9,13 +9,17 @@
 //  * .f64: a chain of IEEE fmas in increasing k, d = fma(a_k, b_k, d) starting from c, with the
 //    instruction's rounding (.rn default, .rz, .rm, .rp): the PTX ISA says the precision is that of
 //    .f64 fma, and MMA-Sim validated the k-ordered chain on A100 and H100;
-//  * .s8/.u8: exact; the sum wraps modulo 2^32, or with .satfinite is clamped to the s32 range.
+//  * .s8/.u8, .s4/.u4: exact; the sum wraps modulo 2^32, or with .satfinite is clamped to the s32
+//    range;
+//  * .b1: d = c + sum_k popc(a_k AND/XOR b_k), wrapping modulo 2^32.
 //
 // Simulated: m16n8k8 / m16n8k16 .f16 (f16 or f32 accumulator), .bf16; m16n8k4 / m16n8k8 .tf32;
-// m16n8k16 / m16n8k32 .e4m3/.e5m2 (sm_89+); m8n8k16 / m16n8k16 / m16n8k32 .s8/.u8; m8n8k4 and
-// (sm_90+) m16n8k4 / m16n8k8 / m16n8k16 .f64. Recognised but not simulated (load-time
-// "unimplemented"): m8n8k4 .f16, the .s4/.u4 and .b1 shapes, the sm_120a .kind / .block_scale
-// forms, and .e4m3/.e5m2 for sm_120+ targets (a native fp8 MMA there, with other numerics).
+// m16n8k16 / m16n8k32 .e4m3/.e5m2 (sm_89+); m8n8k16 / m16n8k16 / m16n8k32 .s8/.u8; m8n8k32 /
+// m16n8k32 / m16n8k64 .s4/.u4; m8n8k128 / m16n8k128 / m16n8k256 .b1 .xor.popc / .and.popc;
+// m8n8k4 and (sm_90+) m16n8k4 / m16n8k8 / m16n8k16 .f64. Recognised but not simulated (load-time
+// "unimplemented"): the sm_120a .kind / .block_scale forms, and .e4m3/.e5m2 for sm_120+ targets
+// (a native fp8 MMA there, with other numerics). m8n8k4 .f16 (four quad-pair products) runs the
+// scalar code ptxas emits for it on sm_80+ (exec_mma_m8n8k4_f16).
 //
 // A lane predicated off, inactive or exited makes the instruction fault: every lane of the warp
 // holds part of every matrix.
@@ -27,10 +31,13 @@
 #include <vector>
 
 #include "model/fragments/fragments.h"
+#include "model/numerics/f32_ops.h"
+#include "model/numerics/fp_formats.h"
 #include "model/numerics/f64_ops.h"
 #include "model/tensorcore/tensorcore.h"
 #include "sim/exec/engine.h"
 #include "sim/sem/sem_util.h"
+#include "sim/sem/sparse_a.h"
 
 namespace ptxsim {
 
@@ -44,7 +51,9 @@ namespace frag = model::frag;
 namespace tc = model::tc;
 namespace num = model::num;
 
-enum MmaKind : uint8_t { kFloat, kInt, kF64 };
+enum MmaKind : uint8_t { kFloat, kInt, kF64, kBit };
+// Instr::d of the .b1 forms: the bit operation applied before the population count.
+enum BitOp : uint8_t { kAndPopc, kXorPopc };
 
 std::string hex32(uint32_t v) {
   char buf[16];
@@ -67,8 +76,11 @@ frag::ElemClass class_of(DType t, bool acc) {
 int class_bits(frag::ElemClass c) {
   switch (c) {
     case frag::ElemClass::B16:
+    case frag::ElemClass::B16T:
     case frag::ElemClass::Acc16: return 16;
     case frag::ElemClass::B8: return 8;
+    case frag::ElemClass::B4: return 4;
+    case frag::ElemClass::B1: return 1;
     case frag::ElemClass::B64: return 64;
     default: return 32;
   }
@@ -118,21 +130,34 @@ void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass c
   }
 }
 
-// Instr fields: in.a = MmaShape, in.c = .satfinite (int) or num::Round (f64),
-// in.types = {d, a, b, c}, in.imm = the tc::DotModel* (float kinds).
+// Every lane of the warp holds part of every matrix: a lane predicated off, inactive or exited is a fault.
+void require_full_warp(ExecCtx& c, uint32_t mask, const char* name) {
+  if (mask != 0xffffffffu)
+    c.fault("error", std::string(name) + " needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
+                         " execute it (inactive, exited or predicated off lanes)");
+}
+
+// Sign-extends the low `bits` bits of x.
+int64_t sext(uint64_t x, int bits) { return int64_t(x << (64 - bits)) >> (64 - bits); }
+
+// Instr fields: in.a = MmaShape, in.c = .satfinite (int) or num::Round (f64), in.b (int, bit) =
+// the element class of A and B (frag::ElemClass), in.d = A signed (bit 0), B signed (bit 1) for
+// the integer kinds or the BitOp for .b1, in.types = {d, a, b, c} (.s4/.u4/.b1 are not DTypes:
+// there A and B are DType::None), in.imm = the tc::DotModel* (float kinds).
 template <uint8_t Kind>
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
-  if (mask != 0xffffffffu)
-    c.fault("error", "mma.sync.aligned needs all 32 lanes of the warp, but only lanes " + hex32(mask) +
-                         " execute it (inactive, exited or predicated off lanes)");
+  require_full_warp(c, mask, "mma.sync.aligned");
   const frag::MmaShape s = frag::MmaShape(in.a);
   const frag::MmaDims dim = frag::mma_dims(s);
   const DType td = in.types[0], ta = in.types[1], tb = in.types[2], tcy = in.types[3];
-  const frag::ElemClass ca = class_of(ta, false), cb = class_of(tb, false), cc = class_of(tcy, true),
+  const bool int_kind = Kind == kInt || Kind == kBit;
+  const frag::ElemClass ca = int_kind ? frag::ElemClass(in.b) : class_of(ta, false),
+                        cb = int_kind ? frag::ElemClass(in.b) : class_of(tb, false), cc = class_of(tcy, true),
                         cd = class_of(td, true);
   const int M = dim.m, N = dim.n, K = dim.k;
-  uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
+  // The largest operands: A 16 x 256 (.b1 m16n8k256), B 256 x 8.
+  uint64_t A[16 * 256], B[256 * 8], C[16 * 8], D[16 * 8];
   // Read everything before writing: D may share registers with A, B or C.
   gather(c, in.op[1], s, frag::Operand::A, ca, A);
   gather(c, in.op[2], s, frag::Operand::B, cb, B);
@@ -147,17 +172,28 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) D[i * N + j] = tc::dot(model, va + i * K, vbt + j * K, K, uint32_t(C[i * N + j]));
   } else if constexpr (Kind == kInt) {
-    const bool sa = ta == DType::S8, sb = tb == DType::S8, sat = in.c != 0;
+    // .s8/.u8/.s4/.u4: exact products and sum; wrap modulo 2^32 or clamp with .satfinite.
+    const int bits = class_bits(ca);
+    const bool sa = in.d & 1, sb = in.d & 2, sat = in.c != 0;
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         int64_t acc = int32_t(uint32_t(C[i * N + j]));
         for (int k = 0; k < K; ++k) {
-          const int64_t x = sa ? int8_t(A[i * K + k]) : int64_t(uint8_t(A[i * K + k]));
-          const int64_t y = sb ? int8_t(B[k * N + j]) : int64_t(uint8_t(B[k * N + j]));
+          const int64_t x = sa ? sext(A[i * K + k], bits) : int64_t(A[i * K + k]);
+          const int64_t y = sb ? sext(B[k * N + j], bits) : int64_t(B[k * N + j]);
           acc += x * y;
         }
         if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
         D[i * N + j] = uint32_t(acc);
+      }
+  } else if constexpr (Kind == kBit) {
+    // .b1: d = c + sum_k popc(a_k OP b_k) (PTX ISA: "the popc of the bitwise AND / XOR"), wrapping.
+    const bool use_xor = in.d == kXorPopc;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        uint32_t acc = uint32_t(C[i * N + j]);
+        for (int k = 0; k < K; ++k) acc += uint32_t(use_xor ? A[i * K + k] ^ B[k * N + j] : A[i * K + k] & B[k * N + j]);
+        D[i * N + j] = acc;
       }
   } else {
     const num::Round rm = num::Round(in.c);
@@ -171,6 +207,114 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   scatter(c, in.op[0], s, cd, D);
 }
 
+// m8n8k4 .f16 (four 8x8x4 products in quad pairs). On sm_80 and newer there is no 8x8x4 tensor-core
+// instruction: ptxas 13.0 (sm_80, sm_90a, sm_100a) emulates it with shuffles and scalar f32 code
+// (f16 operands widened exactly with HADD2.F32; every FMUL/FFMA/FADD round-to-nearest, no .ftz),
+// decoded from the cubin:
+//  * .f32 D: t = +0; t = fma.rn.f32(a_k, b_k, t) for k = 0..3; d = add.rn.f32(c, t) (an .f16 C is
+//    widened exactly first);
+//  * .f16 D (.f16 C): p01 = fma.rn(a1, b1, a0 * b0), p23 = fma.rn(a3, b3, a2 * b2);
+//    d = cvt.rn.f16.f32((c + p01) + p23) (the products a0*b0, a2*b2 are exact in f32).
+// No tensor-core rounding is involved, so this uses model/numerics, not a tensor-core model row.
+// Instr fields: in.b / in.d = ElemClass of A / B (row/col), in.types = {d, a, b, c}.
+void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask == 0) return;
+  require_full_warp(c, mask, "mma.sync.aligned");
+  const frag::MmaShape s = frag::MmaShape::M8N8K4X4;
+  const bool c16 = in.types[3] == DType::F16, d16 = in.types[0] == DType::F16;
+  const frag::ElemClass cc = c16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32;
+  uint64_t A[32 * 4], B[4 * 32], C[32 * 8], D[32 * 8];  // stacked: product j in rows / columns 8j..8j+7
+  gather(c, in.op[1], s, frag::Operand::A, frag::ElemClass(in.b), A);
+  gather(c, in.op[2], s, frag::Operand::B, frag::ElemClass(in.d), B);
+  gather(c, in.op[3], s, frag::Operand::C, cc, C);
+  for (int j = 0; j < 4; ++j)
+    for (int r = 8 * j; r < 8 * j + 8; ++r)
+      for (int col = 0; col < 8; ++col) {
+        auto a = [&](int k) { return uint16_t(A[r * 4 + k]); };
+        auto b = [&](int k) { return uint16_t(B[k * 32 + 8 * j + col]); };
+        const uint64_t cv = C[r * 8 + col];
+        if (d16) {
+          auto pair = [&](int k) {  // fma(a_{k+1}, b_{k+1}, a_k * b_k)
+            const uint32_t p = num::mul_f32(num::f16_to_f32_bits(a(k)), num::f16_to_f32_bits(b(k)));
+            return num::fma_f32_f16(a(k + 1), b(k + 1), p);
+          };
+          const uint32_t sum = num::add_f32(num::add_f32_f16(uint16_t(cv), pair(0)), pair(2));
+          D[r * 8 + col] = num::f32_to_f16(sum, num::Round::RN);
+        } else {
+          uint32_t t = 0;  // +0
+          for (int k = 0; k < 4; ++k) t = num::fma_f32_f16(a(k), b(k), t);
+          D[r * 8 + col] = c16 ? num::add_f32_f16(uint16_t(cv), t) : num::add_f32(uint32_t(cv), t);
+        }
+      }
+  scatter(c, in.op[0], s, d16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32, D);
+}
+
+// mma.sp / mma.sp::ordered_metadata (PTX ISA 9.7.14.6): A is packed (16 x K/2, the register layout
+// of the dense shape with half the K), B has the sparse shape's layout, and the metadata operand e of
+// the lanes sp-sel picks says where each packed element sits (sim/sem/sparse_a.h). Each element of
+// D is the dense datapath on the K/2 kept products and the B elements they select: the mma.sync
+// model row of the same types (K/2 = 16 .f16/.bf16, 8 .tf32: one T-FDPA group), exact for 8-bit.
+// Instr fields: in.a = SparseKind, in.b = sp-sel | ordered << 2 | .satfinite << 3 | fp8 << 4, in.d =
+// A signed (bit 0), B signed (bit 1) for .s8/.u8, in.imm = the tc::DotModel* (float), in.types =
+// {d, a, b, c}.
+struct SparseShapes {
+  frag::MmaShape a, b;  // the packed A's dense shape, the sparse shape (B, C, D)
+  frag::ElemClass cls;
+  int k;                // the logical K
+};
+SparseShapes sparse_shapes(frag::SparseKind k) {
+  switch (k) {
+    case frag::SparseKind::Half: return {frag::MmaShape::M16N8K16, frag::MmaShape::M16N8K32, frag::ElemClass::B16, 32};
+    case frag::SparseKind::Tf32: return {frag::MmaShape::M16N8K8, frag::MmaShape::M16N8K16, frag::ElemClass::B32, 16};
+    default: return {frag::MmaShape::M16N8K32, frag::MmaShape::M16N8K64, frag::ElemClass::B8, 64};
+  }
+}
+
+void exec_mma_sp(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (mask == 0) return;
+  require_full_warp(c, mask, "mma.sp");
+  const frag::SparseKind kind = frag::SparseKind(in.a);
+  const SparseShapes sh = sparse_shapes(kind);
+  const int sel = in.b & 3, K = sh.k, KP = K / 2;
+  const bool ordered = in.b & 4, sat = in.b & 8;
+  const frag::ElemClass cc = class_of(in.types[3], true), cd = class_of(in.types[0], true);
+  uint64_t A[16 * 32], B[64 * 8], C[16 * 8], D[16 * 8];
+  gather(c, in.op[1], sh.a, frag::Operand::A, sh.cls, A);
+  gather(c, in.op[2], sh.b, frag::Operand::B, sh.cls, B);
+  gather(c, in.op[3], sh.b, frag::Operand::C, cc, C);
+  std::vector<int> cols;
+  sem::SparseMetaError err;
+  if (!sem::sparse_columns(c, in.op[4], kind, sel, ordered, K, cols, err))
+    c.fault("error", std::string(ordered ? "mma.sp::ordered_metadata" : "mma.sp") + ": invalid sparsity metadata " +
+                         hex32(err.word) + " in lane " + std::to_string(err.lane) + " (sp-sel " + std::to_string(sel) +
+                         "): " + err.describe(0) + " (PTX ISA 9.7.14.6.1)");
+  if (kind == frag::SparseKind::Byte && !(in.b & 16)) {  // .s8/.u8 (bit 4: .e4m3/.e5m2)
+    const bool sa = in.d & 1, sb = in.d & 2;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) {
+        int64_t acc = int32_t(uint32_t(C[i * 8 + j]));
+        for (int p = 0; p < KP; ++p) {
+          const uint64_t a = A[i * KP + p], b = B[cols[size_t(i * KP + p)] * 8 + j];
+          acc += (sa ? sext(a, 8) : int64_t(a)) * (sb ? sext(b, 8) : int64_t(b));
+        }
+        if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        D[i * 8 + j] = uint32_t(acc);
+      }
+  } else {
+    const auto& model = *reinterpret_cast<const tc::DotModel*>(in.imm);
+    const tc::ElemFmt fa = elem_fmt(in.types[1]), fb = elem_fmt(in.types[2]);
+    tc::Value va[32], vb[32];  // K/2 <= 32
+    for (int i = 0; i < 16; ++i) {
+      for (int p = 0; p < KP; ++p) va[p] = tc::decode_a(model, fa, uint32_t(A[i * KP + p]));
+      for (int j = 0; j < 8; ++j) {
+        for (int p = 0; p < KP; ++p) vb[p] = tc::decode_b(model, fb, uint32_t(B[cols[size_t(i * KP + p)] * 8 + j]));
+        D[i * 8 + j] = tc::dot(model, va, vb, KP, uint32_t(C[i * 8 + j]));
+      }
+    }
+  }
+  scatter(c, in.op[0], sh.b, cd, D);
+}
+
 // ---- binder ---------------------------------------------------------------------------------------
 
 struct ShapeName {
@@ -182,9 +326,9 @@ constexpr ShapeName kShapes[] = {
     {".m8n8k4", frag::MmaShape::M8N8K4, true},     {".m8n8k16", frag::MmaShape::M8N8K16, true},
     {".m16n8k4", frag::MmaShape::M16N8K4, true},   {".m16n8k8", frag::MmaShape::M16N8K8, true},
     {".m16n8k16", frag::MmaShape::M16N8K16, true}, {".m16n8k32", frag::MmaShape::M16N8K32, true},
-    {".m8n8k32", frag::MmaShape::M8N8K4, false},   {".m8n8k128", frag::MmaShape::M8N8K4, false},
-    {".m16n8k64", frag::MmaShape::M8N8K4, false},  {".m16n8k128", frag::MmaShape::M8N8K4, false},
-    {".m16n8k256", frag::MmaShape::M8N8K4, false},
+    {".m8n8k32", frag::MmaShape::M8N8K32, true},   {".m8n8k128", frag::MmaShape::M8N8K128, true},
+    {".m16n8k64", frag::MmaShape::M16N8K64, true},  {".m16n8k128", frag::MmaShape::M16N8K128, true},
+    {".m16n8k256", frag::MmaShape::M16N8K256, true},
 };
 
 bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
@@ -204,6 +348,22 @@ void require(const Binder& b, Gate g, const std::string& feature) {
             std::to_string(g.ptx % 10) + " or later");
 }
 
+// The modifiers of the opcode that are in `names`, in the order written (repeats kept).
+std::vector<std::string> mods_in_order(const Binder& b, std::initializer_list<std::string_view> names) {
+  std::vector<std::string> out;
+  std::string_view op = b.src.opcode;
+  size_t i = 0;
+  while (i < op.size()) {
+    size_t j = op.find('.', i);
+    if (j == std::string_view::npos) j = op.size();
+    std::string_view part = op.substr(i, j - i);
+    for (std::string_view n : names)
+      if (part == n) out.emplace_back(part);
+    i = j + 1;
+  }
+  return out;
+}
+
 // The .alayout/.blayout pair in the order written.
 std::string layouts(const Binder& b) {
   std::string out;
@@ -219,7 +379,200 @@ std::string layouts(const Binder& b) {
   return out;
 }
 
+void check_frag_regs(const Binder& b, frag::MmaShape s, frag::ElemClass ca, frag::ElemClass cb, frag::ElemClass cc,
+                     frag::ElemClass cd, uint32_t width) {
+  sem::check_reg_vector(b, 0, frag::mma_regs(s, frag::Operand::C, cd), width, "mma");
+  sem::check_reg_vector(b, 1, frag::mma_regs(s, frag::Operand::A, ca), width, "mma");
+  sem::check_reg_vector(b, 2, frag::mma_regs(s, frag::Operand::B, cb), width, "mma");
+  sem::check_reg_vector(b, 3, frag::mma_regs(s, frag::Operand::C, cc), width, "mma");
+}
+
+// The sub-byte integer forms: .s4/.u4 (m8n8k32, m16n8k32, m16n8k64; .satfinite allowed) and .b1
+// with .xor.popc or .and.popc (m8n8k128, m16n8k128, m16n8k256). .s4/.u4/.b1 are modifiers, not
+// DTypes, so A's and B's types are read from the opcode in the order written. Target/PTX gates of
+// the shapes and of .and come from the table row; the words follow ptxas 13.0.
+void bind_mma_subbyte(Binder& b, const ShapeName& shape) {
+  const std::string shape_name = shape.mod;
+  const frag::MmaShape s = shape.shape;
+  const bool b1 = b.has(".b1");
+  const std::vector<std::string> ab = mods_in_order(b, {"s4", "u4", "b1"});
+  const bool four = s == frag::MmaShape::M8N8K32 || s == frag::MmaShape::M16N8K32 || s == frag::MmaShape::M16N8K64;
+  const bool one = s == frag::MmaShape::M8N8K128 || s == frag::MmaShape::M16N8K128 || s == frag::MmaShape::M16N8K256;
+  if (ab.size() != 2 || b.type_count() != 2) b.error("Unexpected instruction types specified for 'mma'");
+  if ((ab[0] == "b1") != (ab[1] == "b1")) b.error("Incorrect instruction type specified for mma with shape '" + shape_name + "'");
+  if (b1 ? !one : !four) {
+    if (b1 ? four : one) b.error("Incorrect instruction type specified for mma with shape '" + shape_name + "'");
+    b.error("Illegal matrix shape '" + shape_name + "' for instruction 'mma'");
+  }
+  if (b.type(0) != DType::S32 || b.type(1) != DType::S32)
+    b.error("Incorrect instruction type specified for mma with shape '" + shape_name + "'");
+  if (layouts(b) != ".row.col") {
+    const std::string lay = layouts(b);
+    if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+    if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
+    b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");
+  }
+  if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
+  const bool has_and = b.has(".and"), has_xor = b.has(".xor"), popc = b.has(".popc");
+  frag::ElemClass cls;
+  if (b1) {
+    if (b.has(".satfinite")) b.error("Illegal modifier '.satfinite' for instruction 'mma'");
+    if (!popc && !has_and && !has_xor) b.error("Boolean operation is required for instruction 'mma'");
+    if (!popc || has_and == has_xor)
+      b.error("Unexpected number of operations specified for mma with shape '" + shape_name + "'");
+    cls = frag::ElemClass::B1;
+    b.in.d = has_xor ? kXorPopc : kAndPopc;
+    b.in.fn = exec_mma<kBit>;
+  } else {
+    // ptxas 13.0 accepts and ignores a bit operation here; the PTX ISA defines .bitOp.popc for .b1
+    // only, so ptxsim rejects it rather than guess.
+    if (has_and || has_xor || popc)
+      b.error("'.and/.xor .popc' is only defined with .b1 for instruction 'mma' (PTX ISA 9.7.14.5.14)");
+    cls = frag::ElemClass::B4;
+    b.in.c = b.has(".satfinite");
+    b.in.d = uint8_t((ab[0] == "s4" ? 1 : 0) | (ab[1] == "s4" ? 2 : 0));
+    b.in.fn = exec_mma<kInt>;
+  }
+  b.require_ops(4, 4);
+  check_frag_regs(b, s, cls, cls, frag::ElemClass::Acc32, frag::ElemClass::Acc32, 32);
+  // Instr::types holds {d, a, b, c}; the sub-byte A/B have no DType.
+  b.in.types[0] = DType::S32;
+  b.in.types[1] = DType::None;
+  b.in.types[2] = DType::None;
+  b.in.types[3] = DType::S32;
+  b.in.ntypes = 4;
+  b.in.a = uint8_t(s);
+  b.in.b = uint8_t(cls);
+}
+
+// m8n8k4 .f16: any .alayout/.blayout, .ctype/.dtype .f16 or .f32 (.f32 C needs an .f32 D).
+void bind_mma_m8n8k4_f16(Binder& b, const std::string& lay) {
+  const DType td = b.type(0), tcy = b.type(3);
+  if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+  if ((td != DType::F16 && td != DType::F32) || (tcy != DType::F16 && tcy != DType::F32))
+    b.error("Unexpected instruction types specified for 'mma' with shape '.m8n8k4'");
+  if (tcy == DType::F32 && td != DType::F32)
+    b.error(".dtype must be '.f32' when .ctype is '.f32' for 'mma' instruction with shape '.m8n8k4'");
+  if (b.has(".satfinite")) b.error("Illegal modifier '.satfinite' for instruction 'mma'");
+  if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
+  const frag::MmaShape s = frag::MmaShape::M8N8K4X4;
+  const frag::ElemClass ca = lay.substr(0, 4) == ".row" ? frag::ElemClass::B16 : frag::ElemClass::B16T;
+  const frag::ElemClass cb = lay.substr(4) == ".col" ? frag::ElemClass::B16 : frag::ElemClass::B16T;
+  const frag::ElemClass cc = tcy == DType::F16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32;
+  check_frag_regs(b, s, ca, cb, cc, td == DType::F16 ? frag::ElemClass::Acc16 : frag::ElemClass::Acc32, 32);
+  b.in.b = uint8_t(ca);
+  b.in.d = uint8_t(cb);
+  b.in.fn = exec_mma_m8n8k4_f16;
+}
+
 }  // namespace
+
+// mma.sp{::ordered_metadata}.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c, e, f.
+// Simulated: m16n8k32 .f16/.bf16, m16n8k16 .tf32, m16n8k64 .s8/.u8 and .e4m3/.e5m2 (the shapes
+// CUTLASS uses, whose metadata figures are those of wgmma.mma_async.sp). Recognised, not simulated:
+// the half-K shapes (m16n8k16 .f16/.bf16, m16n8k8 .tf32, m16n8k32 8-bit: one lane per quad,
+// metadata figures not modelled), .s4/.u4, fp8 on sm_120+ and the sm_120a .kind forms.
+void bind_mma_sp(Binder& b) {
+  const bool ordered = b.src.opcode.rfind("mma.sp::ordered_metadata", 0) == 0;
+  const char* name = ordered ? "mma.sp::ordered_metadata" : "mma.sp";
+  if (!b.has(".sync")) b.error(std::string(".sync modifier required for instruction '") + name + "'");
+  if (!b.has(".aligned")) b.error(std::string(".aligned modifier required for instruction '") + name + "'");
+  for (const char* m : {".kind::f8f6f4", ".kind::mxf8f6f4", ".kind::mxf4", ".kind::mxf4nvf4", ".block_scale",
+                        ".e3m2", ".e2m3", ".e2m1"})
+    if (b.has(m)) b.unimplemented(std::string(name) + " with " + m + " (sm_120a forms)");
+  const ShapeName* shape = nullptr;
+  for (const ShapeName& sn : kShapes)
+    if (b.has(sn.mod)) {
+      if (shape) b.error("more than one shape modifier for instruction 'mma'");
+      shape = &sn;
+    }
+  if (!shape) b.error("a shape modifier (.m16n8k32, ...) is required for instruction 'mma'");
+  if (b.has(".s4") || b.has(".u4"))
+    b.unimplemented(std::string(name) + " with .s4/.u4 (4:8 pair-wise sparsity; not simulated)");
+  if (b.type_count() != 4) b.error("Unexpected instruction types specified for 'mma' (need .dtype.atype.btype.ctype)");
+  const DType td = b.type(0), ta = b.type(1), tb = b.type(2), tcy = b.type(3);
+  const std::string shape_name = shape->mod, lay = layouts(b);
+  if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+  if (lay != ".row.col") {
+    if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
+    b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");
+  }
+  if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
+  auto bad_types = [&] { b.error("Unexpected instruction types specified for 'mma' with shape '" + shape_name + "'"); };
+  const frag::MmaShape s = shape->shape;
+  const bool sat = b.has(".satfinite");
+  if (sat && !is_int8(ta)) bad_types();
+  frag::SparseKind kind;
+  tc::AccFmt acc = tc::AccFmt::F32;
+  auto half_k = [&](const char* what) {
+    b.unimplemented(std::string(name) + shape_name + " with " + what +
+                    " (one metadata lane per quad; its metadata figure is not modelled, the doubled-K shape is)");
+  };
+  if (ta == DType::F16 || ta == DType::BF16) {
+    if (tb != ta || td != tcy) bad_types();
+    if (td == DType::F16 && ta == DType::F16) acc = tc::AccFmt::F16;
+    else if (td != DType::F32) bad_types();
+    if (s == frag::MmaShape::M16N8K16) half_k(".f16/.bf16");
+    if (s != frag::MmaShape::M16N8K32) bad_types();
+    kind = frag::SparseKind::Half;
+  } else if (ta == DType::TF32) {
+    if (tb != ta || td != DType::F32 || tcy != DType::F32) bad_types();
+    if (s == frag::MmaShape::M16N8K8) half_k(".tf32");
+    if (s != frag::MmaShape::M16N8K16) bad_types();
+    kind = frag::SparseKind::Tf32;
+  } else if (is_int8(ta)) {
+    if (!is_int8(tb) || td != DType::S32 || tcy != DType::S32) bad_types();
+    if (s == frag::MmaShape::M16N8K32) half_k(".s8/.u8");
+    if (s != frag::MmaShape::M16N8K64) bad_types();
+    kind = frag::SparseKind::Byte;
+  } else if (is_fp8(ta)) {
+    // sm_89+ (table gate). ptxas 13.0 has no fp8 sparse MMA for sm_90a/sm_100a: it widens A and B to
+    // f16, runs one sparse f16 HMMA on the even chunks (packed bytes 0-1 of each register) from +0,
+    // a second on the odd chunks accumulating it, and FADDs C: the fp8 mma.sync row (Pairs4 split,
+    // C last) applied to the K/2 kept products in packed order. sm_120+ has a native fp8 MMA.
+    if (!is_fp8(tb) || td != DType::F32 || tcy != DType::F32) {
+      if (td == DType::F16 || tcy == DType::F16)
+        b.error("Instruction 'mma with with F16 accumulator and F8 floating point type' not supported on .target '" +
+                b.dec.program().target.name() + "'");
+      bad_types();
+    }
+    if (b.dec.program().target.sm >= 120)
+      b.unimplemented(std::string(name) + " with .e4m3/.e5m2 on sm_120 and newer (a native fp8 MMA there; not modelled)");
+    if (s != frag::MmaShape::M16N8K64) bad_types();
+    kind = frag::SparseKind::Byte;
+  } else {
+    bad_types();
+  }
+  if (ordered && b.dec.program().ptx_version < 85)
+    b.error("Feature '.sp::ordered_metadata' requires PTX ISA .version 8.5 or later");
+  b.require_ops(6, 6);
+  if (b.op_kind(4) != Operand::Kind::Reg) b.error("Arguments mismatch for instruction 'mma' (the metadata e must be a register)");
+  if (b.op_kind(5) != Operand::Kind::Imm) b.error("Arguments mismatch for instruction 'mma' (the sparsity selector f must be a constant)");
+  // ptxas 13.0's words; it accepts 2 and 3 for .f16/.bf16 m16n8k32, where the PTX ISA says the
+  // selector "must be either 0 (threads T0, T1) or 1 (threads T2, T3)": ptxsim follows the ISA.
+  const int64_t sel = b.imm(5), max_sel = frag::sparse_max_sel(kind);
+  if (sel < 0 || sel > max_sel)
+    b.error("Argument 6 of instruction 'Sparse mma': value '" + std::to_string(sel) +
+            "' out of range, expected to be in range [0.." + std::to_string(max_sel) + "]");
+  const SparseShapes sh = sparse_shapes(kind);
+  const frag::ElemClass cc = class_of(tcy, true), cd = class_of(td, true);
+  sem::check_reg_vector(b, 0, frag::mma_regs(sh.b, frag::Operand::C, cd), 32, "mma");
+  sem::check_reg_vector(b, 1, frag::mma_regs(sh.a, frag::Operand::A, sh.cls), 32, "mma");
+  sem::check_reg_vector(b, 2, frag::mma_regs(sh.b, frag::Operand::B, sh.cls), 32, "mma");
+  sem::check_reg_vector(b, 3, frag::mma_regs(sh.b, frag::Operand::C, cc), 32, "mma");
+  b.in.a = uint8_t(kind);
+  b.in.b = uint8_t(sel | (ordered ? 4 : 0) | (sat ? 8 : 0) | (is_fp8(ta) ? 16 : 0));
+  if (is_int8(ta)) {
+    b.in.d = uint8_t((ta == DType::S8 ? 1 : 0) | (tb == DType::S8 ? 2 : 0));
+  } else {
+    const uint32_t sm = b.dec.program().target.sm;
+    const tc::DotModel* m =
+        tc::find_model(sm >= 100 ? tc::Arch::SM100 : tc::Arch::SM90, tc::Unit::MmaSync, elem_fmt(ta), elem_fmt(tb), acc);
+    if (!m) b.unimplemented("no tensor-core arithmetic model for this mma.sp type combination");
+    b.in.imm = reinterpret_cast<uint64_t>(m);
+  }
+  b.in.fn = exec_mma_sp;
+}
 
 void bind_mma(Binder& b) {
   if (!b.has(".sync")) b.error(".sync modifier required for instruction 'mma'");
@@ -234,8 +587,8 @@ void bind_mma(Binder& b) {
       shape = &sn;
     }
   if (!shape) b.error("a shape modifier (.m16n8k16, ...) is required for instruction 'mma'");
-  for (const char* m : {".s4", ".u4", ".b1", ".xor", ".and", ".popc"})
-    if (b.has(m)) b.unimplemented(std::string("mma.sync with ") + m + " (4-bit and 1-bit integer forms)");
+  if (b.has(".s4") || b.has(".u4") || b.has(".b1")) return bind_mma_subbyte(b, *shape);
+  if (b.has(".xor") || b.has(".and") || b.has(".popc")) b.error("Unexpected instruction types specified for 'mma'");
   if (!shape->simulated) b.unimplemented(std::string("mma.sync") + shape->mod);
   b.require_ops(4, 4);
   if (b.type_count() != 4) b.error("Unexpected instruction types specified for 'mma' (need .dtype.atype.btype.ctype)");
@@ -243,8 +596,7 @@ void bind_mma(Binder& b) {
   const frag::MmaShape s = shape->shape;
   const std::string lay = layouts(b);
   if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
-  if (ta == DType::F16 && tb == DType::F16 && s == frag::MmaShape::M8N8K4)
-    b.unimplemented("mma.sync.m8n8k4 with .f16 (four 8x8x4 products per warp; emulated by ptxas on sm_80+)");
+  if (ta == DType::F16 && tb == DType::F16 && s == frag::MmaShape::M8N8K4) return bind_mma_m8n8k4_f16(b, lay);
   if (lay != ".row.col") {
     if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
     b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");
@@ -305,15 +657,13 @@ void bind_mma(Binder& b) {
   if (!frag::mma_layout_exists(s, frag::Operand::A, ca) || !frag::mma_layout_exists(s, frag::Operand::B, cb) ||
       !frag::mma_layout_exists(s, frag::Operand::C, cc))
     bad_types();
-  const uint32_t width = f64 ? 64 : 32;
-  sem::check_reg_vector(b, 0, frag::mma_regs(s, frag::Operand::C, cd), width, "mma");
-  sem::check_reg_vector(b, 1, frag::mma_regs(s, frag::Operand::A, ca), width, "mma");
-  sem::check_reg_vector(b, 2, frag::mma_regs(s, frag::Operand::B, cb), width, "mma");
-  sem::check_reg_vector(b, 3, frag::mma_regs(s, frag::Operand::C, cc), width, "mma");
+  check_frag_regs(b, s, ca, cb, cc, cd, f64 ? 64 : 32);
 
   b.in.a = uint8_t(s);
   if (kind == kInt) {
     b.in.c = sat;
+    b.in.b = uint8_t(frag::ElemClass::B8);
+    b.in.d = uint8_t((ta == DType::S8 ? 1 : 0) | (tb == DType::S8 ? 2 : 0));
     b.in.fn = exec_mma<kInt>;
   } else if (kind == kF64) {
     b.in.c = uint8_t(b.has(".rz") ? num::Round::RZ : b.has(".rm") ? num::Round::RM

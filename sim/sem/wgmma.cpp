@@ -24,12 +24,11 @@
 // mma_async without any wgmma.fence) is warned about; shared memory written by generic stores and
 // read without fence.proxy.async is warned about as for the TMA.
 //
-// Sparse A (wgmma.mma_async.sp, PTX ISA 9.7.15.6): A is 2:4 structured-sparse and stored packed,
-// 64 x K/2, exactly like a dense A of K/2 columns (same registers, same descriptor layouts); the
-// sp-meta register of the threads chosen by sp-sel holds, per 4-element chunk of a row, the indices
-// of the chunk's two stored elements. ptxsim reads the packed A, validates the metadata, scatters A
-// into the dense 64 x K matrix (zeros elsewhere) and runs the dense datapath; see sparse_expand.
-// Not simulated (load-time "unimplemented"): .sp with .tf32 (1:2) and 8-bit (.e4m3/.e5m2/.s8/.u8).
+// Sparse A (wgmma.mma_async.sp, PTX ISA 9.7.15.6): A is structured-sparse (2:4; .tf32 1:2) and
+// stored packed, 64 x K/2, exactly like a dense A of K/2 columns (same registers, same descriptor
+// layouts); the sp-meta registers hold, per chunk of a row, where the kept elements were
+// (sim/sem/sparse_a.h, model/fragments). Each output is one dense dot of the K/2 kept products with
+// the B elements they select; every sparse type is simulated (.f16/.bf16 k32, .tf32 k16, 8-bit k64).
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
@@ -47,6 +46,7 @@
 #include "sim/exec/engine.h"
 #include "sim/isa/table.h"
 #include "sim/sem/sem_util.h"
+#include "sim/sem/sparse_a.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -341,40 +341,23 @@ uint32_t sign_mask(Elem e) {
   }
 }
 
-// Sparse A, 16-bit types (PTX ISA 9.7.15.6.1 "Sparse matrix storage" and its metadata figure for
-// .m64nNk32 .f16/.bf16): each row of the warp's 16 x 32 A has 8 chunks of 4 elements, two kept per
-// chunk. In each quad of lanes (lane = 4q + t), lanes t = 2*sp_sel and 2*sp_sel + 1 supply the
-// metadata: lane t%2 = h covers chunks 4h..4h+3 (columns 16h..16h+15) of rows q (bits 15:0) and
-// q + 8 (bits 31:16), one nibble per chunk: bits 1:0 the column in the chunk of packed element 2j,
-// bits 3:2 that of element 2j + 1. Equal indices (0b0000, 0b0101, 0b1010, 0b1111) are invalid.
-// `packed` is 16 x K/2; `dense` receives 16 x K.
-void sparse_expand(ExecCtx& c, const Operand& meta, int sp_sel, int K, const uint32_t* packed, uint32_t* dense) {
-  std::fill(dense, dense + 16 * K, 0u);
-  const int chunks_per_lane = K / 8;  // 4 chunks of each of 2 rows in a 32-bit register
-  for (int q = 0; q < 8; ++q)
-    for (int h = 0; h < 2; ++h) {
-      const int lane = 4 * q + 2 * sp_sel + h;
-      const uint32_t word = uint32_t(sem::val(c, meta, lane));
-      for (int half = 0; half < 2; ++half) {
-        const int row = q + 8 * half;
-        for (int j = 0; j < chunks_per_lane; ++j) {
-          const int chunk = chunks_per_lane * h + j;
-          const uint32_t nib = (word >> (16 * half + 4 * j)) & 0xF, i0 = nib & 3, i1 = nib >> 2;
-          if (i0 == i1)
-            c.fault("error", "wgmma.mma_async.sp: invalid sparsity metadata " + hex(word) + " in thread " +
-                                 std::to_string(32 * (c.warp->index % 4) + uint32_t(lane)) + " of the warpgroup (warp " +
-                                 std::to_string(c.warp->index) + " lane " + std::to_string(lane) + ", sp-sel " +
-                                 std::to_string(sp_sel) + "): bits " + std::to_string(16 * half + 4 * j + 3) + ":" +
-                                 std::to_string(16 * half + 4 * j) + " = " + hex(nib) + " for row " +
-                                 std::to_string(16 * (c.warp->index % 4) + uint32_t(row)) + " chunk " +
-                                 std::to_string(chunk) + " name column " + std::to_string(i0) +
-                                 " twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and "
-                                 "0b1111 are invalid, PTX ISA 9.7.15.6.1)");
-          dense[row * K + 4 * chunk + int(i0)] = packed[row * (K / 2) + 2 * chunk];
-          dense[row * K + 4 * chunk + int(i1)] = packed[row * (K / 2) + 2 * chunk + 1];
-        }
-      }
-    }
+// Sparse A (PTX ISA 9.7.15.6): the metadata of the warp's 16 rows (layout and rules in
+// model/fragments, read by sem::sparse_columns) gives the column of every packed A element; a bad
+// nibble faults naming the thread of the warpgroup, the bits, the row and the chunk.
+frag::SparseKind sparse_kind(Elem e) {
+  return e == Elem::TF32 ? frag::SparseKind::Tf32 : elem_bits(e) == 8 ? frag::SparseKind::Byte : frag::SparseKind::Half;
+}
+
+std::vector<int> sparse_cols(ExecCtx& c, const Operand& meta, Elem e, int sp_sel, int K) {
+  std::vector<int> cols;
+  sem::SparseMetaError err;
+  if (!sem::sparse_columns(c, meta, sparse_kind(e), sp_sel, false, K, cols, err))
+    c.fault("error", "wgmma.mma_async.sp: invalid sparsity metadata " + hex(err.word) + " in thread " +
+                         std::to_string(32 * (c.warp->index % 4) + uint32_t(err.lane)) + " of the warpgroup (warp " +
+                         std::to_string(c.warp->index) + " lane " + std::to_string(err.lane) + ", sp-sel " +
+                         std::to_string(sp_sel) + "): " + err.describe(int(16 * (c.warp->index % 4))) +
+                         " (PTX ISA 9.7.15.6.1)");
+  return cols;
 }
 
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -442,19 +425,35 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, N, K, Bt.data());
     if (cfg.neg_a)
       for (uint32_t& x : A) x ^= sign_mask(cfg.a);
-    if (cfg.sparse) {
-      std::vector<uint32_t> dense(size_t(16 * K));
-      sparse_expand(c, in.op[3], cfg.sp_sel, K, A.data(), dense.data());
-      A.swap(dense);
-    }
     if (cfg.neg_b)
       for (uint32_t& x : Bt) x ^= sign_mask(cfg.b);
-    tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
+    if (cfg.sparse) {
+      // Row by row: the B elements the row's metadata selects, then one dense dot of K/2 products
+      // (sim/sem/sparse_a.h).
+      const std::vector<int> cols = sparse_cols(c, in.op[3], cfg.a, cfg.sp_sel, K);
+      std::vector<uint32_t> Bsel(size_t(N * KA));
+      for (int r = 0; r < 16; ++r) {
+        for (int n = 0; n < N; ++n)
+          for (int p = 0; p < KA; ++p) Bsel[size_t(n * KA + p)] = Bt[size_t(n * K + cols[size_t(r * KA + p)])];
+        tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 1, N, KA, A.data() + r * KA, Bsel.data(),
+                     C.data() + r * N, D.data() + r * N);
+      }
+    } else {
+      tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
+    }
   } else if (cfg.a != Elem::B1) {
-    std::vector<uint8_t> A(size_t(16 * K)), Bt(size_t(N * K));
-    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, K, A.data());
-    else read_smem(c, adesc, 'A', false, cfg.a, wrow0, 16, K, A.data());
+    const int KA = cfg.sparse ? K / 2 : K;
+    std::vector<uint8_t> A(size_t(16 * KA)), Bt(size_t(N * K));
+    if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, KA, A.data());
+    else read_smem(c, adesc, 'A', false, cfg.a, wrow0, 16, KA, A.data());
     read_smem(c, bdesc, 'B', false, cfg.b, 0, N, K, Bt.data());
+    if (cfg.sparse) {  // exact arithmetic: the packed elements placed in the dense A, zeros elsewhere
+      const std::vector<int> cols = sparse_cols(c, in.op[3], cfg.a, cfg.sp_sel, K);
+      std::vector<uint8_t> dense(size_t(16 * K), 0);
+      for (int r = 0; r < 16; ++r)
+        for (int p = 0; p < KA; ++p) dense[size_t(r * K + cols[size_t(r * KA + p)])] = A[size_t(r * KA + p)];
+      A.swap(dense);
+    }
     tc::mma_tile_int(cfg.a == Elem::S8, cfg.b == Elem::S8, cfg.satfinite, 16, N, K, A.data(), Bt.data(),
                      reinterpret_cast<const int32_t*>(C.data()), reinterpret_cast<int32_t*>(D.data()));
   } else {
@@ -645,17 +644,18 @@ void bind_wgmma_mma(Binder& b) {
   const bool int_n = i8 || b1;
   const bool n_ok = int_n ? (cfg.n >= 8 && cfg.n <= 256 && (cfg.n <= 32 ? cfg.n % 8 == 0 : cfg.n % 16 == 0))
                           : (cfg.n >= 8 && cfg.n <= 256 && cfg.n % 8 == 0);
+  // ptxas names the instruction by its type family: "[Sparse ]wgmma.mma_async with <family> types".
+  const std::string kind_name = std::string(cfg.sparse ? "Sparse wgmma.mma_async" : "wgmma.mma_async") + " with " +
+                                (int_n ? "integer" : f8 ? "FP8" : "floating point") + " types";
   if (!n_ok)
     b.error("Illegal matrix shape '.m64n" + std::to_string(cfg.n) + "k" + std::to_string(cfg.k) +
-            "' for instruction 'wgmma.mma_async with " + (int_n ? "integer" : "floating point") + " types'");
+            "' for instruction '" + kind_name + "'");
   if (i8 && cfg.a != cfg.b && b.dec.program().ptx_version < 84)
-    b.error("Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later");
+    b.error(std::string("Feature '") + (cfg.sparse ? "Sparse WGMMA" : "WGMMA") +
+            " with mixed integer types' requires PTX ISA .version 8.4 or later");
   if (cfg.sparse && b.dec.program().ptx_version < 82)
     b.error(std::string("Feature 'Sparse WGMMA with ") + (cfg.is_float() ? "floating point" : "integer") +
             " types' requires PTX ISA .version 8.2 or later");
-  if (cfg.sparse && cfg.a != Elem::F16 && cfg.a != Elem::BF16)
-    b.unimplemented("wgmma.mma_async.sp with .tf32 (1:2) or 8-bit (.e4m3/.e5m2/.s8/.u8) A is not simulated "
-                    "(only .f16/.bf16 sparse A is)");
   cfg.satfinite = b.has(".satfinite");
   if (cfg.satfinite && !i8) b.error("'.satfinite' is only valid with .s8/.u8 for instruction 'wgmma.mma_async'");
 
@@ -670,21 +670,21 @@ void bind_wgmma_mma(Binder& b) {
   if (nops != want_ops)
     b.error("wgmma.mma_async with these types and A " + std::string(cfg.a_in_regs ? "in registers" : "from a descriptor") +
             " takes " + std::to_string(want_ops) + " operands, got " + std::to_string(nops));
-  const std::string kind_name = std::string(cfg.sparse ? "Sparse wgmma.mma_async" : "wgmma.mma_async") + " with " +
-                                (cfg.is_float() ? "floating point" : "integer") + " types";
   // An immediate operand: ptxas's words for a value outside {lo, hi}.
   auto imm_in = [&](size_t i, int64_t lo, int64_t hi) {
     const int64_t v = b.imm(i);
     if (v != lo && v != hi)
       b.error("Argument " + std::to_string(i) + " of instruction '" + kind_name + "': unexpected value '" +
-              std::to_string(v) + "', expected to be " + std::to_string(lo) + " or " + std::to_string(hi));
+              std::to_string(v) + "', expected to be " + std::to_string(lo) +
+              (lo == hi ? std::string() : " or " + std::to_string(hi)));
     return v;
   };
   if (cfg.sparse) {
     if (b.op_kind(3) != Operand::Kind::Reg && b.op_kind(3) != Operand::Kind::Imm)
       b.error("wgmma.mma_async.sp: operand sp-meta must be a 32-bit register");
     if (b.op_kind(4) != Operand::Kind::Imm) b.error("wgmma.mma_async.sp: operand sp-sel must be an integer constant");
-    cfg.sp_sel = uint8_t(imm_in(4, 0, 1));  // 16-bit types: lanes 0,1 or 2,3 of each quad
+    // .f16/.bf16/.tf32: a thread pair of each quad (0: lanes 0,1; 1: lanes 2,3); 8-bit: all four.
+    cfg.sp_sel = uint8_t(elem_bits(cfg.a) == 8 ? imm_in(4, 0, 0) : imm_in(4, 0, 1));
   }
   if (cfg.is_float()) {
     cfg.neg_a = imm_in(4 + sp, -1, 1) == -1;  // imm-scale-a

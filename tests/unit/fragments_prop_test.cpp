@@ -39,10 +39,11 @@ struct Layout {
 std::vector<Layout> all_mma_layouts() {
   std::vector<Layout> v;
   for (MmaShape s : {MmaShape::M8N8K4, MmaShape::M8N8K16, MmaShape::M16N8K4, MmaShape::M16N8K8, MmaShape::M16N8K16,
-                     MmaShape::M16N8K32})
+                     MmaShape::M16N8K32, MmaShape::M8N8K32, MmaShape::M16N8K64, MmaShape::M8N8K128,
+                     MmaShape::M16N8K128, MmaShape::M16N8K256, MmaShape::M8N8K4X4})
     for (Operand op : {Operand::A, Operand::B, Operand::C})
       for (ElemClass c : {ElemClass::B16, ElemClass::B32, ElemClass::B8, ElemClass::B64, ElemClass::Acc32,
-                          ElemClass::Acc16})
+                          ElemClass::Acc16, ElemClass::B4, ElemClass::B1, ElemClass::B16T})
         if (mma_layout_exists(s, op, c)) v.push_back({s, op, c});
   return v;
 }
@@ -68,7 +69,7 @@ TEST(FragmentProps, LdstMappingsAreBijections) {
 
 TEST(FragmentProps, MmaLayoutsAreBijections) {
   const auto layouts = all_mma_layouts();
-  EXPECT_EQ(layouts.size(), 34u);
+  EXPECT_EQ(layouts.size(), 60u);  // 34 float/8-bit + 17 sub-byte + 6 m8n8k4 .f16 + 3 mma.sp B
   for (const Layout& l : layouts) {
     const RC size = mma_matrix_size(l.s, l.op);
     const int n = mma_elems(l.s, l.op, l.c);
@@ -101,6 +102,104 @@ TEST(FragmentProps, RegisterCounts) {
   EXPECT_EQ(mma_regs(MmaShape::M16N8K16, Operand::A, ElemClass::B64), 8);
   EXPECT_EQ(mma_regs(MmaShape::M16N8K16, Operand::B, ElemClass::B64), 4);
   EXPECT_EQ(mma_regs(MmaShape::M8N8K16, Operand::C, ElemClass::Acc32), 2);
+  // Sub-byte (PTX ISA: "a single .b32 register" / "two" / "four .b32 registers").
+  EXPECT_EQ(mma_regs(MmaShape::M8N8K32, Operand::A, ElemClass::B4), 1);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K32, Operand::A, ElemClass::B4), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K32, Operand::B, ElemClass::B4), 1);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K64, Operand::A, ElemClass::B4), 4);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K64, Operand::B, ElemClass::B4), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M8N8K128, Operand::A, ElemClass::B1), 1);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K128, Operand::A, ElemClass::B1), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K256, Operand::A, ElemClass::B1), 4);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K256, Operand::B, ElemClass::B1), 2);
+  EXPECT_EQ(mma_regs(MmaShape::M16N8K256, Operand::C, ElemClass::Acc32), 4);
+  EXPECT_EQ(mma_regs(MmaShape::M8N8K128, Operand::C, ElemClass::Acc32), 2);
+}
+
+// Sparse metadata: for every kind and selector, (row, chunk) -> (lane, nibble) is one-to-one, uses
+// only the lanes the selector names (Half/Tf32: lanes 4q + 2 sel, 4q + 2 sel + 1; Byte: all), and
+// a lane's nibbles stay within its quad's two rows q and q + 8.
+TEST(FragmentProps, SparseMetadataSlotsAreInjectiveAndInTheSelectedLanes) {
+  for (SparseKind k : {SparseKind::Half, SparseKind::Tf32, SparseKind::Byte})
+    for (int sel = 0; sel <= sparse_max_sel(k); ++sel) {
+      std::set<std::pair<int, int>> seen;
+      const int chunks = sparse_chunks_per_row(k);
+      for (int row = 0; row < 16; ++row)
+        for (int ch = 0; ch < chunks; ++ch) {
+          const MetaSlot m = sparse_meta_slot(k, sel, row, ch);
+          ASSERT_TRUE(m.lane >= 0 && m.lane < 32 && m.bit >= 0 && m.bit <= 28 && m.bit % 4 == 0);
+          EXPECT_EQ(m.lane / 4, row % 8);
+          if (k != SparseKind::Byte) EXPECT_EQ((m.lane % 4) / 2, sel);
+          EXPECT_TRUE(seen.insert({m.lane, m.bit}).second) << int(k) << " sel " << sel << " row " << row << " chunk " << ch;
+        }
+      // Every metadata bit of the selected lanes is used: 16 rows x chunks nibbles.
+      EXPECT_EQ(int(seen.size()), 16 * chunks);
+      EXPECT_EQ(int(seen.size()), (k == SparseKind::Byte ? 32 : 16) * 8);
+    }
+}
+
+// The nibble rules: exactly the 12 distinct-index codes decode for 2:4 (6 with ::ordered_metadata),
+// exactly two for 1:2; decoded columns reproduce the code.
+RC_GTEST_PROP(FragmentProps, SparseNibbleDecodeMatchesTheRules, ()) {
+  const uint32_t nib = *rc::gen::inRange<uint32_t>(0, 16);
+  const bool ordered = *rc::gen::arbitrary<bool>();
+  int idx[2];
+  const bool half_ok = sparse_decode(SparseKind::Half, nib, ordered, idx) == nullptr;
+  const int i0 = int(nib & 3), i1 = int(nib >> 2);
+  RC_ASSERT(half_ok == (i0 != i1 && (!ordered || i0 < i1)));
+  if (half_ok) RC_ASSERT(idx[0] == i0 && idx[1] == i1);
+  const bool byte_ok = sparse_decode(SparseKind::Byte, nib, ordered, idx) == nullptr;
+  RC_ASSERT(byte_ok == half_ok);  // the same 2:4 rules
+  const bool tf_ok = sparse_decode(SparseKind::Tf32, nib, ordered, idx) == nullptr;
+  RC_ASSERT(tf_ok == (nib == 0x4 || nib == 0xE));
+  if (tf_ok) RC_ASSERT(idx[0] == (nib == 0xE ? 1 : 0));
+}
+
+// m8n8k4 .f16: product j = (lane / 4) % 4 only touches its own slices of the stacked matrices
+// (rows 8j..8j+7 of A and C/D, columns 8j..8j+7 of B), and the low group (lanes < 16) holds rows /
+// columns 0-3 of A and B.
+RC_GTEST_PROP(FragmentProps, M8n8k4F16LanesStayInTheirQuadPair, ()) {
+  const int lane = *rc::gen::inRange(0, 32);
+  const int j = (lane / 4) % 4, hi = lane >= 16 ? 1 : 0;
+  const ElemClass ab = *rc::gen::element(ElemClass::B16, ElemClass::B16T);
+  const ElemClass acc = *rc::gen::element(ElemClass::Acc16, ElemClass::Acc32);
+  for (int i = 0; i < 4; ++i) {
+    const RC a = mma_map(MmaShape::M8N8K4X4, Operand::A, ab, lane, i), b = mma_map(MmaShape::M8N8K4X4, Operand::B, ab, lane, i);
+    RC_ASSERT(a.row / 8 == j && (a.row % 8) / 4 == hi);
+    RC_ASSERT(b.col / 8 == j && (b.col % 8) / 4 == hi);
+  }
+  for (int i = 0; i < 8; ++i) {
+    const RC c = mma_map(MmaShape::M8N8K4X4, Operand::C, acc, lane, i);
+    RC_ASSERT(c.row / 8 == j && (c.row % 8) / 4 == hi);
+  }
+}
+
+// The 4-bit and 1-bit fragments are the 8-bit fragments of the shape with K/2 or K/8 with every
+// byte split into 2 or 8 consecutive k elements: the register bits hold the same bytes of the
+// matrix row (A) or column (B). This ties each sub-byte table of the PTX ISA to the 8-bit one.
+RC_GTEST_PROP(FragmentProps, SubByteFragmentsSplitTheBytesOfThe8BitOnes, ()) {
+  struct Pair {
+    MmaShape sub, byte;
+    ElemClass c;
+  };
+  const Pair p = *rc::gen::element(Pair{MmaShape::M8N8K32, MmaShape::M8N8K16, ElemClass::B4},
+                                   Pair{MmaShape::M16N8K32, MmaShape::M16N8K16, ElemClass::B4},
+                                   Pair{MmaShape::M16N8K64, MmaShape::M16N8K32, ElemClass::B4},
+                                   Pair{MmaShape::M8N8K128, MmaShape::M8N8K16, ElemClass::B1},
+                                   Pair{MmaShape::M16N8K128, MmaShape::M16N8K16, ElemClass::B1},
+                                   Pair{MmaShape::M16N8K256, MmaShape::M16N8K32, ElemClass::B1});
+  const Operand op = *rc::gen::element(Operand::A, Operand::B);
+  const int lane = *rc::gen::inRange(0, 32);
+  const int split = p.c == ElemClass::B4 ? 2 : 8;
+  const int i = *rc::gen::inRange(0, mma_elems(p.sub, op, p.c));
+  const RC sub = mma_map(p.sub, op, p.c, lane, i), byte = mma_map(p.byte, op, ElemClass::B8, lane, i / split);
+  if (op == Operand::A) {
+    RC_ASSERT(sub.row == byte.row);
+    RC_ASSERT(sub.col == byte.col * split + i % split);
+  } else {
+    RC_ASSERT(sub.row == byte.row * split + i % split);
+    RC_ASSERT(sub.col == byte.col);
+  }
 }
 
 // A matrix of 16-bit elements, and the 16-byte rows an ldmatrix reads: row r of the instruction at

@@ -90,7 +90,7 @@ std::string load_error(const std::string& ptx) {
 
 // ---- fragment layouts (PTX ISA 9.7.14.5.2-10) -----------------------------------------------------
 
-enum Cls { F16, TF32, I8, F64, Acc32, Acc16 };  // element classes of the fragment tables
+enum Cls { F16, TF32, I8, F64, Acc32, Acc16, I4, B1 };  // element classes of the fragment tables
 struct RCp {
   int row, col;
 };
@@ -102,6 +102,20 @@ RCp isa_frag(int m, int k, char op, Cls cls, int t, int i) {
     if (m == 8) return {g, 2 * q + i};
     return {i < 2 ? g : g + 8, 2 * q + (i & 1)};
   }
+  // .s4/.u4 (PTX ISA "Matrix Fragments for mma.m8n8k32 / m16n8k32 / m16n8k64"): eight per register.
+  if (cls == I4 && op == 'A') {
+    if (m == 8) return {g, q * 8 + i};
+    if (k == 32) return {i < 8 ? g : g + 8, q * 8 + (i & 0x7)};
+    return {(i < 8 || (i >= 16 && i < 24)) ? g : g + 8, q * 8 + (i & 0x7) + (i >= 16 ? 32 : 0)};
+  }
+  if (cls == I4) return {k == 64 ? q * 8 + (i & 0x7) + (i >= 8 ? 32 : 0) : q * 8 + i, g};
+  // .b1 ("Matrix Fragments for mma.m8n8k128 / m16n8k128 / m16n8k256"): 32 per register.
+  if (cls == B1 && op == 'A') {
+    if (m == 8) return {g, q * 32 + i};
+    if (k == 128) return {i < 32 ? g : g + 8, q * 32 + (i & 0x1F)};
+    return {(i < 32 || (i >= 64 && i < 96)) ? g : g + 8, q * 32 + (i & 0x1F) + (i >= 64 ? 128 : 0)};
+  }
+  if (cls == B1) return {k == 256 ? q * 32 + (i & 0x1F) + (i >= 32 ? 128 : 0) : q * 32 + i, g};
   if (m == 8 && k == 4) return op == 'A' ? RCp{t >> 2, t % 4} : RCp{t % 4, t >> 2};  // .f64
   if (m == 8 && k == 16) return op == 'A' ? RCp{g, 4 * q + i} : RCp{4 * q + i, g};
   if (op == 'A') {
@@ -132,7 +146,7 @@ RCp isa_frag(int m, int k, char op, Cls cls, int t, int i) {
   }
 }
 
-int cls_bits(Cls c) { return c == F16 || c == Acc16 ? 16 : c == I8 ? 8 : c == F64 ? 64 : 32; }
+int cls_bits(Cls c) { return c == F16 || c == Acc16 ? 16 : c == I8 ? 8 : c == I4 ? 4 : c == B1 ? 1 : c == F64 ? 64 : 32; }
 
 // Packs a row-major matrix (rows x cols element bits) into per-lane registers (lane-major).
 std::vector<uint64_t> pack(const std::vector<uint64_t>& mat, int cols, int m, int k, char op, Cls cls, int nelem) {
@@ -164,6 +178,7 @@ struct Form {
   std::string mods;  // after "mma.sync.aligned."
   int m, n, k;
   Cls a, b, c, d;
+  int regs[4] = {0, 0, 0, 0};  // registers per lane of A, B, C, D when not m*k/32 etc. (m8n8k4 .f16)
 };
 
 std::string reg_list(const char* prefix, int first, int n) {
@@ -175,10 +190,10 @@ std::string reg_list(const char* prefix, int first, int n) {
 // Kernel: loads the lane's A, B, C registers from a/b/c (lane-major, 4 or 8 bytes each), runs the
 // mma, stores D to d.
 std::string mma_kernel(const Form& f) {
-  const int na = f.m * f.k / 32 / (cls_bits(f.a) >= 32 ? 1 : 32 / cls_bits(f.a));
-  const int nb = f.k * f.n / 32 / (cls_bits(f.b) >= 32 ? 1 : 32 / cls_bits(f.b));
-  const int nc = f.m * f.n / 32 / (cls_bits(f.c) >= 32 ? 1 : 32 / cls_bits(f.c));
-  const int nd = f.m * f.n / 32 / (cls_bits(f.d) >= 32 ? 1 : 32 / cls_bits(f.d));
+  const int na = f.regs[0] ? f.regs[0] : f.m * f.k / 32 / (cls_bits(f.a) >= 32 ? 1 : 32 / cls_bits(f.a));
+  const int nb = f.regs[1] ? f.regs[1] : f.k * f.n / 32 / (cls_bits(f.b) >= 32 ? 1 : 32 / cls_bits(f.b));
+  const int nc = f.regs[2] ? f.regs[2] : f.m * f.n / 32 / (cls_bits(f.c) >= 32 ? 1 : 32 / cls_bits(f.c));
+  const int nd = f.regs[3] ? f.regs[3] : f.m * f.n / 32 / (cls_bits(f.d) >= 32 ? 1 : 32 / cls_bits(f.d));
   const bool wide = f.a == F64;
   const std::string ld = wide ? "ld.global.f64 " : "ld.global.b32 ", st = wide ? "st.global.f64 " : "st.global.b32 ";
   const int sz = wide ? 8 : 4;
@@ -423,6 +438,390 @@ TEST(MmaSync, IntegerWrapAndSatfinite) {
   }
 }
 
+// .s4/.u4 and .b1: random elements, C near both ends of the s32 range, against a plain integer GEMM
+// (and, for .b1, the ISA's definition: popc of the bitwise AND / XOR, summed into s32).
+TEST(MmaSync, SubByteIntegerAndBitForms) {
+  std::mt19937_64 rng(seed_for_test());
+  struct SC {
+    std::string mods;
+    int m, k;
+    Cls cls;
+    bool sa, sb, sat;
+    char op;  // '*' integer product, '&' AND.popc, '^' XOR.popc
+  };
+  const std::vector<SC> cases = {
+      {"m8n8k32.row.col.s32.s4.s4.s32", 8, 32, I4, true, true, false, '*'},
+      {"m8n8k32.row.col.satfinite.s32.u4.s4.s32", 8, 32, I4, false, true, true, '*'},
+      {"m16n8k32.row.col.s32.s4.u4.s32", 16, 32, I4, true, false, false, '*'},
+      {"m16n8k32.row.col.satfinite.s32.s4.s4.s32", 16, 32, I4, true, true, true, '*'},
+      {"m16n8k64.row.col.s32.u4.u4.s32", 16, 64, I4, false, false, false, '*'},
+      {"m16n8k64.row.col.s32.s4.s4.s32.satfinite", 16, 64, I4, true, true, true, '*'},
+      {"m8n8k128.row.col.s32.b1.b1.s32.xor.popc", 8, 128, B1, false, false, false, '^'},
+      {"m8n8k128.row.col.s32.b1.b1.s32.and.popc", 8, 128, B1, false, false, false, '&'},
+      {"m16n8k128.row.col.s32.b1.b1.s32.xor.popc", 16, 128, B1, false, false, false, '^'},
+      {"m16n8k128.row.col.s32.b1.b1.s32.and.popc", 16, 128, B1, false, false, false, '&'},
+      {"m16n8k256.row.col.s32.b1.b1.s32.xor.popc", 16, 256, B1, false, false, false, '^'},
+      {"m16n8k256.row.col.s32.b1.b1.s32.and.popc", 16, 256, B1, false, false, false, '&'},
+  };
+  for (const std::string target : {"sm_90a", "sm_100a"})
+    for (const SC& sc : cases) {
+      SCOPED_TRACE(target + " mma.sync.aligned." + sc.mods);
+      const Form f{sc.mods, sc.m, 8, sc.k, sc.cls, sc.cls, Acc32, Acc32};
+      const uint64_t emask = sc.cls == I4 ? 0xF : 1;
+      std::vector<uint64_t> A(size_t(f.m * f.k)), B(size_t(f.k * f.n)), C(size_t(f.m * f.n));
+      for (auto& x : A) x = rng() & emask;
+      for (auto& x : B) x = rng() & emask;
+      for (auto& x : C)
+        x = uint32_t(int32_t((rng() & 1) ? INT32_MAX - int32_t(rng() % 3000) : INT32_MIN + int32_t(rng() % 3000)));
+      const auto D = run_mma(f, target, A, B, C);
+      auto val = [](uint64_t x, bool sgn) { return sgn && (x & 8) ? int64_t(x) - 16 : int64_t(x); };
+      for (int i = 0; i < f.m; ++i)
+        for (int j = 0; j < f.n; ++j) {
+          int64_t acc = int32_t(uint32_t(C[size_t(i * f.n + j)]));
+          for (int k = 0; k < f.k; ++k) {
+            const uint64_t a = A[size_t(i * f.k + k)], b = B[size_t(k * f.n + j)];
+            if (sc.op == '*') acc += val(a, sc.sa) * val(b, sc.sb);
+            else acc += sc.op == '&' ? int64_t(a & b) : int64_t(a ^ b);
+          }
+          const uint32_t want = sc.sat ? uint32_t(int32_t(std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX))) : uint32_t(acc);
+          ASSERT_EQ(uint32_t(D[size_t(i * f.n + j)]), want) << "D[" << i << "][" << j << "]";
+        }
+    }
+}
+
+// m8n8k4 .f16: four independent 8x8x4 products, one per quad pair (PTX ISA 9.7.14.5.1), each
+// element computed as the code ptxas 13.0 emits on sm_80+: .f32 D an FFMA chain from +0 in
+// increasing k, then an FADD of C; .f16 D (c + fma(a1,b1,a0*b0)) + fma(a3,b3,a2*b2) in f32, then
+// RN to f16. Operands are packed with the ISA's row/col formulas written out here; the reference
+// uses the host's IEEE fmaf / float add and the compiler's _Float16 conversion.
+TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
+  std::mt19937_64 rng(seed_for_test());
+  auto f16_rand = [&]() -> uint16_t {  // finite, exponents 2^-8 .. 2^7, so that roundings differ
+    return uint16_t((rng() & 0x83FF) | uint64_t(7 + rng() % 16) << 10);
+  };
+  for (const std::string target : {"sm_90a", "sm_100a"})
+    for (const char* alay : {"row", "col"})
+      for (const char* blay : {"row", "col"})
+        for (int form = 0; form < 3; ++form) {  // D.C = f32.f32, f32.f16, f16.f16
+          const bool c16 = form > 0, d16 = form == 2;
+          const std::string mods = std::string("m8n8k4.") + alay + "." + blay + (d16 ? ".f16" : ".f32") + ".f16.f16." +
+                                   (c16 ? "f16" : "f32");
+          SCOPED_TRACE(target + " mma.sync.aligned." + mods);
+          Form f{mods, 8, 8, 4, F16, F16, c16 ? Acc16 : Acc32, d16 ? Acc16 : Acc32, {2, 2, c16 ? 4 : 8, d16 ? 4 : 8}};
+          // Product j's matrices: A[j] 8x4, B[j] 4x8, C[j] 8x8 (f16 or f32 bits).
+          uint16_t A[4][8][4], B[4][4][8];
+          uint32_t C[4][8][8];
+          for (auto& m : A) for (auto& r : m) for (auto& x : r) x = f16_rand();
+          for (auto& m : B) for (auto& r : m) for (auto& x : r) x = f16_rand();
+          for (auto& m : C)
+            for (auto& r : m)
+              for (auto& x : r) x = c16 ? f16_rand() : std::bit_cast<uint32_t>(float(std::ldexp(double(int(rng() % 2001) - 1000), -int(rng() % 12))));
+          // Per-lane registers from the ISA formulas (t = lane, j = product, hi = rows/cols 4-7).
+          std::vector<uint32_t> ra(64, 0), rb(64, 0), rc(size_t(32 * (c16 ? 4 : 8)), 0);
+          for (int t = 0; t < 32; ++t) {
+            const int j = (t >> 2) & 3, hi = t >= 16 ? 4 : 0;
+            for (int i = 0; i < 4; ++i) {
+              const uint16_t a = alay[0] == 'r' ? A[j][t % 4 + hi][i] : A[j][i % 4 + hi][t % 4];
+              const uint16_t b = blay[0] == 'r' ? B[j][t % 4][i + hi] : B[j][i][t % 4 + hi];
+              ra[size_t(t * 2 + i / 2)] |= uint32_t(a) << (16 * (i % 2));
+              rb[size_t(t * 2 + i / 2)] |= uint32_t(b) << (16 * (i % 2));
+            }
+            for (int i = 0; i < 8; ++i) {
+              if (c16) {
+                rc[size_t(t * 4 + i / 2)] |= C[j][t % 4 + hi][i] << (16 * (i % 2));
+              } else {
+                const int row = (t & 1) + (i & 2) + hi, col = (i & 4) + (t & 2) + (i & 1);
+                rc[size_t(t * 8 + i)] = C[j][row][col];
+              }
+            }
+          }
+          Device dev;
+          const uint64_t da = dev.upload(ra), db = dev.upload(rb), dc = dev.upload(rc), dd = dev.alloc(32 * 8 * 4);
+          const RunResult r = run(module(mma_kernel(f), target), dev, {da, db, dc, dd});
+          ASSERT_EQ(r.status, RunStatus::Completed) << to_string(r.status) << "\n" << r.report;
+          const auto got = dev.download<uint32_t>(dd, 32 * 8);
+          for (int t = 0; t < 32; ++t) {
+            const int j = (t >> 2) & 3, hi = t >= 16 ? 4 : 0;
+            for (int i = 0; i < 8; ++i) {
+              // .f32 D: Figure 51/52 positions; .f16 D: lane's row, column i, two per register.
+              const int row = d16 ? t % 4 + hi : (t & 1) + (i & 2) + hi, col = d16 ? i : (i & 4) + (t & 2) + (i & 1);
+              auto a = [&](int k) { return float(f16_value(A[j][row][k])); };
+              auto b = [&](int k) { return float(f16_value(B[j][k][col])); };
+              const float cv = c16 ? float(f16_value(C[j][row][col])) : std::bit_cast<float>(C[j][row][col]);
+              uint32_t want;
+              if (d16) {
+                const float p01 = std::fmaf(a(1), b(1), a(0) * b(0)), p23 = std::fmaf(a(3), b(3), a(2) * b(2));
+                want = std::bit_cast<uint16_t>(static_cast<_Float16>((cv + p01) + p23));
+              } else {
+                float acc = 0.0f;
+                for (int k = 0; k < 4; ++k) acc = std::fmaf(a(k), b(k), acc);
+                want = std::bit_cast<uint32_t>(cv + acc);
+              }
+              const uint32_t g = d16 ? (got[size_t(t * 4 + i / 2)] >> (16 * (i % 2))) & 0xFFFF : got[size_t(t * 8 + i)];
+              ASSERT_EQ(g, want) << "lane " << t << " d" << i << " (product " << j << ", row " << row << ", col " << col << ")";
+            }
+          }
+        }
+}
+
+// ---- mma.sp (sparse A) ------------------------------------------------------------------------------
+//
+// Written from PTX ISA 9.7.14.6: A is structured-sparse (2:4, .tf32 1:2) and packed 16 x K/2 with
+// the dense register layout of half the K; the metadata of the lanes sp-sel picks gives each chunk's
+// kept columns. Layouts of the metadata and of the sparse B are written out here from the thread's
+// side. The reference gathers, for each row, the B elements its metadata selects and evaluates the
+// model row's exact reference (Boost) on those K/2 products.
+
+struct SpCase {
+  std::string mods;  // after "mma.sp[::ordered_metadata].sync.aligned."
+  int kind;          // 0 .f16/.bf16 (K 32), 1 .tf32 (K 16), 2 8-bit (K 64)
+  tc::ElemFmt fa, fb;
+  tc::AccFmt acc;
+  bool ordered = false, sa = false, sb = false, sat = false;
+  int sel = 0;
+  bool fp8 = false;  // kind 2 with .e4m3/.e5m2 (fa, fb) instead of .s8/.u8
+  bool exact_int() const { return kind == 2 && !fp8; }
+};
+
+struct SpRun {
+  RunResult r;
+  std::vector<uint64_t> D;
+};
+
+// B of the sparse shapes (K x 8): element i of lane t.
+RCp sparse_b(int kind, int t, int i) {
+  const int g = t >> 2, q = t % 4;
+  if (kind == 0) return {2 * q + (i & 1) + 8 * (i >> 1), g};
+  if (kind == 1) return {q + 4 * i, g};
+  return {4 * q + (i & 3) + 16 * (i >> 2), g};
+}
+
+std::string sp_kernel(const std::string& opcode, int na, int nb, int nc, int nd, bool f32acc, int sel) {
+  const std::string rc = f32acc ? "%f" : "%r";
+  std::string s = ".visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 e, .param .u64 d) {\n"
+                  "  .reg .b32 %r<80>;\n  .reg .f32 %f<80>;\n  .reg .b64 %rd<20>;\n  mov.u32 %r79, %tid.x;\n";
+  auto base = [&](const char* param, int n, int rd_i) {
+    const std::string r = "%rd" + std::to_string(rd_i);
+    return "  ld.param.u64 " + r + ", [" + param + "];\n  cvta.to.global.u64 " + r + ", " + r + ";\n  mul.wide.u32 %rd10, %r79, " +
+           std::to_string(n * 4) + ";\n  add.u64 " + r + ", " + r + ", %rd10;\n";
+  };
+  s += base("a", na, 1);
+  for (int i = 0; i < na; ++i) s += "  ld.global.b32 %r" + std::to_string(i) + ", [%rd1+" + std::to_string(4 * i) + "];\n";
+  s += base("b", nb, 2);
+  for (int i = 0; i < nb; ++i) s += "  ld.global.b32 %r" + std::to_string(20 + i) + ", [%rd2+" + std::to_string(4 * i) + "];\n";
+  s += base("c", nc, 3);
+  for (int i = 0; i < nc; ++i)
+    s += std::string("  ld.global.") + (f32acc ? "f32 " : "b32 ") + rc + std::to_string(40 + i) + ", [%rd3+" + std::to_string(4 * i) + "];\n";
+  s += base("e", 1, 5) + "  ld.global.b32 %r78, [%rd5];\n";
+  s += "  " + opcode + " " + reg_list(rc.c_str(), 60, nd) + ", " + reg_list("%r", 0, na) + ", " + reg_list("%r", 20, nb) + ", " +
+       reg_list(rc.c_str(), 40, nc) + ", %r78, " + std::to_string(sel) + ";\n";
+  s += base("d", nd, 4);
+  for (int i = 0; i < nd; ++i)
+    s += std::string("  st.global.") + (f32acc ? "f32 " : "b32 ") + "[%rd4+" + std::to_string(4 * i) + "], " + rc + std::to_string(60 + i) + ";\n";
+  return s + "  ret;\n}\n";
+}
+
+// Runs one mma.sp: P packed A (16 x K/2), B (K x 8), C (16 x 8) element bits, nib[row * chunks + chunk]
+// the metadata nibbles. `corrupt` >= 0: bits 7:4 of that lane's metadata are replaced by `bad`.
+SpRun run_sp(const SpCase& sc, const std::vector<uint64_t>& P, const std::vector<uint64_t>& B,
+             const std::vector<uint64_t>& C, const std::vector<uint32_t>& nib, int corrupt = -1, uint32_t bad = 0) {
+  const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : 64, KP = K / 2, chunks = sc.kind == 2 ? 16 : 8;
+  const Cls cls = sc.kind == 0 ? F16 : sc.kind == 1 ? TF32 : I8;
+  const int per = 32 / cls_bits(cls);
+  const bool int_acc = sc.exact_int(), f16acc = sc.acc == tc::AccFmt::F16;
+  const Cls cc = f16acc ? Acc16 : Acc32;
+  const auto ra = pack(P, KP, 16, KP, 'A', cls, 16 * KP / 32);
+  std::vector<uint64_t> rb(size_t(32 * 4), 0);
+  for (int t = 0; t < 32; ++t)
+    for (int i = 0; i < 4 * per; ++i) {
+      const RCp rc = sparse_b(sc.kind, t, i);
+      rb[size_t(t * 4 + i / per)] |= B[size_t(rc.row * 8 + rc.col)] << (cls_bits(cls) * (i % per));
+    }
+  const auto rcv = pack(C, 8, 16, K, 'C', cc, 4);
+  std::vector<uint32_t> meta(32, 0);
+  for (int t = 0; t < 32; ++t) {
+    const int q = t / 4, u = t % 4;
+    uint32_t w = 0;
+    if (sc.kind == 2) {  // every lane: row q + 8 (u % 2), chunks 8 (u / 2) .. +7
+      for (int j = 0; j < 8; ++j) w |= nib[size_t((q + 8 * (u % 2)) * chunks + 8 * (u / 2) + j)] << (4 * j);
+    } else if (u / 2 == sc.sel) {  // the lane pair sp-sel picks: rows q (bits 15:0), q + 8 (31:16)
+      for (int half = 0; half < 2; ++half)
+        for (int j = 0; j < 4; ++j) w |= nib[size_t((q + 8 * half) * chunks + 4 * (u % 2) + j)] << (16 * half + 4 * j);
+    }
+    meta[size_t(t)] = w;  // other lanes: 0, invalid, must be ignored
+  }
+  if (corrupt >= 0) meta[size_t(corrupt)] = (meta[size_t(corrupt)] & ~0xF0u) | bad << 4;
+  auto narrow = [](const std::vector<uint64_t>& v) { return std::vector<uint32_t>(v.begin(), v.end()); };
+  Device dev;
+  const uint64_t da = dev.upload(narrow(ra)), db = dev.upload(narrow(rb)), dc = dev.upload(narrow(rcv)),
+                 de = dev.upload(meta), dd = dev.alloc(32 * 4 * 4);
+  const std::string opcode = std::string(sc.ordered ? "mma.sp::ordered_metadata" : "mma.sp") + ".sync.aligned." + sc.mods;
+  const int nc = f16acc ? 2 : 4;
+  SpRun out;
+  out.r = run(module(sp_kernel(opcode, 16 * KP / 32 / per, 4, nc, nc, !int_acc && !f16acc, sc.sel), "sm_90a"), dev,
+              {da, db, dc, de, dd});
+  if (out.r.status != RunStatus::Completed) return out;
+  auto v = dev.download<uint32_t>(dd, size_t(32 * nc));
+  out.D = unpack(std::vector<uint64_t>(v.begin(), v.end()), 16, 8, 16, cc);
+  return out;
+}
+
+std::vector<SpCase> sp_cases() {
+  using tc::ElemFmt;
+  using tc::AccFmt;
+  std::vector<SpCase> v = {
+      {"m16n8k32.row.col.f32.f16.f16.f32", 0, ElemFmt::F16, ElemFmt::F16, AccFmt::F32},
+      {"m16n8k32.row.col.f16.f16.f16.f16", 0, ElemFmt::F16, ElemFmt::F16, AccFmt::F16},
+      {"m16n8k32.row.col.f32.bf16.bf16.f32", 0, ElemFmt::BF16, ElemFmt::BF16, AccFmt::F32},
+      {"m16n8k16.row.col.f32.tf32.tf32.f32", 1, ElemFmt::TF32, ElemFmt::TF32, AccFmt::F32},
+      {"m16n8k64.row.col.s32.s8.u8.s32", 2, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, false, true, false},
+      {"m16n8k64.row.col.satfinite.s32.u8.s8.s32", 2, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, false, false, true, true},
+  };
+  v.push_back({"m16n8k64.row.col.f32.e4m3.e5m2.f32", 2, ElemFmt::E4M3, ElemFmt::E5M2, AccFmt::F32});
+  v.push_back({"m16n8k64.row.col.f32.e5m2.e5m2.f32", 2, ElemFmt::E5M2, ElemFmt::E5M2, AccFmt::F32});
+  v[1].sel = 1;
+  v[3].sel = 1;
+  v[2].ordered = true;
+  v[5].ordered = true;
+  v[6].fp8 = v[7].fp8 = true;
+  v[7].ordered = true;
+  return v;
+}
+
+TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
+  std::mt19937_64 rng(seed_for_test());
+  for (const SpCase& sc : sp_cases()) {
+    SCOPED_TRACE(std::string(sc.ordered ? "mma.sp::ordered_metadata." : "mma.sp.") + sc.mods + " sel " + std::to_string(sc.sel));
+    const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : 64, KP = K / 2, chunk = sc.kind == 1 ? 2 : 4, chunks = K / chunk;
+    std::vector<uint32_t> nib(size_t(16 * chunks));
+    std::vector<int> cols(size_t(16 * KP));  // the logical column of each packed element
+    for (int r = 0; r < 16; ++r)
+      for (int ch = 0; ch < chunks; ++ch) {
+        if (sc.kind == 1) {
+          const int i = int(rng() % 2);
+          nib[size_t(r * chunks + ch)] = i ? 0xE : 0x4;
+          cols[size_t(r * KP + ch)] = 2 * ch + i;
+          continue;
+        }
+        int i0 = int(rng() % 4), i1 = int(rng() % 3);
+        if (i1 >= i0) ++i1;
+        if (sc.ordered ? i0 > i1 : rng() % 2) std::swap(i0, i1);
+        nib[size_t(r * chunks + ch)] = uint32_t(i0 | i1 << 2);
+        cols[size_t(r * KP + 2 * ch)] = 4 * ch + i0;
+        cols[size_t(r * KP + 2 * ch + 1)] = 4 * ch + i1;
+      }
+    auto bits = [&](int w) { return rng() & (w == 32 ? 0xFFFFFFFFull : (uint64_t{1} << w) - 1); };
+    // Finite values near 1 for the float kinds (wide-exponent random bits would mostly be dominated
+    // by one term), raw bits for 8-bit.
+    auto elem = [&](tc::ElemFmt f) -> uint64_t {
+      const uint64_t r = rng(), hi = (r >> 40) & 1;
+      if (sc.exact_int()) return r & 0xFF;
+      if (f == tc::ElemFmt::E4M3) return (r & 0x87) | (hi ? 0x38 : 0x30);
+      if (f == tc::ElemFmt::E5M2) return (r & 0x83) | (hi ? 0x3C : 0x38);
+      if (f == tc::ElemFmt::F16) return (r & 0x83FF) | (hi ? 0x3C00 : 0x3800);
+      if (f == tc::ElemFmt::BF16) return (r & 0x807F) | (hi ? 0x3F80 : 0x3F00);
+      return (r & 0x807FFFFF) | (hi ? 0x3F800000 : 0x3F000000);
+    };
+    std::vector<uint64_t> P(size_t(16 * KP)), B(size_t(K * 8)), C(size_t(16 * 8));
+    for (auto& x : P) x = elem(sc.fa);
+    for (auto& x : B) x = elem(sc.fb);
+    for (auto& x : C) x = sc.exact_int() ? bits(32) : elem(sc.acc == tc::AccFmt::F16 ? tc::ElemFmt::F16 : tc::ElemFmt::F32);
+    if (sc.exact_int())  // C near the s32 ends so that sums overflow
+      for (auto& x : C) x = uint32_t(int32_t((rng() & 1) ? INT32_MAX - int32_t(rng() % 100000) : INT32_MIN + int32_t(rng() % 100000)));
+    const SpRun out = run_sp(sc, P, B, C, nib);
+    ASSERT_EQ(out.r.status, RunStatus::Completed) << out.r.report;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) {
+        uint32_t want;
+        if (sc.exact_int()) {
+          int64_t acc = int32_t(uint32_t(C[size_t(i * 8 + j)]));
+          for (int p = 0; p < KP; ++p) {
+            const uint64_t a = P[size_t(i * KP + p)], b = B[size_t(cols[size_t(i * KP + p)] * 8 + j)];
+            acc += (sc.sa ? int64_t(int8_t(a)) : int64_t(a)) * (sc.sb ? int64_t(int8_t(b)) : int64_t(b));
+          }
+          want = sc.sat ? uint32_t(int32_t(std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX))) : uint32_t(acc);
+        } else {
+          const tc::DotModel* m = tc::find_model(tc::Arch::SM90, tc::Unit::MmaSync, sc.fa, sc.fb, sc.acc);
+          ASSERT_NE(m, nullptr);
+          std::vector<uint32_t> a(static_cast<size_t>(KP)), b(static_cast<size_t>(KP));
+          for (int p = 0; p < KP; ++p) {
+            a[size_t(p)] = uint32_t(P[size_t(i * KP + p)]);
+            b[size_t(p)] = uint32_t(B[size_t(cols[size_t(i * KP + p)] * 8 + j)]);
+          }
+          want = tc::ref::dot(*m, sc.fa, a.data(), sc.fb, b.data(), KP, uint32_t(C[size_t(i * 8 + j)]));
+        }
+        ASSERT_EQ(uint32_t(out.D[size_t(i * 8 + j)]), want) << "D[" << i << "][" << j << "]";
+      }
+  }
+}
+
+TEST(MmaSparse, InvalidMetadataNamesLaneAndRule) {
+  SpCase sc = sp_cases()[0];  // .f16, sp-sel 0
+  std::vector<uint64_t> P(16 * 16, 0x3C00), B(32 * 8, 0x3C00), C(16 * 8, 0);
+  std::vector<uint32_t> nib(16 * 8, 0x4);  // columns 0 and 1 of every chunk
+  // Lane 5 (q 1, u 1: chunks 4..7 of rows 1 and 9): bits 7:4 hold row 1 chunk 5.
+  SpRun out = run_sp(sc, P, B, C, nib, 5, 0x5);
+  ASSERT_EQ(out.r.status, RunStatus::Fault);
+  ASSERT_FALSE(out.r.diagnostics.empty());
+  EXPECT_NE(out.r.diagnostics[0].message.find("mma.sp: invalid sparsity metadata 0x44444454 in lane 5 (sp-sel 0): bits 7:4 = "
+                                              "0x5 for row 1 chunk 5 names one column twice (the two indices of a 2:4 "
+                                              "chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are invalid) (PTX ISA "
+                                              "9.7.14.6.1)"),
+            std::string::npos)
+      << out.r.diagnostics[0].message;
+  // The same bad nibble in a lane sp-sel does not read is ignored.
+  EXPECT_EQ(run_sp(sc, P, B, C, nib, 6, 0x5).r.status, RunStatus::Completed);
+  // Decreasing indices (0b0001: columns 1 then 0): fine for .sp, undefined for ::ordered_metadata.
+  EXPECT_EQ(run_sp(sc, P, B, C, nib, 5, 0x1).r.status, RunStatus::Completed);
+  sc.ordered = true;
+  out = run_sp(sc, P, B, C, nib, 5, 0x1);
+  ASSERT_EQ(out.r.status, RunStatus::Fault);
+  EXPECT_NE(out.r.diagnostics[0].message.find("mma.sp::ordered_metadata: invalid sparsity metadata 0x44444414 in lane 5 "
+                                              "(sp-sel 0): bits 7:4 = 0x1 for row 1 chunk 5 is not in increasing order"),
+            std::string::npos)
+      << out.r.diagnostics[0].message;
+  // .tf32: only 0b0100 and 0b1110.
+  SpCase tf = sp_cases()[3];  // sp-sel 1: lanes 4q + 2, 4q + 3
+  std::vector<uint64_t> P8(16 * 8, 0x3F800000), B16(16 * 8, 0x3F800000);
+  out = run_sp(tf, P8, B16, C, nib, 7, 0x6);  // lane 7: q 1, u 3 (h 1): bits 7:4 = row 1 chunk 5
+  ASSERT_EQ(out.r.status, RunStatus::Fault);
+  EXPECT_NE(out.r.diagnostics[0].message.find("in lane 7 (sp-sel 1): bits 7:4 = 0x6 for row 1 chunk 5 is not a .tf32 index"),
+            std::string::npos)
+      << out.r.diagnostics[0].message;
+}
+
+TEST(MmaSparse, FormsGatesAndUnimplemented) {
+  auto one = [](const std::string& instr, const std::string& target = "sm_90a", const std::string& version = "8.7") {
+    return load_error(module(".visible .entry k() {\n .reg .b32 %r<40>;\n .reg .f32 %f<40>;\n " + instr + "\n ret;\n}\n", target, version));
+  };
+  auto has = [](const std::string& err, const std::string& words) {
+    return err.find(words) != std::string::npos ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << "'" << err << "' lacks '" << words << "'";
+  };
+  const std::string f4 = "{%f0, %f1, %f2, %f3}", r4 = "{%r4, %r5, %r6, %r7}", b4 = "{%r8, %r9, %r10, %r11}";
+  const std::string k32 = "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, ";
+  EXPECT_EQ(one(k32 + "1;", "sm_80", "7.1"), "");
+  EXPECT_EQ(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.u8.s32.satfinite " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;"), "");
+  EXPECT_TRUE(has(one(k32 + "2;"), "Argument 6 of instruction 'Sparse mma': value '2' out of range, expected to be in range [0..1]"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 1;"),
+                  "Argument 6 of instruction 'Sparse mma': value '1' out of range, expected to be in range [0..0]"));
+  EXPECT_TRUE(has(one(k32 + "0;", "sm_80", "7.0"), "mma.sp"));
+  EXPECT_TRUE(has(one("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;", "sm_90a", "8.4"),
+                  "8.5"));
+  EXPECT_TRUE(has(one(k32 + "%r2;"), "Arguments mismatch for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 " + f4 + ", {%r4, %r5}, " + b4 + ", " + f4 + ", %r1, 0;"), "mma"));
+  // Recognised, not simulated: loud and named.
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 " + f4 + ", {%r4, %r5}, {%r8, %r9}, " + f4 + ", %r1, 3;"),
+                  "unimplemented"));
+  EXPECT_EQ(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;", "sm_89"), "");
+  EXPECT_TRUE(has(one("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f16.e4m3.e5m2.f16 {%r0, %r1}, " + r4 + ", " + b4 + ", {%r2, %r3}, %r1, 0;", "sm_100a"),
+                  "Instruction 'mma with with F16 accumulator and F8 floating point type' not supported on .target 'sm_100a'"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;", "sm_90a", "8.3"),
+                  "8.4"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;"),
+                  "unimplemented"));
+}
+
 TEST(MmaSync, F64IsAnFmaChainInK) {
   std::mt19937_64 rng(seed_for_test());
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -538,6 +937,64 @@ TEST(MmaSync, PartialWarpFaults) {
   const RunResult r = run(module(body, "sm_90a"), dev, {});
   ASSERT_EQ(r.status, RunStatus::Fault);
   EXPECT_NE(r.report.find("all 32 lanes"), std::string::npos) << r.report;
+  // The same for the other mma entry points: sub-byte, m8n8k4 .f16, mma.sp.
+  for (const std::string instr :
+       {"mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%r0, %r1}, {%r2}, {%r3}, {%r0, %r1};",
+        "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r0, %r1}, {%r2, %r3}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};",
+        "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%f0, %f1, %f2, %f3}, %r8, 0;"}) {
+    std::string b2 = body;
+    const size_t at = b2.find("mma.sync.aligned.m16n8k16");
+    b2.replace(at, b2.find('\n', at) - at, instr);
+    const RunResult r2 = run(module(b2, "sm_90a"), dev, {});
+    ASSERT_EQ(r2.status, RunStatus::Fault) << instr;
+    EXPECT_NE(r2.report.find("needs all 32 lanes of the warp, but only lanes 0x7fffffff"), std::string::npos) << r2.report;
+  }
+}
+
+// The sub-byte forms' gates and combination rules, with ptxas 13.0's words (each checked with
+// ptxas on the same line; the one deliberate difference is marked).
+TEST(MmaSync, SubByteFormsGatesAndDiagnostics) {
+  auto one = [](const std::string& instr, const std::string& target, const std::string& version = "8.7") {
+    return load_error(module(".visible .entry k() {\n .reg .b32 %r<40>;\n " + instr + "\n ret;\n}\n", target, version));
+  };
+  const std::string c4 = "{%r0, %r1, %r2, %r3}", a2 = "{%r4, %r5}", a4 = "{%r4, %r5, %r6, %r7}";
+  const std::string k128 = "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32";
+  const std::string k128_ops = " " + c4 + ", " + a2 + ", {%r8}, " + c4 + ";";
+  // Accepted where ptxas accepts them (sm_75: the m8n8 shapes; sm_80+: all; .and: sm_80, PTX 7.1).
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k32.row.col.s32.s4.u4.s32 {%r0, %r1}, {%r4}, {%r8}, {%r0, %r1};", "sm_75", "6.5"), "");
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r0, %r1}, {%r4}, {%r8}, {%r0, %r1};", "sm_75", "6.5"), "");
+  EXPECT_EQ(one(k128 + ".and.popc" + k128_ops, "sm_80", "7.1"), "");
+  EXPECT_EQ(one("mma.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.s4.s32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_100a"), "");
+  EXPECT_EQ(one(k128 + ".xor.popc" + k128_ops, "sm_100a"), "");
+  auto has = [](const std::string& err, const std::string& words) {
+    return err.find(words) != std::string::npos ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << "'" << err << "' lacks '" << words << "'";
+  };
+  EXPECT_TRUE(has(one(k128 + ".and.popc" + k128_ops, "sm_80", "7.0"), "requires PTX ISA .version 7.1"));
+  EXPECT_TRUE(has(one(k128 + ".xor.popc" + k128_ops, "sm_75", "6.5"), "Modifier '.m16n8k128' of instruction 'mma' not supported on .target 'sm_75'"));
+  EXPECT_TRUE(has(one(k128 + ".popc" + k128_ops, "sm_90a"), "Unexpected number of operations specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one(k128 + ".xor" + k128_ops, "sm_90a"), "Unexpected number of operations specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one(k128 + ".xor.and.popc" + k128_ops, "sm_90a"), "Unexpected number of operations specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one(k128 + k128_ops, "sm_90a"), "Boolean operation is required for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k128.row.col.satfinite.s32.b1.b1.s32.xor.popc" + k128_ops, "sm_90a"),
+                  "Illegal modifier '.satfinite' for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k128.row.col.s32.u4.b1.s32.xor.popc" + k128_ops, "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k128'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.s32.s4.s8.s32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "Unexpected instruction types specified for 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.f32.s4.s4.f32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k64'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k256.row.col.s32.s4.s4.s32 " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k256'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k32.row.col.s32.b1.b1.s32.xor.popc" + k128_ops, "sm_90a"),
+                  "Incorrect instruction type specified for mma with shape '.m16n8k32'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m8n8k32.col.row.s32.s4.s4.s32 {%r0, %r1}, {%r4}, {%r8}, {%r0, %r1};", "sm_90a"),
+                  "Illegal alayout '.col' for instruction 'mma'"));
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 " + c4 + ", {%r4, %r5, %r6}, " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "mma"));
+  // ptxas 13.0 accepts (and ignores) .xor.popc with .s4; the PTX ISA defines it for .b1 only.
+  EXPECT_TRUE(has(one("mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32.xor.popc " + c4 + ", " + a4 + ", " + a2 + ", " + c4 + ";", "sm_90a"),
+                  "'.and/.xor .popc' is only defined with .b1 for instruction 'mma'"));
 }
 
 TEST(MmaSync, FormsGatesAndUnimplemented) {
@@ -568,12 +1025,13 @@ TEST(MmaSync, FormsGatesAndUnimplemented) {
   EXPECT_NE(one("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e5m2.f32 " + f32x4 + ", {%r4, %r5}, {%r8}, " + f32x4 + ";", "sm_90a", "8.4"), "");
   EXPECT_NE(one("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r0, %r1}, " + a4 + ", " + b2 + ", {%r2, %r3};", "sm_90a", "8.6"), "");
   // Recognised, not simulated: a load-time "unimplemented" naming the form.
-  const std::string s4 = one("mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8}, {%r10, %r11, %r12, %r13};", "sm_90a");
-  EXPECT_NE(s4.find("unimplemented"), std::string::npos) << s4;
-  const std::string b1 = one("mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {%r0, %r1}, {%r4}, {%r8}, {%r10, %r11};", "sm_90a");
-  EXPECT_NE(b1.find("unimplemented"), std::string::npos) << b1;
-  const std::string m884 = one("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a");
-  EXPECT_NE(m884.find("unimplemented"), std::string::npos) << m884;
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a"), "");
+  EXPECT_EQ(one("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9}, {%r10, %r11, %r12, %r13};", "sm_70", "6.4"), "");
+  EXPECT_NE(one("mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a"), "");
+  EXPECT_NE(one("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a"), "");
+  EXPECT_NE(one("mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f32 {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r8, %r9}, {%f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17};", "sm_90a")
+                .find(".dtype must be '.f32' when .ctype is '.f32' for 'mma' instruction with shape '.m8n8k4'"),
+            std::string::npos);
   const std::string kind = one("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32 " + f32x4 + ", " + a4 + ", " + b2 + ", " + f32x4 + ";", "sm_120a");
   EXPECT_NE(kind.find("unimplemented"), std::string::npos) << kind;
   EXPECT_NE(one("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32 " + f32x4 + ", " + a4 + ", " + b2 + ", " + f32x4 + ";", "sm_90a").find("not supported"), std::string::npos);

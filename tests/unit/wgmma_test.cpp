@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "model/tensorcore/exact_ref.h"
 #include "model/tensorcore/tensorcore.h"
 #include "model/wgmma/smem_desc.h"
 #include "sim/api.h"
@@ -622,30 +623,61 @@ TEST(WgmmaDiag, DescriptorOutsideSharedMemoryFaults) {
   EXPECT_NE(r.diagnostics[0].message.find("outside the CTA's shared memory"), std::string::npos);
 }
 
-// ---- sparse A (wgmma.mma_async.sp, .f16/.bf16) ----------------------------------------------------
+// ---- sparse A (wgmma.mma_async.sp) ---------------------------------------------------------------
 //
-// The reference is written from PTX ISA 9.7.15.6.1 (sparse storage and the m64nNk32 metadata
-// figure): a random 2:4 dense A (64 x 32) is compressed to 64 x 16 plus per-thread metadata, and D is
-// the dense product of the *uncompressed* A with B. Elements and C are small integers, so every sum
-// is exact in f32 whatever the order of summation.
+// The reference is written from PTX ISA 9.7.15.6 (sparse storage, the metadata figures; CUTLASS's
+// ELayout_64x32/64x16/64x64 agree): a random sparse dense A (64 x K; 2:4, or 1:2 for .tf32) is
+// compressed to 64 x K/2 plus per-thread metadata, and D is the dense product of the *uncompressed*
+// A with B. Elements and C are small integers, so every sum is exact in any accumulator whatever
+// the order of summation (fp8's e8m13 output included: |D| < 2^13).
 
-// f16 / bf16 encodings of the integer v in [-3, 3].
-uint32_t small_int_bits(bool bf16, int v) {
-  static const uint32_t f16[] = {0, 0x3C00, 0x4000, 0x4200}, b16[] = {0, 0x3F80, 0x4000, 0x4040};
-  const uint32_t mag = (bf16 ? b16 : f16)[std::abs(v)];
-  return v < 0 ? mag | 0x8000u : mag;
+enum class SpType { F16, BF16, TF32, E4M3, E5M2, S8, U8 };
+
+// Encodings of the integer v in [-3, 3] (u8: [0, 6]).
+uint32_t small_int_bits(SpType t, int v) {
+  static const uint32_t f16[] = {0, 0x3C00, 0x4000, 0x4200}, b16[] = {0, 0x3F80, 0x4000, 0x4040},
+                        e4m3[] = {0, 0x38, 0x40, 0x44}, e5m2[] = {0, 0x3C, 0x40, 0x42};
+  switch (t) {
+    case SpType::TF32: return std::bit_cast<uint32_t>(float(v));
+    case SpType::S8:
+    case SpType::U8: return uint32_t(v) & 0xFF;
+    default: break;
+  }
+  const uint32_t mag = (t == SpType::F16 ? f16 : t == SpType::BF16 ? b16 : t == SpType::E4M3 ? e4m3 : e5m2)[std::abs(v)];
+  const uint32_t sign = t == SpType::F16 || t == SpType::BF16 ? 0x8000u : 0x80u;
+  return v < 0 ? mag | sign : mag;
 }
+uint32_t small_int_bits(bool bf16, int v) { return small_int_bits(bf16 ? SpType::BF16 : SpType::F16, v); }
+
+const char* sp_name(SpType t) {
+  static const char* n[] = {"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8"};
+  return n[int(t)];
+}
+int sp_bits(SpType t) { return t == SpType::F16 || t == SpType::BF16 ? 16 : t == SpType::TF32 ? 32 : 8; }
+bool sp_int(SpType t) { return t == SpType::S8 || t == SpType::U8; }
 
 struct SparseCase {
   bool bf16 = false, a_regs = false;
   int n = 16, sel = 0;
   int bad_thread = -1;  // >= 0: corrupt one nibble of this thread's metadata
+  SpType a = SpType::F16, b = SpType::F16;  // when bf16 is set, both are BF16
+  bool satfinite = false;
+  uint32_t bad_nibble = 0xA;  // the value written into bits 11:8 of bad_thread's metadata
+  bool random_floats = false; // float kinds: random values near 1 instead of small integers
+  bool d16 = false;            // .f16 D (two elements per register) instead of .f32
+  int dense_k() const { return sp_bits(a) == 16 ? 32 : sp_bits(a) == 32 ? 16 : 64; }
 };
+
+SparseCase normalised(SparseCase cs) {
+  if (cs.bf16) cs.a = cs.b = SpType::BF16;
+  return cs;
+}
 
 std::string sparse_kernel_ptx(const SparseCase& cs, int nd) {
   std::string dregs;
   for (int i = 0; i < nd; ++i) dregs += (i ? ", %d" : "%d") + std::to_string(i);
-  const std::string ty = cs.bf16 ? ".bf16.bf16" : ".f16.f16";
+  const bool is_int = sp_int(cs.a), f16ish = sp_bits(cs.a) == 16;
+  const std::string ty = std::string(is_int ? ".s32." : cs.d16 ? ".f16." : ".f32.") + sp_name(cs.a) + "." + sp_name(cs.b);
   std::string s = ".shared .align 1024 .b8 smem[65536];\n"
                   ".visible .entry k(.param .u64 pimg, .param .u32 nimg, .param .u64 pc, .param .u64 pd, .param .u64 pa,"
                   " .param .u64 pm, .param .u64 da, .param .u64 db)\n{\n"
@@ -669,9 +701,13 @@ std::string sparse_kernel_ptx(const SparseCase& cs, int nd) {
        "  ld.param.u64 %rd12, [pm];\n  mul.wide.u32 %rd13, %r2, 4;\n  add.u64 %rd12, %rd12, %rd13;\n"
        "  ld.global.u32 %meta, [%rd12];\n";
   s += "  wgmma.fence.sync.aligned;\n";
-  s += "  wgmma.mma_async.sp.sync.aligned.m64n" + std::to_string(cs.n) + "k32.f32" + ty + " {" + dregs + "}, " +
-       (cs.a_regs ? "{%a0, %a1, %a2, %a3}" : "%rd5") + ", %rd6, %meta, " + std::to_string(cs.sel) + ", %p2, 1, 1" +
-       (cs.a_regs ? ", 0" : ", 0, 0") + ";\n";
+  // Immediates after scale-d: imm-scale-a/b (float types), imm-trans-a (A from smem) and
+  // imm-trans-b (.f16/.bf16 only).
+  std::string imms = is_int ? "" : ", 1, 1";
+  if (f16ish) imms += cs.a_regs ? ", 0" : ", 0, 0";
+  s += "  wgmma.mma_async.sp.sync.aligned.m64n" + std::to_string(cs.n) + "k" + std::to_string(cs.dense_k()) + ty +
+       (cs.satfinite ? ".satfinite" : "") + " {" + dregs + "}, " + (cs.a_regs ? "{%a0, %a1, %a2, %a3}" : "%rd5") +
+       ", %rd6, %meta, " + std::to_string(cs.sel) + ", %p2" + imms + ";\n";
   s += "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n";
   s += "  ld.param.u64 %rd11, [pd];\n  add.u64 %rd11, %rd11, %rd8;\n";
   for (int i = 0; i < nd; ++i) s += "  st.global.u32 [%rd11+" + std::to_string(4 * i) + "], %d" + std::to_string(i) + ";\n";
@@ -679,55 +715,99 @@ std::string sparse_kernel_ptx(const SparseCase& cs, int nd) {
   return module(s);
 }
 
-// Metadata of thread t (warp w, lane l) per the ISA figure: lanes 4q + 2*sel + h carry rows q
-// (bits 15:0) and q + 8 (bits 31:16) of the warp, chunks 4h..4h+3, one nibble per chunk (low pair:
-// index of the first kept element). Other lanes get an invalid pattern (0): they must be ignored.
-uint32_t sparse_meta(const std::vector<std::array<int, 2>>& kept, int sel, int t) {
-  const int w = t / 32, l = t % 32, q = l / 4;
-  if ((l % 4) / 2 != sel) return 0;
-  const int h = l % 2;
+// Metadata of thread t (warp w, lane l = 4q + u) per the ISA figures, built from the thread's side:
+//  * 16-bit and .tf32 (8 chunks per row): lanes with u / 2 == sel carry rows q (bits 15:0) and
+//    q + 8 (bits 31:16) of the warp, chunks 4h..4h+3 with h = u % 2, one nibble per chunk; the
+//    other lanes get an invalid pattern (0), which must be ignored;
+//  * 8-bit (16 chunks per row, sel 0): every lane; row q + 8 (u % 2), chunks 8 (u / 2) .. +7.
+// kept[row][chunk] holds the 2:4 nibble (index of the first packed element in bits 1:0), or for
+// .tf32 0b0100 / 0b1110.
+uint32_t sparse_meta(const SparseCase& cs, const std::vector<uint32_t>& nibble, int chunks, int t) {
+  const int w = t / 32, l = t % 32, q = l / 4, u = l % 4;
   uint32_t word = 0;
+  if (sp_bits(cs.a) == 8) {
+    const int row = 16 * w + q + 8 * (u % 2);
+    for (int j = 0; j < 8; ++j) word |= nibble[size_t(row * chunks + 8 * (u / 2) + j)] << (4 * j);
+    return word;
+  }
+  if (u / 2 != cs.sel) return 0;
   for (int half = 0; half < 2; ++half)
-    for (int j = 0; j < 4; ++j) {
-      const auto& kp = kept[size_t((16 * w + q + 8 * half) * 8 + 4 * h + j)];
-      word |= uint32_t(kp[0] | kp[1] << 2) << (16 * half + 4 * j);
-    }
+    for (int j = 0; j < 4; ++j)
+      word |= nibble[size_t((16 * w + q + 8 * half) * chunks + 4 * (u % 2) + j)] << (16 * half + 4 * j);
   return word;
 }
 
-RunResult run_sparse(const SparseCase& cs, uint64_t seed, std::vector<float>* got_d = nullptr,
-                     std::vector<float>* want_d = nullptr) {
+tc::ElemFmt sp_fmt(SpType t) {
+  switch (t) {
+    case SpType::F16: return tc::ElemFmt::F16;
+    case SpType::BF16: return tc::ElemFmt::BF16;
+    case SpType::TF32: return tc::ElemFmt::TF32;
+    case SpType::E4M3: return tc::ElemFmt::E4M3;
+    default: return tc::ElemFmt::E5M2;
+  }
+}
+
+// A random finite value in [0.5, 2) with a random sign and fraction, as bits of format t.
+uint32_t near_one_bits(SpType t, uint64_t r) {
+  const uint64_t hi = (r >> 40) & 1;
+  switch (t) {
+    case SpType::F16: return uint32_t((r & 0x83FF) | (hi ? 0x3C00 : 0x3800));
+    case SpType::BF16: return uint32_t((r & 0x807F) | (hi ? 0x3F80 : 0x3F00));
+    case SpType::E4M3: return uint32_t((r & 0x87) | (hi ? 0x38 : 0x30));
+    case SpType::E5M2: return uint32_t((r & 0x83) | (hi ? 0x3C : 0x38));
+    default: return uint32_t((r & 0x807FFFFF) | (hi ? 0x3F800000 : 0x3F000000));
+  }
+}
+
+RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d = nullptr,
+                     std::vector<uint32_t>* want_d = nullptr) {
+  cs = normalised(cs);
   std::mt19937_64 rng(seed);
-  const int M = 64, K = 32, KP = 16, N = cs.n, nd = N / 2;
-  // Dense 2:4 A as integers, the kept positions per chunk, and the packed A bits.
+  // D: N/2 elements per thread (the f32 register layout, d_elem), two per register for .f16.
+  const int M = 64, K = cs.dense_k(), KP = K / 2, N = cs.n, ne = N / 2, nd = cs.d16 ? N / 4 : N / 2,
+            ebits = sp_bits(cs.a);
+  auto f16_of = [](double v) { return uint32_t(std::bit_cast<uint16_t>(static_cast<_Float16>(v))); };
+  const bool tf32 = cs.a == SpType::TF32, is_int = sp_int(cs.a);
+  const int chunk = tf32 ? 2 : 4, chunks = K / chunk, kept_per_chunk = chunk / 2;
+  auto value = [&](SpType t) { return t == SpType::U8 ? int(rng() % 7) : int(rng() % 7) - 3; };
+  // Dense sparse A as integers, the metadata nibble per chunk, and the packed A bits.
   std::vector<int> Adense(size_t(M * K), 0), Bv(size_t(N * K)), Cv(size_t(M * N));
-  std::vector<std::array<int, 2>> kept(size_t(M * 8));
-  std::vector<uint32_t> P(size_t(M * KP)), Bbits(size_t(N * K));
+  std::vector<uint32_t> nibble(size_t(M * chunks)), P(size_t(M * KP)), Bbits(size_t(N * K));
+  std::vector<int> kept_col(size_t(M * KP));
   for (int m = 0; m < M; ++m)
-    for (int ch = 0; ch < 8; ++ch) {
-      int i0 = int(rng() % 4), i1 = int(rng() % 3);
-      if (i1 >= i0) ++i1;
-      if (rng() % 2) std::swap(i0, i1);  // the ISA orders a chunk's indices by packed element, not by column
-      kept[size_t(m * 8 + ch)] = {i0, i1};
-      for (int e = 0; e < 2; ++e) {
-        const int v = int(rng() % 7) - 3, col = 4 * ch + (e ? i1 : i0);
+    for (int ch = 0; ch < chunks; ++ch) {
+      int idx[2];
+      if (tf32) {
+        idx[0] = int(rng() % 2);
+        nibble[size_t(m * chunks + ch)] = idx[0] ? 0xE : 0x4;
+      } else {
+        idx[0] = int(rng() % 4);
+        idx[1] = int(rng() % 3);
+        if (idx[1] >= idx[0]) ++idx[1];
+        if (rng() % 2) std::swap(idx[0], idx[1]);  // the ISA orders a chunk's indices by packed element, not by column
+        nibble[size_t(m * chunks + ch)] = uint32_t(idx[0] | idx[1] << 2);
+      }
+      for (int e = 0; e < kept_per_chunk; ++e) {
+        const int v = value(cs.a), col = chunk * ch + idx[e];
         Adense[size_t(m * K + col)] = v;
-        P[size_t(m * KP + 2 * ch + e)] = small_int_bits(cs.bf16, v);
+        P[size_t(m * KP + kept_per_chunk * ch + e)] = cs.random_floats ? near_one_bits(cs.a, rng()) : small_int_bits(cs.a, v);
+        kept_col[size_t(m * KP + kept_per_chunk * ch + e)] = col;
       }
     }
   for (size_t i = 0; i < Bv.size(); ++i) {
-    Bv[i] = int(rng() % 7) - 3;
-    Bbits[i] = small_int_bits(cs.bf16, Bv[i]);
+    Bv[i] = value(cs.b);
+    Bbits[i] = cs.random_floats ? near_one_bits(cs.b, rng()) : small_int_bits(cs.b, Bv[i]);
   }
-  for (int& c : Cv) c = int(rng() % 201) - 100;
+  for (int& c : Cv) c = is_int && cs.satfinite ? ((rng() & 1) ? INT32_MAX - int(rng() % 64) : INT32_MIN + int(rng() % 64))
+                                               : int(rng() % 201) - 100;
 
   const uint32_t abase = 0x400, bbase = 0x400 + 0x8000;
   std::vector<uint8_t> img(0x10000, 0);
   const wg::Layout l = wg::Layout::Interleave;
-  auto [alb, asb] = strides(l, false, 16, M, KP);
-  auto [blb, bsb] = strides(wg::Layout::Swizzle64B, false, 16, N, K);
-  if (!cs.a_regs) place(img, abase, l, false, 16, alb, asb, M, KP, P);
-  place(img, bbase, wg::Layout::Swizzle64B, false, 16, blb, bsb, N, K, Bbits);
+  auto [alb, asb] = strides(l, false, ebits, M, KP);
+  auto [blb, bsb] = strides(wg::Layout::Swizzle64B, false, ebits, N, K);
+  if (!cs.a_regs) place(img, abase, l, false, ebits, alb, asb, M, KP, P);
+  place(img, bbase, wg::Layout::Swizzle64B, false, ebits, blb, bsb, N, K, Bbits);
   auto desc = [](wg::Layout lay, uint32_t off, uint32_t lbo, uint32_t sbo) {
     wg::SmemDesc d;
     d.layout = lay;
@@ -736,21 +816,27 @@ RunResult run_sparse(const SparseCase& cs, uint64_t seed, std::vector<float>* go
     d.stride_byte_offset = wg::encode_bytes(sbo);
     return wg::encode(d);
   };
-  std::vector<uint32_t> creg(size_t(128 * nd)), areg(size_t(128 * 4), 0), meta(128);
+  std::vector<uint32_t> creg(size_t(128 * nd), 0), areg(size_t(128 * 4), 0), meta(128), cbits(size_t(128 * ne));
+  const int per = 32 / ebits;
   for (int t = 0; t < 128; ++t) {
-    for (int i = 0; i < nd; ++i) {
+    for (int i = 0; i < ne; ++i) {
       int row, col;
       d_elem(t / 32, t % 32, i, row, col);
-      creg[size_t(t * nd + i)] = std::bit_cast<uint32_t>(float(Cv[size_t(row * N + col)]));
+      const int c = Cv[size_t(row * N + col)];
+      uint32_t& cb = cbits[size_t(t * ne + i)];
+      cb = is_int ? uint32_t(c) : cs.d16 ? f16_of(c) : std::bit_cast<uint32_t>(float(c));
+      if (cs.random_floats) cb = cs.d16 ? near_one_bits(SpType::F16, rng()) : near_one_bits(SpType::TF32, rng());
+      if (cs.d16) creg[size_t(t * nd + i / 2)] |= cb << (16 * (i % 2));
+      else creg[size_t(t * nd + i)] = cb;
     }
-    for (int i = 0; i < 8; ++i) {  // the packed 64 x 16 A has the dense k16 register layout
+    for (int i = 0; i < 4 * per; ++i) {  // the packed 64 x K/2 A has the dense k(K/2) register layout
       int row, col;
-      a_elem(16, t / 32, t % 32, i, row, col);
-      areg[size_t(t * 4 + i / 2)] |= P[size_t(row * KP + col)] << (16 * (i % 2));
+      a_elem(ebits, t / 32, t % 32, i, row, col);
+      areg[size_t(t * 4 + i / per)] |= P[size_t(row * KP + col)] << (ebits * (i % per));
     }
-    meta[size_t(t)] = sparse_meta(kept, cs.sel, t);
+    meta[size_t(t)] = sparse_meta(cs, nibble, chunks, t);
   }
-  if (cs.bad_thread >= 0) meta[size_t(cs.bad_thread)] = (meta[size_t(cs.bad_thread)] & ~0xF00u) | 0xA00u;
+  if (cs.bad_thread >= 0) meta[size_t(cs.bad_thread)] = (meta[size_t(cs.bad_thread)] & ~0xF00u) | cs.bad_nibble << 8;
 
   Device dev;
   const uint64_t pimg = dev.upload(img), pc = dev.upload(creg), pd = dev.alloc(creg.size() * 4), pa = dev.upload(areg),
@@ -769,35 +855,101 @@ RunResult run_sparse(const SparseCase& cs, uint64_t seed, std::vector<float>* go
   if (res.status != RunStatus::Completed || !got_d) return res;
   const auto dreg = dev.download<uint32_t>(pd, creg.size());
   for (int t = 0; t < 128; ++t)
-    for (int i = 0; i < nd; ++i) {
+    for (int i = 0; i < ne; ++i) {
       int row, col;
       d_elem(t / 32, t % 32, i, row, col);
+      got_d->push_back(cs.d16 ? (dreg[size_t(t * nd + i / 2)] >> (16 * (i % 2))) & 0xFFFF : dreg[size_t(t * nd + i)]);
+      if (cs.random_floats) {
+        // One dot of the K/2 kept products with the B elements they select (the model's exact
+        // reference on the wgmma row).
+        const tc::DotModel* m = tc::find_model(tc::Arch::SM90, tc::Unit::Wgmma, sp_fmt(cs.a), sp_fmt(cs.b),
+                                               cs.d16 ? tc::AccFmt::F16 : tc::AccFmt::F32);
+        std::vector<uint32_t> a(static_cast<size_t>(KP)), b(static_cast<size_t>(KP));
+        for (int p = 0; p < KP; ++p) {
+          a[size_t(p)] = P[size_t(row * KP + p)];
+          b[size_t(p)] = Bbits[size_t(col * K + kept_col[size_t(row * KP + p)])];
+        }
+        want_d->push_back(m ? tc::ref::dot(*m, sp_fmt(cs.a), a.data(), sp_fmt(cs.b), b.data(), KP, cbits[size_t(t * ne + i)])
+                            : 0xDEADBEEFu);
+        continue;
+      }
       int64_t acc = Cv[size_t(row * N + col)];
       for (int k = 0; k < K; ++k) acc += int64_t(Adense[size_t(row * K + k)]) * Bv[size_t(col * K + k)];
-      got_d->push_back(std::bit_cast<float>(dreg[size_t(t * nd + i)]));
-      want_d->push_back(float(acc));
+      if (is_int && cs.satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+      want_d->push_back(is_int ? uint32_t(acc) : cs.d16 ? f16_of(double(acc)) : std::bit_cast<uint32_t>(float(acc)));
     }
   return res;
+}
+
+std::string sparse_case_name(const SparseCase& c) {
+  const SparseCase cs = normalised(c);
+  return std::string(sp_name(cs.a)) + "." + sp_name(cs.b) + (cs.a_regs ? " A in registers" : " A from smem") +
+         " n=" + std::to_string(cs.n) + " sp-sel=" + std::to_string(cs.sel) + (cs.satfinite ? " .satfinite" : "") +
+         (cs.d16 ? " .f16 D" : "") + (cs.random_floats ? " random" : "");
+}
+
+void expect_sparse_product(const SparseCase& cs, uint64_t seed) {
+  SCOPED_TRACE(sparse_case_name(cs));
+  std::vector<uint32_t> got, want;
+  const RunResult r = run_sparse(cs, seed, &got, &want);
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.report << (r.diagnostics.empty() ? "" : r.diagnostics[0].format());
+  for (const auto& d : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << d.format();
+  ASSERT_EQ(got.size(), want.size());
+  int bad = 0;
+  for (size_t i = 0; i < got.size() && bad < 5; ++i)
+    if (got[i] != want[i]) {
+      ++bad;
+      ADD_FAILURE() << "D element " << i << " (thread " << i / size_t(cs.n / 2) << ") = " << std::hex << got[i]
+                    << ", want " << want[i] << std::dec;
+    }
 }
 
 TEST(WgmmaSparse, DenseProductOfTheDecompressedA) {
   uint64_t s = seed_for_test();
   for (SparseCase cs : {SparseCase{false, false, 16, 0}, SparseCase{true, false, 24, 1}, SparseCase{false, true, 8, 1},
-                        SparseCase{true, true, 32, 0}}) {
-    SCOPED_TRACE(std::string(cs.bf16 ? "bf16" : "f16") + (cs.a_regs ? " A in registers" : " A from smem") +
-                 " n=" + std::to_string(cs.n) + " sp-sel=" + std::to_string(cs.sel));
-    std::vector<float> got, want;
-    const RunResult r = run_sparse(cs, s++, &got, &want);
-    ASSERT_EQ(r.status, RunStatus::Completed) << r.report << (r.diagnostics.empty() ? "" : r.diagnostics[0].format());
-    for (const auto& d : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << d.format();
-    ASSERT_EQ(got.size(), want.size());
-    int bad = 0;
-    for (size_t i = 0; i < got.size() && bad < 5; ++i)
-      if (got[i] != want[i]) {
-        ++bad;
-        ADD_FAILURE() << "D element " << i << " (thread " << i / size_t(cs.n / 2) << ") = " << got[i] << ", want " << want[i];
+                        SparseCase{true, true, 32, 0}})
+    expect_sparse_product(cs, s++);
+}
+
+// .tf32 (1:2, k16) and 8-bit A (2:4, k64): fp8 (any pairing), s8/u8 (mixed, .satfinite).
+TEST(WgmmaSparse, Tf32And8BitDenseProductOfTheDecompressedA) {
+  uint64_t s = seed_for_test();
+  auto mk = [](SpType a, SpType b, bool regs, int n, int sel, bool sat = false) {
+    SparseCase cs;
+    cs.a = a;
+    cs.b = b;
+    cs.a_regs = regs;
+    cs.n = n;
+    cs.sel = sel;
+    cs.satfinite = sat;
+    return cs;
+  };
+  for (const SparseCase& cs : {mk(SpType::TF32, SpType::TF32, false, 16, 0), mk(SpType::TF32, SpType::TF32, true, 8, 1),
+                               mk(SpType::TF32, SpType::TF32, false, 24, 1), mk(SpType::E4M3, SpType::E4M3, false, 16, 0),
+                               mk(SpType::E4M3, SpType::E5M2, true, 8, 0), mk(SpType::E5M2, SpType::E4M3, false, 32, 0),
+                               mk(SpType::S8, SpType::S8, false, 16, 0), mk(SpType::S8, SpType::U8, true, 24, 0),
+                               mk(SpType::U8, SpType::U8, false, 8, 0, true), mk(SpType::S8, SpType::S8, true, 32, 0, true)})
+    expect_sparse_product(cs, s++);
+}
+
+// Random values: each D element is one dot of the K/2 kept products (one T-FDPA group), not the
+// dense K with zeros chained in two groups; see sim/sem/sparse_a.h. Also .f16 D (f16 and fp8 A).
+TEST(WgmmaSparse, RandomFloatsAreOneDotOfTheKeptProducts) {
+  uint64_t s = seed_for_test();
+  for (SpType t : {SpType::F16, SpType::BF16, SpType::TF32, SpType::E4M3})
+    for (bool d16 : {false, true}) {
+      if (d16 && (t == SpType::BF16 || t == SpType::TF32)) continue;  // .f16 D only for .f16 and fp8
+      SparseCase cs;
+      cs.a = cs.b = t;
+      cs.n = 16;
+      cs.sel = t == SpType::BF16 || t == SpType::TF32 ? 1 : 0;
+      cs.a_regs = t == SpType::F16;
+      cs.d16 = d16;
+      for (bool random : {true, false}) {
+        cs.random_floats = random;
+        expect_sparse_product(cs, s++);
       }
-  }
+    }
 }
 
 TEST(WgmmaSparse, InvalidMetadataNamesThreadAndRule) {
@@ -807,13 +959,46 @@ TEST(WgmmaSparse, InvalidMetadataNamesThreadAndRule) {
   EXPECT_EQ(r.status, RunStatus::Fault);
   ASSERT_FALSE(r.diagnostics.empty());
   EXPECT_NE(r.diagnostics[0].message.find(
-                "in thread 70 of the warpgroup (warp 2 lane 6, sp-sel 1): bits 11:8 = 0xa for row 33 chunk 2 name column "
-                "2 twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are invalid"),
+                "in thread 70 of the warpgroup (warp 2 lane 6, sp-sel 1): bits 11:8 = 0xa for row 33 chunk 2 names one "
+                "column twice (the two indices of a 2:4 chunk must differ; 0b0000, 0b0101, 0b1010 and 0b1111 are "
+                "invalid) (PTX ISA 9.7.15.6.1)"),
             std::string::npos)
       << r.diagnostics[0].message;
   // The same corruption in a lane the selector does not read is ignored.
   cs.sel = 0;
   EXPECT_EQ(run_sparse(cs, 1).status, RunStatus::Completed);
+}
+
+TEST(WgmmaSparse, InvalidTf32And8BitMetadata) {
+  // .tf32: thread 5 (warp 0, lane 5 = q 1, u 1: sp-sel 0, h 1): bits 11:8 are row 1 chunk 6; 0b0110
+  // is a valid 2:4 code but not one of the two .tf32 values.
+  SparseCase cs;
+  cs.a = cs.b = SpType::TF32;
+  cs.n = 8;
+  cs.bad_thread = 5;
+  cs.bad_nibble = 0x6;
+  RunResult r = run_sparse(cs, seed_for_test());
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].message.find("wgmma.mma_async.sp: invalid sparsity metadata"), std::string::npos);
+  EXPECT_NE(r.diagnostics[0].message.find("in thread 5 of the warpgroup (warp 0 lane 5, sp-sel 0): bits 11:8 = 0x6 for "
+                                          "row 1 chunk 6 is not a .tf32 index (0b0100 and 0b1110 are the only meaningful "
+                                          "values) (PTX ISA 9.7.15.6.1)"),
+            std::string::npos)
+      << r.diagnostics[0].message;
+  // 8-bit: thread 103 = warp 3 lane 7 (q 1, u 3): row 48 + 1 + 8 = 57, chunks 8..15; bits 11:8 is chunk 10.
+  cs = SparseCase{};
+  cs.a = cs.b = SpType::S8;
+  cs.n = 8;
+  cs.bad_thread = 103;
+  cs.bad_nibble = 0xF;
+  r = run_sparse(cs, seed_for_test());
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].message.find("in thread 103 of the warpgroup (warp 3 lane 7, sp-sel 0): bits 11:8 = 0xf for "
+                                          "row 57 chunk 10 names one column twice"),
+            std::string::npos)
+      << r.diagnostics[0].message;
 }
 
 TEST(WgmmaSparse, BinderAcceptsAndRejectsLikePtxas) {
@@ -839,11 +1024,32 @@ TEST(WgmmaSparse, BinderAcceptsAndRejectsLikePtxas) {
   EXPECT_NE(load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16" + d4 + "%rd1, %rd2, %r1, 0, %p1, 1, 1, 0;"))
                 .find("takes 10 operands, got 9"),
             std::string::npos);
-  // Not simulated yet: loud, named.
-  const std::string tf32 = load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32" + d4 + "%rd1, %rd2, %r1, 0, %p1, 1, 1;"));
-  EXPECT_NE(tf32.find("unimplemented"), std::string::npos) << tf32;
-  const std::string s8 = load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8" + d4 + "%rd1, %rd2, %r1, 0, %p1;"));
-  EXPECT_NE(s8.find("unimplemented"), std::string::npos) << s8;
+  // .tf32 and 8-bit (ptxas 13.0's words on the same lines).
+  EXPECT_EQ(load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32" + d4 + "%rd1, %rd2, %r1, 1, %p1, 1, -1;")), "");
+  EXPECT_EQ(load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.u8" + d4 + "%rd1, %rd2, %r1, 0, %p1;")), "");
+  EXPECT_EQ(load_error(with("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e5m2" + d4 + "%rd1, %rd2, %r1, 0, %p1, 1, 1;")), "");
+  auto err_has = [&](const std::string& line, const std::string& words, const std::string& version = "8.4") {
+    const std::string e = load_error(with(line, version));
+    return e.find(words) != std::string::npos ? ::testing::AssertionSuccess()
+                                              : ::testing::AssertionFailure() << "'" << e << "' lacks '" << words << "'";
+  };
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32" + d4 + "%rd1, %rd2, %r1, 2, %p1, 1, 1;",
+                      "Argument 4 of instruction 'Sparse wgmma.mma_async with floating point types': unexpected value '2', "
+                      "expected to be 0 or 1"));
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e5m2" + d4 + "%rd1, %rd2, %r1, 1, %p1, 1, 1;",
+                      "Argument 4 of instruction 'Sparse wgmma.mma_async with FP8 types': unexpected value '1', expected to be 0"));
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e5m2" + d4 + "%rd1, %rd2, %r1, 0, %p1, 2, 1;",
+                      "Argument 6 of instruction 'Sparse wgmma.mma_async with FP8 types': unexpected value '2', expected to be -1 or 1"));
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8" + d4 + "%rd1, %rd2, %r1, 1, %p1;",
+                      "Argument 4 of instruction 'Sparse wgmma.mma_async with integer types': unexpected value '1', expected to be 0"));
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.u8" + d4 + "%rd1, %rd2, %r1, 0, %p1;",
+                      "Feature 'Sparse WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later", "8.3"));
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.u8.u8" + d4 + "%rd1, %rd2, %r1, 0, %p1;",
+                      "Feature 'Sparse WGMMA with integer types' requires PTX ISA .version 8.2 or later", "8.1"));
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n40k64.s32.s8.s8" + d4 + "%rd1, %rd2, %r1, 0, %p1;",
+                      "Illegal matrix shape '.m64n40k64' for instruction 'Sparse wgmma.mma_async with integer types'"));
+  EXPECT_TRUE(err_has("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.tf32.tf32" + d4 + "%rd1, %rd2, %r1, 0, %p1, 1, 1;",
+                      "(K must be 16)"));
 }
 
 TEST(WgmmaBind, RejectsBadForms) {
