@@ -18,6 +18,7 @@
 #include "model/tcgen05/cp.h"
 #include "model/tcgen05/ldst.h"
 #include "sim/exec/tcgen05_state.h"
+#include "sim/sem/tcgen05_internal.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -276,6 +277,7 @@ void forget_settled(Tcgen05Cta& st) {
 // in.a: Kind; in.b: flags below; in.d: cta_group; in.imm: scale-input-d.
 // in.c: block-scaled kinds: scale factors per row of A (1, 2 or 4).
 constexpr uint8_t kATmem = 1, kDisableMask = 2, kBlockScaled = 4;
+constexpr uint8_t kAShift = 0x80;
 
 void issue_mma(ExecCtx& c, const Instr& in, int l) {
   Tcgen05Cta& st = state(c);
@@ -285,6 +287,7 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   op.ctx.cta_group = in.d;
   op.d_tmem = uint32_t(sem::addr_of(c, in.op[0], l));
   op.a_in_tmem = in.b & kATmem;
+  op.ashift = in.b & kAShift;
   if (op.a_in_tmem) op.a_tmem = uint32_t(sem::addr_of(c, in.op[1], l));
   else op.a_desc = c.col(in.op[1])[l];
   op.b_desc = c.col(in.op[2])[l];
@@ -367,8 +370,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   for_lanes(mask, [&](int l) { issue_mma(c, in, l); });
 }
 
-// in.a: CpShape; in.d: cta_group. With .cta_group::2 each CTA of the pair copies from its own
-// shared memory into its own Tensor Memory.
+// in.a: CpShape; in.b: CpSrcFmt; in.d: cta_group. With .cta_group::2 each CTA of the pair copies
+// from its own shared memory into its own Tensor Memory.
 void issue_cp(ExecCtx& c, const Instr& in, int l) {
   Tcgen05Cta& st = state(c);
   Cta& cta = *c.cta;
@@ -376,7 +379,9 @@ void issue_cp(ExecCtx& c, const Instr& in, int l) {
   op.shape = t5::CpShape(in.a);
   op.taddr = uint32_t(sem::addr_of(c, in.op[0], l));
   op.desc = c.col(in.op[1])[l];
-  const std::string what = std::string("tcgen05.cp.cta_group::") + std::to_string(in.d) + t5::cp_shape_name(op.shape);
+  op.src = t5::CpSrcFmt(in.b);
+  const std::string what = std::string("tcgen05.cp.cta_group::") + std::to_string(in.d) + t5::cp_shape_name(op.shape) +
+                           t5::src_fmt_name(op.src);
   std::vector<Cta*> pair{&cta};
   if (in.d == 2) {
     Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
@@ -691,10 +696,11 @@ void bind_tcgen05_mma(Binder& b) {
     ++next;
   }
   expect(b, next == n, "too many operands");
-  if (b.has(".ashift")) {
-    if (b.has(".collector::a::fill") || b.has(".collector::a::use"))
-      b.error("Cannot use collector::a::use or collector::a::fill with ashift");
-    b.unimplemented(".ashift (A rows shifted by one lane)");
+  if (b.has(".ashift")) {  // ptxas 13.0's rules and words
+    for (const char* q : {".collector::a::fill", ".collector::a::use"})
+      if (b.has(q)) b.error(std::string("Modifier '") + q + "' cannot be combined with modifier '.ashift'");
+    if (!a_tmem || t5::is_block_scaled(kind)) b.error("Illegal modifier '.ashift' for instruction 'tcgen05.mma'");
+    flags |= kAShift;
   }
   b.in.a = uint8_t(kind);
   b.in.b = flags;
@@ -704,8 +710,13 @@ void bind_tcgen05_mma(Binder& b) {
 
 void bind_tcgen05_cp(Binder& b) {
   const unsigned g = cta_group(b);
-  if (b.has(".b8x16") || b.has(".b6x16_p32") || b.has(".b4x16_p64"))
-    b.unimplemented("decompression (.b8x16.b6x16_p32 / .b4x16_p64): the ISA gives its bit placement only as a figure");
+  // .dst_fmt.src_fmt: both or neither (ptxas's words).
+  const bool b8 = b.has(".b8x16"), b6 = b.has(".b6x16_p32"), b4 = b.has(".b4x16_p64");
+  if (int(b8) + int(b6) + int(b4) != 0 && (!b8 || int(b6) + int(b4) != 1))
+    b.error("Unexpected number of 'format conversion' modifiers specified for instruction 'tcgen05.cp'");
+  if (b4)
+    b.unimplemented(".b8x16.b4x16_p64 (where the widened E2M1 value sits in its 8-bit container is not pinned: "
+                    "see model/tcgen05/decompress.h)");
   const bool w0213 = b.has(".warpx2::02_13"), w0123 = b.has(".warpx2::01_23"), w4 = b.has(".warpx4");
   const int nw = int(w0213) + int(w0123) + int(w4);
   if (nw > 1) b.error("Multiple .warptype modifiers specified for instruction 'tcgen05.cp'");
@@ -726,8 +737,8 @@ void bind_tcgen05_cp(Binder& b) {
     b.error("Modifier .warptype not allowed for instruction tcgen05.cp with shape '" + sh + "'");
   if ((sh == ".64x128b" && w4) || (sh == ".32x128b" && !w4))
     b.error("Modifier .warptype not allowed for instruction tcgen05.cp with shape '" + sh + "'");
-  if (sh == ".4x256b") b.unimplemented(".4x256b: the ISA gives its destination lanes only as a figure");
-  shape = sh == ".128x256b" ? t5::CpShape::k128x256b
+  shape = sh == ".4x256b"     ? t5::CpShape::k4x256b
+          : sh == ".128x256b" ? t5::CpShape::k128x256b
           : sh == ".128x128b" ? t5::CpShape::k128x128b
           : sh == ".32x128b" ? t5::CpShape::k32x128b_warpx4
           : w0213 ? t5::CpShape::k64x128b_02_13
@@ -735,6 +746,7 @@ void bind_tcgen05_cp(Binder& b) {
   expect(b, b.op_count() == 2 && b.op_kind(0) == Operand::Kind::Addr && b.in.op[0].aux == kNoSlot && is_reg_or_imm(b.in.op[1]),
          "expected [taddr], s-desc");
   b.in.a = uint8_t(shape);
+  b.in.b = uint8_t(b6 ? t5::CpSrcFmt::kB6x16P32 : t5::CpSrcFmt::kNone);
   b.in.d = uint8_t(g);
   b.in.fn = exec_cp;
 }
@@ -753,5 +765,36 @@ void bind_tcgen05_commit(Binder& b) {
   b.in.d = uint8_t(g);
   b.in.fn = exec_commit;
 }
+
+// ---- shared with the other tcgen05 semantics files (tcgen05_internal.h) ------------------------------
+
+namespace sem::tcgen05 {
+
+Tcgen05Cta& state(ExecCtx& c) { return ::ptxsim::state(c); }
+void use_cta_group(ExecCtx& c, const char* what, unsigned g) { ::ptxsim::use_cta_group(c, what, g); }
+void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()> work) {
+  ::ptxsim::enqueue(c, in, std::move(what), std::move(work));
+}
+void forget_settled(Tcgen05Cta& st) { ::ptxsim::forget_settled(st); }
+unsigned cta_group(Binder& b) { return ::ptxsim::cta_group(b); }
+void expect(Binder& b, bool ok, const std::string& what) { ::ptxsim::expect(b, ok, what); }
+
+std::vector<Cta*> cta_pair(ExecCtx& c, unsigned group, const std::string& what) {
+  Cta& cta = *c.cta;
+  std::vector<Cta*> pair{&cta};
+  if (group == 2) {
+    Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
+    Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
+    if (!even || !odd)
+      c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
+                           ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
+    pair = {even, odd};
+  }
+  for (Cta* p : pair)
+    if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
+  return pair;
+}
+
+}  // namespace sem::tcgen05
 
 }  // namespace ptxsim

@@ -1,0 +1,31 @@
+// What the tcgen05 semantics files (sim/sem/tcgen05*.cpp) share: the CTA's tcgen05 state, the
+// asynchronous pipe, the CTA pair of a .cta_group::2 operation, and binder helpers. Defined in
+// sim/sem/tcgen05.cpp.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/exec/engine.h"
+#include "sim/exec/tcgen05_state.h"
+
+namespace ptxsim::sem::tcgen05 {
+
+// The CTA's tcgen05 state, created on first use.
+Tcgen05Cta& state(ExecCtx& c);
+// Fixes (or checks) the CTA's .cta_group; faults naming `what` otherwise.
+void use_cta_group(ExecCtx& c, const char* what, unsigned cta_group);
+// Queues `work` behind every earlier asynchronous tcgen05 operation of the issuing CTA.
+void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()> work);
+// Drops the hazard records that are completed and committed.
+void forget_settled(Tcgen05Cta& st);
+// The CTAs a .cta_group::N operation touches: this one, or its pair (even CTA first). Faults if the
+// peer is not in the cluster or a CTA has no Tensor Memory state yet.
+std::vector<Cta*> cta_pair(ExecCtx& c, unsigned cta_group, const std::string& what);
+
+// Binder helpers: the .cta_group qualifier (required, one), and an operand-shape check in ptxas's
+// words ("Arguments mismatch for instruction '...': <what>").
+unsigned cta_group(Binder& b);
+void expect(Binder& b, bool ok, const std::string& what);
+
+}  // namespace ptxsim::sem::tcgen05
