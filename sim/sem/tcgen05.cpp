@@ -715,8 +715,8 @@ void bind_tcgen05_cp(Binder& b) {
   if (int(b8) + int(b6) + int(b4) != 0 && (!b8 || int(b6) + int(b4) != 1))
     b.error("Unexpected number of 'format conversion' modifiers specified for instruction 'tcgen05.cp'");
   if (b4)
-    b.unimplemented(".b8x16.b4x16_p64 (where the widened E2M1 value sits in its 8-bit container is not pinned: "
-                    "see model/tcgen05/decompress.h)");
+    b.unimplemented("4-bit decompression: where the widened E2M1 value sits in its 8-bit container is not pinned, "
+                    "see model/tcgen05/decompress.h");
   const bool w0213 = b.has(".warpx2::02_13"), w0123 = b.has(".warpx2::01_23"), w4 = b.has(".warpx4");
   const int nw = int(w0213) + int(w0123) + int(w4);
   if (nw > 1) b.error("Multiple .warptype modifiers specified for instruction 'tcgen05.cp'");
