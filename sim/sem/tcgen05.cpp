@@ -75,6 +75,7 @@ uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* wh
 // in.d: cta_group.
 void exec_alloc(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
+  if (in.d == 2) return sem::tcgen05::exec_pair_alloc_op(c, in, mask, 1);
   Tcgen05Cta& st = state(c);
   const uint32_t ncols = uniform_u32(c, in.op[1], mask, "tcgen05.alloc: nCols");
   const uint64_t dst = sem::addr_of(c, in.op[0], std::countr_zero(mask));
@@ -92,6 +93,7 @@ void exec_alloc(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
+  if (in.d == 2) return sem::tcgen05::exec_pair_alloc_op(c, in, mask, 2);
   Tcgen05Cta& st = state(c);
   const tm::TmemAddr a = tm::TmemAddr::decode(uniform_u32(c, in.op[0], mask, "tcgen05.dealloc: taddr"));
   const uint32_t ncols = uniform_u32(c, in.op[1], mask, "tcgen05.dealloc: nCols");
@@ -102,6 +104,7 @@ void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 void exec_relinquish(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
+  if (in.d == 2) return sem::tcgen05::exec_pair_alloc_op(c, in, mask, 3);
   if (auto e = state(c).alloc.relinquish(in.d)) c.fault("error", "tcgen05.relinquish_alloc_permit: " + *e);
 }
 
@@ -776,6 +779,9 @@ void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()
   ::ptxsim::enqueue(c, in, std::move(what), std::move(work));
 }
 void forget_settled(Tcgen05Cta& st) { ::ptxsim::forget_settled(st); }
+uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* what) {
+  return ::ptxsim::uniform_u32(c, o, mask, what);
+}
 unsigned cta_group(Binder& b) { return ::ptxsim::cta_group(b); }
 void expect(Binder& b, bool ok, const std::string& what) { ::ptxsim::expect(b, ok, what); }
 

@@ -23,6 +23,13 @@ void forget_settled(Tcgen05Cta& st);
 // peer is not in the cluster or a CTA has no Tensor Memory state yet.
 std::vector<Cta*> cta_pair(ExecCtx& c, unsigned cta_group, const std::string& what);
 
+// The value of a 32-bit operand that every active thread of the warp must give alike (faults
+// naming `what` otherwise).
+uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* what);
+// .cta_group::2 alloc (kind 1), dealloc (2) and relinquish_alloc_permit (3): one warp in each CTA of
+// the pair performs them together (tcgen05_pair_alloc.cpp).
+void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind);
+
 // Binder helpers: the .cta_group qualifier (required, one), and an operand-shape check in ptxas's
 // words ("Arguments mismatch for instruction '...': <what>").
 unsigned cta_group(Binder& b);

@@ -771,3 +771,131 @@ TEST(Tcgen05ATmem, CtaPairReadsItsCopyOfAAndHonoursTheLaneMask) {
           }
     }
 }
+
+// ---- .cta_group::2 allocation --------------------------------------------------------------------
+
+namespace {
+
+// One warp per CTA, a cluster of 2. The odd CTA spins, then sets a flag in the even CTA's shared
+// memory and only then allocates; the even CTA allocates at once and reads the flag after its alloc.
+const char* kPairAlloc = R"(
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r60, %cluster_ctarank;
+  mov.u32 %r20, sa;
+  st.shared.u32 [%r20], 0;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  setp.eq.u32 %p1, %r60, 0;
+  @%p1 bra $even;
+  mov.u32 %r21, 0;
+$spin:
+  add.u32 %r21, %r21, 1;
+  setp.lt.u32 %p2, %r21, 300;
+  @%p2 bra $spin;
+  mapa.shared::cluster.u32 %r22, %r20, 0;
+  st.shared::cluster.u32 [%r22], 1;
+  fence.acq_rel.cluster;
+$even:
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r20+4], 64;
+  ld.shared.u32 %r23, [%r20];
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r20+8], 32;
+  ld.shared.u32 %r24, [%r20+4];
+  ld.shared.u32 %r25, [%r20+8];
+  mul.wide.u32 %rd2, %r60, 12;
+  add.u64 %rd2, %rd1, %rd2;
+  setp.eq.u32 %p3, %r2, 0;
+  @%p3 st.global.u32 [%rd2], %r23;
+  @%p3 st.global.u32 [%rd2+4], %r24;
+  @%p3 st.global.u32 [%rd2+8], %r25;
+  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r25, 32;
+  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r24, 64;
+  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
+)";
+
+}  // namespace
+
+TEST(Tcgen05PairAlloc, TheFirstWarpWaitsForThePeerAndBothGetTheSameColumns) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t out = alloc(mem, 24, "out");
+  Params p;
+  p.add(out);
+  Launched r = launch(module(kPairAlloc, ".param .u64 out"), mem, p, {2, 1, 1}, {32, 1, 1}, {2, 1, 1}, seed);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+  uint32_t v[6];
+  mem.read(out, v, sizeof v);
+  EXPECT_EQ(v[0], 1u) << "the even CTA's alloc returned before the odd CTA's warp issued its own";
+  EXPECT_EQ(v[1], 0u);
+  EXPECT_EQ(v[2], 64u);
+  EXPECT_EQ(v[4], 0u);
+  EXPECT_EQ(v[5], 64u);
+}
+
+// PTX ISA Table 48: one CTA deallocates before the cluster barrier, the other after it: the first
+// dealloc may wait for the peer's, which waits behind the barrier. ptxsim always waits: a deadlock.
+TEST(Tcgen05PairAlloc, DeallocOnOneSideOfAClusterBarrierIsADeadlock) {
+  const std::string body = R"(
+  mov.u32 %r60, %cluster_ctarank;
+  mov.u32 %r20, sa;
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r20], 32;
+  ld.shared.u32 %r24, [%r20];
+  setp.eq.u32 %p1, %r60, 0;
+  @%p1 bra $even;
+  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r24, 32;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  bra $done;
+$even:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r24, 32;
+$done:
+)";
+  ptxsim::model::GlobalMemory mem;
+  Launched r = launch(module(body), mem, Params{}, {2, 1, 1}, {32, 1, 1}, {2, 1, 1});
+  EXPECT_EQ(r.result.status, ptxsim::RunStatus::Deadlock) << r.all_diagnostics();
+}
+
+TEST(Tcgen05PairAlloc, MisuseIsAFaultNamingBothSides) {
+  // The even CTA allocates 64 columns first (it tells the odd CTA, which waits for that), the odd CTA 128.
+  const std::string body = R"(
+  mov.u32 %r60, %cluster_ctarank;
+  mov.u32 %r20, sa;
+  st.shared.u32 [%r20+8], 0;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  setp.eq.u32 %p1, %r60, 0;
+  @%p1 bra $even;
+$spin:
+  ld.volatile.shared.u32 %r21, [%r20+8];
+  setp.eq.u32 %p2, %r21, 0;
+  @%p2 bra $spin;
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r20], 128;
+  bra $done;
+$even:
+  mapa.shared::cluster.u32 %r22, %r20, 1;
+  st.shared::cluster.u32 [%r22+8], 1;
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r20], 64;
+$done:
+)";
+  const std::string ptx = module(body);
+  ptxsim::model::GlobalMemory mem;
+  Launched r = launch(ptx, mem, Params{}, {2, 1, 1}, {32, 1, 1}, {2, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+  const auto* e = first_error(r);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->message, "tcgen05.alloc.cta_group::2: nCols = 128 differs from nCols = 64 of the one at line " +
+                            std::to_string(line_of(ptx, "b32 [%r20], 64;")) +
+                            " of the peer CTA (rank 0) [CTA (1,0,0) warp 0 lanes 0xffffffff]");
+  EXPECT_EQ(e->loc.line, line_of(ptx, "b32 [%r20], 128;"));
+
+  // No cluster: no peer.
+  const std::string lone = module("  mov.u32 %r20, sa;\n  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r20], 32;\n");
+  Launched l = launch(lone, mem, Params{}, {1, 1, 1}, {32, 1, 1});
+  ASSERT_EQ(l.result.status, ptxsim::RunStatus::Fault) << l.all_diagnostics();
+  EXPECT_EQ(first_error(l)->message,
+            "tcgen05.alloc.cta_group::2: the peer CTA (rank 1) of this CTA's pair is not in the cluster; .cta_group::2 "
+            "needs a cluster of CTA pairs [CTA (0,0,0) warp 0 lanes 0xffffffff]");
+}
