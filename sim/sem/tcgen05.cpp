@@ -356,6 +356,12 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   rec.issuer = &cta;
   rec.thread = c.warp->index * 32 + uint32_t(l);
   for (Cta* p : pair) p->tcgen05->mmas.push_back(rec);
+  if (op.ashift) {  // .ashift rewrites A's rows when the MMA completes
+    Tcgen05Cta::MmaRecord ra = rec;
+    ra.d = t5::a_rect(op);
+    ra.role = "the A rows shifted by the tcgen05.mma .ashift";
+    for (Cta* p : pair) p->tcgen05->mmas.push_back(ra);
+  }
   enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta] {
     std::vector<t5::MmaCta> v;
     for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}});

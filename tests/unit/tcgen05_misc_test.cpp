@@ -193,8 +193,8 @@ struct Harness {
                   ".param .u64 p2, .param .u64 p3, .param .u32 q0, .param .u32 q1, .param .u32 q2, .param .u32 q3",
                   target);
   }
-  // Launches; out[v] is CTA v's dump (lane-major).
-  Launched launch_it(std::vector<uint32_t> out[2], uint64_t seed) const {
+  // Launches (the harness's PTX, or `text`); out[v] is CTA v's dump (lane-major).
+  Launched launch_it(std::vector<uint32_t> out[2], uint64_t seed, const std::string& text = "") const {
     ptxsim::model::GlobalMemory mem;
     std::vector<uint8_t> a(2 * 16384), b(2 * 16384);
     std::copy(sa[0].begin(), sa[0].end(), a.begin());
@@ -211,7 +211,7 @@ struct Harness {
     const uint64_t gout = alloc(mem, t.size() * 4, "out");
     Params prm;
     prm.add(gsa).add(gsb).add(gt).add(gout).add(p[0]).add(p[1]).add(p[2]).add(p[3]).add(q[0]).add(q[1]).add(q[2]).add(q[3]);
-    Launched r = launch(ptx(), mem, prm, {group, 1, 1}, {128, 1, 1}, {group, 1, 1}, seed);
+    Launched r = launch(text.empty() ? ptx() : text, mem, prm, {group, 1, 1}, {128, 1, 1}, {group, 1, 1}, seed);
     for (unsigned v = 0; v < group; ++v) {
       out[v].resize(size_t(128) * ncols);
       mem.read(gout + uint64_t(v) * 128 * ncols * 4, out[v].data(), out[v].size() * 4);
@@ -262,6 +262,13 @@ uint32_t idesc(uint32_t d, uint32_t a, uint32_t b, uint32_t M, uint32_t N) {
 // Block-scaled (Tables 43/44): UE8M0 scales (bit 23), M>>7 28:27, SF IDs 0.
 uint32_t idesc_scaled(uint32_t a, uint32_t b, uint32_t M, uint32_t N) {
   return a << 7 | b << 10 | (N >> 3) << 17 | 1u << 23 | (M >> 7) << 27;
+}
+
+// The harness with the case's PTX run by all of warp 0 (for warp-collective tcgen05.ld) instead of
+// thread 0: lines meant for one thread carry "@%p2 " (thread 0), and so does the commit.
+std::string in_warp0(std::string ptx) {
+  ptx = replace_all(ptx, "  @%p3 bra $wait;\n", "  @%p7 bra $wait;\n  setp.eq.u32 %p2, %r0, 0;\n");
+  return replace_all(ptx, "  mov.u32 %r26, bar;\n  tcgen05.commit", "  mov.u32 %r26, bar;\n  @%p2 tcgen05.commit");
 }
 
 // What a harness run shows of one TMEM cell.
@@ -475,27 +482,16 @@ TEST(Tcgen05Shift, MisuseIsReportedWithTheRule) {
     EXPECT_EQ(first_error(r)->message, "tcgen05.shift.cta_group::1.down: columns 508..515 are beyond the 512 columns of Tensor Memory "
               "[CTA (0,0,0) warp 0 lanes 0x1]");
   }
-  {  // reading the shifted rows with no commit before: the harness's commit comes after this ld
+  {  // reading the shifted rows before a commit covers the shift
     Harness run(1, 8, rng);
-    run.ops = "  tcgen05.shift.cta_group::1.down [%r10];\n  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r81}, [%r10];";
+    run.ops = "  @%p2 tcgen05.shift.cta_group::1.down [%r10];\n  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r81}, [%r10];";
+    const std::string ptx = in_warp0(run.ptx());
     Dump d{{}, run.ncols};
-    // tcgen05.ld is warp-collective: run the ops in all of warp 0 instead of thread 0.
-    std::string ptx = replace_all(run.ptx(), "  @%p3 bra $wait;\n", "  @%p7 bra $wait;\n");
-    ptx = replace_all(ptx, "  tcgen05.shift.cta_group::1.down [%r10];\n",
-                      "  setp.eq.u32 %p2, %r0, 0;\n  @%p2 tcgen05.shift.cta_group::1.down [%r10];\n");
-    ptx = replace_all(ptx, "  mov.u32 %r26, bar;\n  tcgen05.commit",
-                      "  mov.u32 %r26, bar;\n  @%p2 tcgen05.commit");
-    ptxsim::model::GlobalMemory mem;
-    std::vector<uint32_t> t(size_t(2) * 128 * run.ncols, 1);
-    const uint64_t z = mem.allocate(2 * 16384, 256, "z");
-    const uint64_t gt = mem.allocate(t.size() * 4, 256, "t");
-    mem.write(gt, t.data(), t.size() * 4);
-    Params prm;
-    prm.add(z).add(z).add(gt).add(alloc(mem, t.size() * 4, "out")).add(uint64_t(0)).add(uint64_t(0)).add(uint64_t(0))
-        .add(uint64_t(0)).add(0u).add(0u).add(0u).add(0u);
-    Launched r = launch(ptx, mem, prm, {1, 1, 1}, {128, 1, 1});
+    Launched r = run.launch_it(d.out, 1, ptx);
     ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
-    EXPECT_TRUE(r.has_warning("the rows moved by the tcgen05.shift at line " + std::to_string(line_of(ptx, "tcgen05.shift"))))
+    EXPECT_TRUE(r.has_warning("tcgen05 hazard: tcgen05.ld reads TMEM lanes 0..31, columns 0..0, the rows moved by the "
+                              "tcgen05.shift at line " + std::to_string(line_of(ptx, "tcgen05.shift")) +
+                              ", which no tcgen05.commit covers"))
         << r.all_diagnostics();
   }
 }
@@ -569,6 +565,26 @@ TEST(Tcgen05AShift, TheMmaReadsAThenShiftsItsRows) {
     }
     for (uint32_t k = 0; k < K; ++k) ASSERT_EQ(d.at(0, m, 16 + k), tf32(A[arow(m, true) * K + k])) << "A(" << m << ", " << k << ")";
   }
+}
+
+TEST(Tcgen05AShift, ReadingAWhileTheShiftIsPendingIsAHazard) {
+  std::mt19937_64 rng(5);
+  Harness run(1, 24, rng);
+  run.p[1] = KMajor{}.desc();
+  run.q[0] = idesc(1, 2, 2, 128, 8);
+  run.ops = R"(
+  setp.ne.u32 %p4, %r0, 0;
+  add.u32 %r80, %r10, 16;
+  @%p2 tcgen05.mma.cta_group::1.kind::tf32.ashift [%r10], [%r80], %rd21, %r70, %p4;
+  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r81}, [%r80+3];)";
+  const std::string ptx = in_warp0(run.ptx());
+  Dump d{{}, run.ncols};
+  Launched r = run.launch_it(d.out, 1, ptx);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_TRUE(r.has_warning("tcgen05 hazard: tcgen05.ld reads TMEM lanes 0..31, columns 19..19, the A rows shifted by the "
+                            "tcgen05.mma .ashift at line " + std::to_string(line_of(ptx, ".ashift")) +
+                            ", which no tcgen05.commit covers"))
+      << r.all_diagnostics();
 }
 
 TEST(Tcgen05AShift, MisuseIsReportedInPtxasWords) {
