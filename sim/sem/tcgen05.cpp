@@ -391,18 +391,9 @@ void issue_cp(ExecCtx& c, const Instr& in, int l) {
   op.src = t5::CpSrcFmt(in.b);
   const std::string what = std::string("tcgen05.cp.cta_group::") + std::to_string(in.d) + t5::cp_shape_name(op.shape) +
                            t5::src_fmt_name(op.src);
-  std::vector<Cta*> pair{&cta};
-  if (in.d == 2) {
-    Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
-    Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
-    if (!even || !odd)
-      c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
-                           ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
-    pair = {even, odd};
-  }
+  const std::vector<Cta*> pair = sem::tcgen05::cta_pair(c, in.d, what);
   const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(op.desc);
   for (Cta* p : pair) {
-    if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
     Tcgen05Cta* ps = p->tcgen05.get();
     if (auto e = t5::check(op, uint32_t(p->smem.size()), [ps](uint32_t col, uint32_t n) { return ps->alloc.allocated(col, n); }))
       c.fault("error", what + ": " + *e);
@@ -791,17 +782,19 @@ uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* wh
 unsigned cta_group(Binder& b) { return ::ptxsim::cta_group(b); }
 void expect(Binder& b, bool ok, const std::string& what) { ::ptxsim::expect(b, ok, what); }
 
-std::vector<Cta*> cta_pair(ExecCtx& c, unsigned group, const std::string& what) {
+std::vector<Cta*> cta_group_ctas(ExecCtx& c, unsigned group, const std::string& what) {
   Cta& cta = *c.cta;
-  std::vector<Cta*> pair{&cta};
-  if (group == 2) {
-    Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
-    Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
-    if (!even || !odd)
-      c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
-                           ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
-    pair = {even, odd};
-  }
+  if (group != 2) return {&cta};
+  Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
+  Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
+  if (!even || !odd)
+    c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
+                         ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
+  return {even, odd};
+}
+
+std::vector<Cta*> cta_pair(ExecCtx& c, unsigned group, const std::string& what) {
+  const std::vector<Cta*> pair = cta_group_ctas(c, group, what);
   for (Cta* p : pair)
     if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
   return pair;

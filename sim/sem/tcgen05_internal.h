@@ -19,8 +19,9 @@ void use_cta_group(ExecCtx& c, const char* what, unsigned cta_group);
 void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()> work);
 // Drops the hazard records that are completed and committed.
 void forget_settled(Tcgen05Cta& st);
-// The CTAs a .cta_group::N operation touches: this one, or its pair (even CTA first). Faults if the
-// peer is not in the cluster or a CTA has no Tensor Memory state yet.
+// The CTAs a .cta_group::N operation touches: this one, or its pair (even CTA first). Faults naming
+// `what` if the peer is not in the cluster; cta_pair also if a CTA has no Tensor Memory state yet.
+std::vector<Cta*> cta_group_ctas(ExecCtx& c, unsigned cta_group, const std::string& what);
 std::vector<Cta*> cta_pair(ExecCtx& c, unsigned cta_group, const std::string& what);
 
 // The value of a 32-bit operand that every active thread of the warp must give alike (faults

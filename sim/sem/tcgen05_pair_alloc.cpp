@@ -77,14 +77,7 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
   mine.column = op.column;
   mine.line = in.line;
 
-  const std::vector<Cta*> pair = [&] {
-    Cta* even = c.eng->cta_by_rank(c.cta->rank & ~1u);
-    Cta* odd = c.eng->cta_by_rank(c.cta->rank | 1u);
-    if (!even || !odd)
-      c.fault("error", what + ": the peer CTA (rank " + std::to_string(c.cta->rank ^ 1u) +
-                           ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
-    return std::vector<Cta*>{even, odd};
-  }();
+  const std::vector<Cta*> pair = cta_group_ctas(c, 2, what);
   Cta* peer = pair[0] == c.cta ? pair[1] : pair[0];
   Tcgen05Cta* ps = peer->tcgen05.get();
   if (!ps || ps->pair_op.kind == kNone || ps->pair_op.done) {
