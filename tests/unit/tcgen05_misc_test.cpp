@@ -458,6 +458,40 @@ TEST(Tcgen05Shift, MovesTheRowsOfOneSubpartitionUpFromTheNextLane) {
     }
 }
 
+// The sliding window CUTLASS describes: tcgen05.shift moves every subpartition down a row, then
+// tcgen05.cp .4x256b at lane 31 refreshes the row each subpartition left stale.
+TEST(Tcgen05Shift, ShiftThenFourRowRefreshSlidesTheWindow) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  Harness run(1, 8, rng);
+  KMajor src{32, false};
+  std::vector<uint32_t> fresh(4 * 8);
+  for (uint32_t& x : fresh) x = uint32_t(rng());
+  for (uint32_t r = 0; r < 4; ++r)
+    for (uint32_t j = 0; j < 32; ++j) run.sa[0][src.offset(r, j)] = uint8_t(fresh[r * 8 + j / 4] >> (8 * (j % 4)));
+  run.p[0] = src.desc();
+  run.ops = R"(
+  tcgen05.shift.cta_group::1.down [%r10];
+  add.u32 %r80, %r10, 0x200000;
+  tcgen05.shift.cta_group::1.down [%r80];
+  add.u32 %r80, %r10, 0x400000;
+  tcgen05.shift.cta_group::1.down [%r80];
+  add.u32 %r80, %r10, 0x600000;
+  tcgen05.shift.cta_group::1.down [%r80];
+  add.u32 %r80, %r10, 0x1f0000;
+  tcgen05.cp.cta_group::1.4x256b [%r80], %rd20;)";
+  Dump d{{}, run.ncols};
+  Launched r = run.launch_it(d.out, seed);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+  for (uint32_t lane = 0; lane < 128; ++lane)
+    for (uint32_t c = 0; c < 8; ++c) {
+      const uint32_t want = lane % 32 == 31 ? fresh[(lane / 32) * 8 + c] : run.tmem[0][(lane + 1) * 8 + c];
+      ASSERT_EQ(d.at(0, lane, c), want) << "lane " << lane << " column " << c;
+    }
+}
+
 TEST(Tcgen05Shift, MisuseIsReportedWithTheRule) {
   std::mt19937_64 rng(2);
   {  // a taddr lane that is not a multiple of 32
@@ -527,43 +561,52 @@ TEST(Tcgen05AShift, TheMmaReadsAThenShiftsItsRows) {
   const uint64_t seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  const uint32_t M = 128, N = 16, K = 8, ncols = 48;  // D1 at 0, A at 16 (8 columns), D2 at 32
-  Harness run(1, ncols, rng);
-  std::vector<int> A(M * K), B(K * N);
-  for (int& x : A) x = int(rng() % 9) - 4;
-  for (int& x : B) x = int(rng() % 9) - 4;
-  for (uint32_t m = 0; m < M; ++m)
-    for (uint32_t k = 0; k < K; ++k) run.tmem[0][m * ncols + 16 + k] = tf32(A[m * K + k]);
-  KMajor bk{32, false};
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t k = 0; k < K; ++k) {
-      const uint32_t bits = tf32(B[k * N + n]);
-      for (uint32_t i = 0; i < 4; ++i) run.sb[0][bk.offset(n, 4 * k + i)] = uint8_t(bits >> (8 * i));
+  for (unsigned group : {1u, 2u}) {
+    // M = 128 in one CTA, or 256 over a pair (each CTA: 128 rows of A and D, half of B's columns).
+    const uint32_t M = 128 * group, N = 16, K = 8, ncols = 48, Nh = N / group;  // D1 at 0, A at 16, D2 at 32
+    SCOPED_TRACE("cta_group::" + std::to_string(group) + " M=" + std::to_string(M));
+    Harness run(group, ncols, rng);
+    std::vector<int> A(M * K), B(K * N);
+    for (int& x : A) x = int(rng() % 9) - 4;
+    for (int& x : B) x = int(rng() % 9) - 4;
+    KMajor bk{32, false};
+    for (unsigned v = 0; v < group; ++v) {
+      for (uint32_t m = 0; m < 128; ++m)
+        for (uint32_t k = 0; k < K; ++k) run.tmem[v][m * ncols + 16 + k] = tf32(A[(128 * v + m) * K + k]);
+      for (uint32_t n = 0; n < Nh; ++n)
+        for (uint32_t k = 0; k < K; ++k) {
+          const uint32_t bits = tf32(B[k * N + v * Nh + n]);
+          for (uint32_t i = 0; i < 4; ++i) run.sb[v][bk.offset(n, 4 * k + i)] = uint8_t(bits >> (8 * i));
+        }
     }
-  run.p[1] = bk.desc();
-  run.q[0] = idesc(1, 2, 2, M, N);
-  run.ops = R"(
+    run.p[1] = bk.desc();
+    run.q[0] = idesc(1, 2, 2, M, N);
+    run.ops = replace_all(R"(
   setp.ne.u32 %p2, %r0, 0;
   add.u32 %r80, %r10, 16;
   add.u32 %r81, %r10, 32;
-  tcgen05.mma.cta_group::1.kind::tf32.ashift [%r10], [%r80], %rd21, %r70, %p2;
-  tcgen05.mma.cta_group::1.kind::tf32 [%r81], [%r80], %rd21, %r70, %p2;)";
-  Dump d{{}, ncols};
-  Launched r = run.launch_it(d.out, seed);
-  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
-  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
-  auto arow = [&](uint32_t m, bool shift) { return shift && m % 32 != 31 ? m + 1 : m; };
-  for (uint32_t m = 0; m < M; ++m) {
-    for (uint32_t n = 0; n < N; ++n) {
-      int s1 = 0, s2 = 0;
-      for (uint32_t k = 0; k < K; ++k) {
-        s1 += A[m * K + k] * B[k * N + n];
-        s2 += A[arow(m, true) * K + k] * B[k * N + n];
+  tcgen05.mma.cta_group::G.kind::tf32.ashift [%r10], [%r80], %rd21, %r70, %p2;
+  tcgen05.mma.cta_group::G.kind::tf32 [%r81], [%r80], %rd21, %r70, %p2;)", "::G", "::" + std::to_string(group));
+    Dump d{{}, ncols};
+    Launched r = run.launch_it(d.out, seed);
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+    // Row m of A after the shift: row m + 1 unless m is the last of its 32-lane subpartition.
+    auto shifted_row = [&](uint32_t m) { return m % 32 != 31 ? m + 1 : m; };
+    for (uint32_t m = 0; m < M; ++m) {
+      const unsigned v = m / 128;
+      for (uint32_t n = 0; n < N; ++n) {
+        int s1 = 0, s2 = 0;
+        for (uint32_t k = 0; k < K; ++k) {
+          s1 += A[m * K + k] * B[k * N + n];
+          s2 += A[shifted_row(m) * K + k] * B[k * N + n];
+        }
+        ASSERT_EQ(d.at(v, m % 128, n), tf32(s1)) << "D1(" << m << ", " << n << ")";
+        ASSERT_EQ(d.at(v, m % 128, 32 + n), tf32(s2)) << "D2(" << m << ", " << n << ")";
       }
-      ASSERT_EQ(d.at(0, m, n), tf32(s1)) << "D1(" << m << ", " << n << ")";
-      ASSERT_EQ(d.at(0, m, 32 + n), tf32(s2)) << "D2(" << m << ", " << n << ")";
+      for (uint32_t k = 0; k < K; ++k)
+        ASSERT_EQ(d.at(v, m % 128, 16 + k), tf32(A[shifted_row(m) * K + k])) << "A(" << m << ", " << k << ")";
     }
-    for (uint32_t k = 0; k < K; ++k) ASSERT_EQ(d.at(0, m, 16 + k), tf32(A[arow(m, true) * K + k])) << "A(" << m << ", " << k << ")";
   }
 }
 
