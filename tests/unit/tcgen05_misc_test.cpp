@@ -723,41 +723,44 @@ TEST(Tcgen05ATmem, Mxf4AFromTmemEqualsAFromSharedMemory) {
   const uint64_t seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  const uint32_t M = 128, N = 24, K = 64, ncols = 72;  // D1 at 0, A at 24, D2 at 32, scales at 56 and 60
-  Harness run(1, ncols, rng);
-  std::vector<int> A(M * K), B(K * N);
-  for (int& x : A) x = int(rng() % 9) - 4;
-  for (int& x : B) x = int(rng() % 9) - 4;
-  KMajor ak{32, true}, bk{32, true};
-  for (uint32_t m = 0; m < M; ++m)
-    for (uint32_t k = 0; k < K; ++k) run.sa[0][ak.offset(m, k / 2)] |= uint8_t(e2m1(A[m * K + k]) << (4 * (k % 2)));
-  for (uint32_t n = 0; n < N; ++n)
-    for (uint32_t k = 0; k < K; ++k) run.sb[0][bk.offset(n, k / 2)] |= uint8_t(e2m1(B[k * N + n]) << (4 * (k % 2)));
-  for (uint32_t lane = 0; lane < 128; ++lane)
-    for (uint32_t c = 56; c < 64; ++c) run.tmem[0][lane * ncols + c] = 0x7f7f7f7f;  // UE8M0 1.0
-  run.p[0] = ak.desc();
-  run.p[1] = bk.desc();
-  run.q[0] = idesc_scaled(1, 1, M, N);
-  run.ops = R"(
+  for (const char* kind : {"kind::mxf4.block_scale", "kind::mxf4nvf4.block_scale.scale_vec::4X"}) {
+    SCOPED_TRACE(kind);
+    const uint32_t M = 128, N = 24, K = 64, ncols = 72;  // D1 at 0, A at 24, D2 at 32, scales at 56 and 60
+    Harness run(1, ncols, rng);
+    std::vector<int> A(M * K), B(K * N);
+    for (int& x : A) x = int(rng() % 9) - 4;
+    for (int& x : B) x = int(rng() % 9) - 4;
+    KMajor ak{32, true}, bk{32, true};
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t k = 0; k < K; ++k) run.sa[0][ak.offset(m, k / 2)] |= uint8_t(e2m1(A[m * K + k]) << (4 * (k % 2)));
+    for (uint32_t n = 0; n < N; ++n)
+      for (uint32_t k = 0; k < K; ++k) run.sb[0][bk.offset(n, k / 2)] |= uint8_t(e2m1(B[k * N + n]) << (4 * (k % 2)));
+    for (uint32_t lane = 0; lane < 128; ++lane)
+      for (uint32_t c = 56; c < 64; ++c) run.tmem[0][lane * ncols + c] = 0x7f7f7f7f;  // UE8M0 1.0 in every byte
+    run.p[0] = ak.desc();
+    run.p[1] = bk.desc();
+    run.q[0] = idesc_scaled(1, 1, M, N);
+    run.ops = replace_all(R"(
   setp.ne.u32 %p2, %r0, 0;
   add.u32 %r80, %r10, 24;
   add.u32 %r81, %r10, 32;
   add.u32 %r82, %r10, 56;
   add.u32 %r83, %r10, 60;
   tcgen05.cp.cta_group::1.128x256b [%r80], %rd20;
-  tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r10], [%r80], %rd21, %r70, [%r82], [%r83], %p2;
-  tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r81], %rd20, %rd21, %r70, [%r82], [%r83], %p2;)";
-  Dump d{{}, ncols};
-  Launched r = run.launch_it(d.out, seed);
-  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
-  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
-  for (uint32_t m = 0; m < M; ++m)
-    for (uint32_t n = 0; n < N; ++n) {
-      int s = 0;
-      for (uint32_t k = 0; k < K; ++k) s += A[m * K + k] * B[k * N + n];
-      ASSERT_EQ(d.at(0, m, n), tf32(s)) << "D from TMEM A (" << m << ", " << n << ")";
-      ASSERT_EQ(d.at(0, m, 32 + n), tf32(s)) << "D from shared A (" << m << ", " << n << ")";
-    }
+  tcgen05.mma.cta_group::1.KIND [%r10], [%r80], %rd21, %r70, [%r82], [%r83], %p2;
+  tcgen05.mma.cta_group::1.KIND [%r81], %rd20, %rd21, %r70, [%r82], [%r83], %p2;)", "KIND", kind);
+    Dump d{{}, ncols};
+    Launched r = run.launch_it(d.out, seed);
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t n = 0; n < N; ++n) {
+        int s = 0;
+        for (uint32_t k = 0; k < K; ++k) s += A[m * K + k] * B[k * N + n];
+        ASSERT_EQ(d.at(0, m, n), tf32(s)) << "D from TMEM A (" << m << ", " << n << ")";
+        ASSERT_EQ(d.at(0, m, 32 + n), tf32(s)) << "D from shared A (" << m << ", " << n << ")";
+      }
+  }
 }
 
 // E2M1 A in TMEM for kind::f8f6f4 stays a loud fault: its container placement is not pinned.
