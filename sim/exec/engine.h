@@ -148,6 +148,9 @@ struct Cta {
   std::shared_ptr<Tcgen05Cta> tcgen05;
   // Called when the last warp of the CTA exits (e.g. the TMEM leak check); may throw KernelFault.
   void (*on_exit)(Engine& e, Cta& cta) = nullptr;
+  // Says what a warp of this CTA blocked on WaitKind::Custom object `obj` waits for, in the
+  // deadlock report ("    waiting ...\n"), or "" if the object is not the owner's.
+  std::string (*describe_custom_wait)(const Cta& cta, uint64_t obj) = nullptr;
 };
 
 // An asynchronous operation in flight (TMA, bulk copies): issued now, completed later. It takes

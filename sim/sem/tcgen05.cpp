@@ -50,6 +50,7 @@ Tcgen05Cta& state(ExecCtx& c) {
     cta.tcgen05 = std::make_shared<Tcgen05Cta>();
     cta.tcgen05->pending_ld.resize(cta.warps.size());
     cta.on_exit = leak_check;
+    cta.describe_custom_wait = sem::tcgen05::describe_wait;
   }
   return *cta.tcgen05;
 }

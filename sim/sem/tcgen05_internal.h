@@ -30,6 +30,8 @@ uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* wh
 // .cta_group::2 alloc (kind 1), dealloc (2) and relinquish_alloc_permit (3): one warp in each CTA of
 // the pair performs them together (tcgen05_pair_alloc.cpp).
 void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind);
+// For the deadlock report: what a warp blocked in a tcgen05 alloc / pair operation waits for.
+std::string describe_wait(const Cta& cta, uint64_t obj);
 
 // Binder helpers: the .cta_group qualifier (required, one), and an operand-shape check in ptxas's
 // words ("Arguments mismatch for instruction '...': <what>").

@@ -132,6 +132,17 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
   mine = {};
 }
 
+std::string describe_wait(const Cta& cta, uint64_t obj) {
+  const Tcgen05Cta& st = *cta.tcgen05;
+  if (obj == key(&st.alloc))
+    return "    waiting for a tcgen05.dealloc to free enough Tensor Memory columns (" + std::to_string(st.alloc.free_columns()) +
+           " of 512 free)\n";
+  if (obj == key(&st.pair_op))
+    return std::string("    waiting for the peer CTA (rank ") + std::to_string(cta.rank ^ 1u) + ") to issue its " +
+           name_of(st.pair_op.kind) + " (.cta_group::2 allocation operations are collective)\n";
+  return "";
+}
+
 }  // namespace sem::tcgen05
 
 }  // namespace ptxsim

@@ -918,6 +918,10 @@ $done:
   ptxsim::model::GlobalMemory mem;
   Launched r = launch(module(body), mem, Params{}, {2, 1, 1}, {32, 1, 1}, {2, 1, 1});
   EXPECT_EQ(r.result.status, ptxsim::RunStatus::Deadlock) << r.all_diagnostics();
+  EXPECT_NE(r.result.report.find("    waiting for the peer CTA (rank 0) to issue its tcgen05.dealloc.cta_group::2 "
+                                 "(.cta_group::2 allocation operations are collective)\n"),
+            std::string::npos)
+      << r.result.report;
 }
 
 TEST(Tcgen05PairAlloc, MisuseIsAFaultNamingBothSides) {
@@ -960,4 +964,18 @@ $done:
   EXPECT_EQ(first_error(l)->message,
             "tcgen05.alloc.cta_group::2: the peer CTA (rank 1) of this CTA's pair is not in the cluster; .cta_group::2 "
             "needs a cluster of CTA pairs [CTA (0,0,0) warp 0 lanes 0xffffffff]");
+}
+
+TEST(Tcgen05PairAlloc, ABlockedAllocSaysWhatItWaitsForInTheDeadlockReport) {
+  ptxsim::model::GlobalMemory mem;
+  const std::string body = R"(
+  mov.u32 %r20, sa;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20], 512;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r20+4], 32;
+)";
+  Launched r = launch(module(body), mem, Params{}, {1, 1, 1}, {32, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Deadlock) << r.all_diagnostics();
+  EXPECT_NE(r.result.report.find("    waiting for a tcgen05.dealloc to free enough Tensor Memory columns (0 of 512 free)\n"),
+            std::string::npos)
+      << r.result.report;
 }
