@@ -58,7 +58,6 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
   Tcgen05Cta::PairOp op;
   op.kind = kind;
   op.line = in.line;
-  uint32_t column = 0;
   if (kind == kAlloc) {
     op.ncols = uniform_u32(c, in.op[1], mask, "tcgen05.alloc: nCols");
     if (auto e = tm::TmemAllocator::check_ncols(op.ncols)) c.fault("error", what + ": " + *e);
@@ -66,16 +65,12 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
     const tm::TmemAddr a = tm::TmemAddr::decode(uniform_u32(c, in.op[0], mask, "tcgen05.dealloc: taddr"));
     op.ncols = uniform_u32(c, in.op[1], mask, "tcgen05.dealloc: nCols");
     if (a.lane != 0) c.fault("error", what + ": taddr " + tm::to_string(a) + " must be lane 0 of the allocation");
-    column = a.column;
-    op.column = column;
+    op.column = a.column;
   }
   if (mine.kind != kNone && !(mine.kind == kind && mine.line == in.line))
     c.fault("error", what + ": the " + name_of(mine.kind) + " at line " + std::to_string(mine.line) +
                          " of this CTA still waits for the peer CTA's warp; a CTA has one pair operation in flight");
-  mine.kind = kind;
-  mine.ncols = op.ncols;
-  mine.column = op.column;
-  mine.line = in.line;
+  mine = op;
 
   const std::vector<Cta*> pair = cta_group_ctas(c, 2, what);
   Cta* peer = pair[0] == c.cta ? pair[1] : pair[0];
