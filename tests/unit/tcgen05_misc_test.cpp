@@ -354,42 +354,50 @@ TEST(Tcgen05CpDecompress, SixBitElementsWidenToBytesInEveryShape) {
        [](uint32_t r) { return std::vector<uint32_t>{64 * (r / 32) + r % 32, 64 * (r / 32) + r % 32 + 32}; }},
       {".4x256b", 4, 32, [](uint32_t r) { return std::vector<uint32_t>{32 * r}; }},
   };
-  for (const Case& k : cases) {
-    SCOPED_TRACE(k.mods);
-    Harness run(1, 16, rng);
-    KMajor src{k.bytes, true};
-    // values[r][e]: element e of row r (16 per 16-byte chunk).
-    std::vector<uint8_t> values(size_t(k.rows) * k.bytes);
-    for (uint32_t r = 0; r < k.rows; ++r)
-      for (uint32_t q = 0; q < k.bytes / 16; ++q) {
-        uint8_t chunk[16] = {};
-        for (uint32_t e = 0; e < 16; ++e) {
-          const uint8_t v = uint8_t(rng() & 63);
-          values[r * k.bytes + 16 * q + e] = v;
-          for (uint32_t bit = 0; bit < 6; ++bit)
-            if (v >> bit & 1) chunk[(6 * e + bit) / 8] |= uint8_t(1u << ((6 * e + bit) % 8));
-        }
-        for (uint32_t j = 12; j < 16; ++j) chunk[j] = uint8_t(rng());
-        for (uint32_t j = 0; j < 16; ++j) run.sa[0][src.offset(r, 16 * q + j)] = chunk[j];
+  // With .cta_group::2 (one thread of the even CTA issues it) each CTA copies its own shared memory.
+  for (unsigned group : {1u, 2u})
+    for (const Case& k : cases) {
+      SCOPED_TRACE(std::string(k.mods) + " cta_group::" + std::to_string(group));
+      Harness run(group, 16, rng);
+      KMajor src{k.bytes, true};
+      // values[v][r * bytes + e]: element e of row r in CTA v (16 per 16-byte chunk).
+      std::vector<uint8_t> values[2];
+      for (unsigned v = 0; v < group; ++v) {
+        values[v].resize(size_t(k.rows) * k.bytes);
+        for (uint32_t r = 0; r < k.rows; ++r)
+          for (uint32_t q = 0; q < k.bytes / 16; ++q) {
+            uint8_t chunk[16] = {};
+            for (uint32_t e = 0; e < 16; ++e) {
+              const uint8_t x = uint8_t(rng() & 63);
+              values[v][r * k.bytes + 16 * q + e] = x;
+              for (uint32_t bit = 0; bit < 6; ++bit)
+                if (x >> bit & 1) chunk[(6 * e + bit) / 8] |= uint8_t(1u << ((6 * e + bit) % 8));
+            }
+            for (uint32_t j = 12; j < 16; ++j) chunk[j] = uint8_t(rng());
+            for (uint32_t j = 0; j < 16; ++j) run.sa[v][src.offset(r, 16 * q + j)] = chunk[j];
+          }
       }
-    run.p[0] = src.desc();
-    run.ops = std::string("  add.u32 %r80, %r10, 4;\n  tcgen05.cp.cta_group::1") + k.mods + ".b8x16.b6x16_p32 [%r80], %rd20;";
-    Dump d{{}, run.ncols};
-    Launched r = run.launch_it(d.out, seed);
-    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
-    EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
-    std::vector<uint32_t> want(run.tmem[0]);
-    for (uint32_t row = 0; row < k.rows; ++row)
-      for (uint32_t lane : k.lanes(row))
-        for (uint32_t c = 0; c < k.bytes / 4; ++c) {
-          uint32_t w = 0;
-          for (uint32_t i = 0; i < 4; ++i) w |= uint32_t(values[row * k.bytes + 4 * c + i]) << (8 * i);
-          want[lane * run.ncols + 4 + c] = w;
-        }
-    for (uint32_t lane = 0; lane < 128; ++lane)
-      for (uint32_t c = 0; c < run.ncols; ++c)
-        ASSERT_EQ(d.at(0, lane, c), want[lane * run.ncols + c]) << "lane " << lane << " column " << c;
-  }
+      run.p[0] = src.desc();
+      run.ops = "  add.u32 %r80, %r10, 4;\n  tcgen05.cp.cta_group::" + std::to_string(group) + k.mods +
+                ".b8x16.b6x16_p32 [%r80], %rd20;";
+      Dump d{{}, run.ncols};
+      Launched r = run.launch_it(d.out, seed);
+      ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+      EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+      for (unsigned v = 0; v < group; ++v) {
+        std::vector<uint32_t> want(run.tmem[v]);
+        for (uint32_t row = 0; row < k.rows; ++row)
+          for (uint32_t lane : k.lanes(row))
+            for (uint32_t c = 0; c < k.bytes / 4; ++c) {
+              uint32_t w = 0;
+              for (uint32_t i = 0; i < 4; ++i) w |= uint32_t(values[v][row * k.bytes + 4 * c + i]) << (8 * i);
+              want[lane * run.ncols + 4 + c] = w;
+            }
+        for (uint32_t lane = 0; lane < 128; ++lane)
+          for (uint32_t c = 0; c < run.ncols; ++c)
+            ASSERT_EQ(d.at(v, lane, c), want[lane * run.ncols + c]) << "CTA " << v << " lane " << lane << " column " << c;
+      }
+    }
 }
 
 TEST(Tcgen05CpDecompress, FormatQualifiersAreCheckedAtLoad) {
