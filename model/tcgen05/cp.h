@@ -9,8 +9,13 @@
 //   64x128b.warpx2::02_13  row r -> lanes r and r + 64
 //   64x128b.warpx2::01_23  row r -> lanes 64*(r/32) + r%32 and that + 32
 //   32x128b.warpx4         row r -> lanes r, r + 32, r + 64, r + 96
-// (4x256b, whose destination lanes the ISA gives only as a figure, and the decompressing
-// .b8x16.b6x16_p32 / .b4x16_p64 forms are not simulated.)
+//   4x256b                 row r -> lane 32 * r (+ taddr's lane, which must be 0..31)
+// The 4x256b map is CUTLASS's Copy_Traits<SM100_UTCCP_4dp256bit_1cta> (cute/atom/
+// copy_traits_sm100.hpp: Src/DstLayout (4, 256) : (32, 128) in (lane, bit) of the 128 x 256b
+// atom, i.e. row r at lane 32r); the PTX gives it only as a figure. CUTLASS calls the shape a
+// "refresh" of one row per 32-lane subpartition, the row tcgen05.shift leaves stale (shift.h).
+// With .b8x16.b6x16_p32 each 16-byte chunk of a row is widened on the way (decompress.h); the
+// .b4x16_p64 form is not simulated.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -19,12 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "model/tcgen05/decompress.h"
 #include "model/tcgen05/descriptors.h"
 #include "model/tmem/tmem.h"
 
 namespace ptxsim::model::tcgen05 {
 
-enum class CpShape : uint8_t { k128x256b, k128x128b, k64x128b_02_13, k64x128b_01_23, k32x128b_warpx4 };
+enum class CpShape : uint8_t { k128x256b, k128x128b, k64x128b_02_13, k64x128b_01_23, k32x128b_warpx4, k4x256b };
 const char* cp_shape_name(CpShape s);
 uint32_t cp_rows(CpShape s);
 uint32_t cp_row_bytes(CpShape s);  // 32 or 16
@@ -35,11 +41,12 @@ struct CpOp {
   CpShape shape = CpShape::k128x256b;
   uint32_t taddr = 0;
   uint64_t desc = 0;
+  CpSrcFmt src = CpSrcFmt::kNone;
 };
 
 // The descriptor, the source inside `smem_size` bytes, the destination inside TMEM and allocated.
 std::optional<std::string> check(const CpOp& op, uint32_t smem_size, const std::function<bool(uint32_t, uint32_t)>& allocated);
-// The TMEM columns the copy writes (all of its lanes are within 0..127).
+// The TMEM columns the copy writes.
 uint32_t cp_columns(CpShape s);
 void execute(const CpOp& op, tmem::Tmem& t, std::span<const uint8_t> smem);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/numerics/half_ops.h"
+#include "model/tcgen05/shift.h"
 #include "model/tcgen05/sparse.h"
 #include "model/tcgen05/ws.h"
 #include "model/tensorcore/block_scaled.h"
@@ -36,7 +37,8 @@ tc::ElemFmt elem_fmt(Kind k, uint32_t code) {
   }
 }
 
-// The element's value bits inside its container, and its sign bit.
+// The element's value bits inside its container, and its sign bit. A 6-bit element's container
+// (shared memory slot, or byte in TMEM) holds it in bits 5:0 (decompress.h).
 uint32_t value_mask(tc::ElemFmt f) {
   switch (f) {
     case tc::ElemFmt::E2M3:
@@ -127,6 +129,8 @@ uint32_t d_lanes(const MmaOp& op, const MmaGeometry& id) {
   return op.ctx.cta_group == 2 ? 128 : id.M;
 }
 bool layout_b(const MmaOp& op, const MmaGeometry& g) { return op.ctx.cta_group == 2 && g.M == 128; }
+// A in TMEM with layout B: two copies of this CTA's rows (lanes m and m + 64).
+bool a_duplicated(const MmaOp& op, const MmaGeometry& g) { return op.a_in_tmem && layout_b(op, g); }
 
 }  // namespace
 
@@ -140,7 +144,7 @@ TmemRect d_rect(const MmaOp& op) {
 TmemRect a_rect(const MmaOp& op) {
   const MmaGeometry id = geometry(op);
   const tmem::TmemAddr a = tmem::TmemAddr::decode(op.a_tmem);
-  const uint32_t lanes = op.ctx.cta_group == 1 && id.M == 64 ? 16 + 32 * 3 : rows_per_cta(op, id);
+  const uint32_t lanes = op.ctx.cta_group == 1 && id.M == 64 ? 16 + 32 * 3 : a_duplicated(op, id) ? 128 : rows_per_cta(op, id);
   return {a.lane, lanes, a.column, k_units(op.ctx.kind) * unit_bytes(op.ctx.kind) / 4};
 }
 
@@ -178,9 +182,6 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     if (!tc::find_block_scaled_model(tc::Arch::SM100, tc::Unit::Tcgen05, kn, elem_fmt(ctx.kind, id.a_format),
                                      elem_fmt(ctx.kind, id.b_format), id.ue8m0() ? tc::ScaleFmt::UE8M0 : tc::ScaleFmt::UE4M3))
       return std::string("no tensor-core numerics model for ") + kind_name(ctx.kind) + " with these A/B/scale formats";
-    if (op.a_in_tmem && ctx.kind != Kind::MXF8F6F4)
-      return std::string("A in Tensor Memory with ") + kind_name(ctx.kind) +
-             " is not simulated (its TMEM packing is given only as a figure)";
   } else {
     const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
     if (auto e = validate(id, ctx)) return e;
@@ -214,18 +215,12 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   if (op.a_in_tmem && (ctx.kind == Kind::F8F6F4 || ctx.kind == Kind::MXF8F6F4)) {
     const uint32_t a_code = scaled ? InstrDescriptorBlockScaled::decode(op.idesc).a_format
                                    : InstrDescriptor::decode(op.idesc).a_format;
-    if (packed_bits(ctx.kind, elem_fmt(ctx.kind, a_code)))
-      return std::string("A in Tensor Memory with a 4- or 6-bit type and ") + kind_name(ctx.kind) +
-             " is not simulated (the bit position inside its 8-bit container is given only as a figure)";
+    if (elem_fmt(ctx.kind, a_code) == tc::ElemFmt::E2M1)
+      return std::string("A in Tensor Memory with type E2M1 and ") + kind_name(ctx.kind) +
+             " is not simulated (where E2M1 sits in its 8-bit container is not pinned: see model/tcgen05/decompress.h)";
   }
-  if (ctx.cta_group == 2) {
-    for (uint32_t w = 0; w < 8; ++w)
-      if (op.disable_lane[w])
-        return "a non-zero disable-output-lane mask with .cta_group::2 is not simulated (the ISA gives the lane order of "
-               "its 8 words only as a figure)";
-    if (op.a_in_tmem && g.M == 128)
-      return "A in Tensor Memory with .cta_group::2 and M = 128 is not simulated (its TMEM layout is figure-only)";
-  }
+  if (op.ashift && !(g.M == 128 || g.M == 256))
+    return ".ashift is only allowed with M = 128 or M = 256, not M = " + std::to_string(g.M);
   const uint32_t K = k_units(ctx.kind), KB = b_units(ctx), b = unit_bytes(ctx.kind);
   const uint32_t mrows = rows_per_cta(op, g), ncols = g.N / ctx.cta_group;
 
@@ -365,32 +360,37 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   for (unsigned v = 0; v < groups; ++v) {
     const MmaCta& cta = ctas[v];
     tmem::Tmem& t = *cta.tmem;
-    // A (this CTA's rows, M/groups x U units; packed when sparse).
-    au.resize(size_t(mrows) * U);
+    // A (this CTA's rows, M/groups x U units; packed when sparse). A duplicated in TMEM (layout B)
+    // gives 2 * mrows rows: row m + h * mrows is copy h (lanes 64h + m), which the D lanes of
+    // columns n >= N/2 (h = 1) read.
+    const bool dup = a_duplicated(op, g);
+    const uint32_t arows = dup ? 2 * mrows : mrows;
+    auto row_of = [&](uint32_t m, uint32_t n) { return dup && n >= N / 2 ? m + mrows : m; };
+    au.resize(size_t(arows) * U);
     if (op.a_in_tmem) {
       const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
-      for (uint32_t m = 0; m < mrows; ++m)
+      for (uint32_t r = 0; r < arows; ++r)
         for (uint32_t k = 0; k < U; ++k) {
-          const tmem::TmemAddr o = d_offset(M, groups, N, m, 0, ws);
+          const uint32_t lane = dup ? r % mrows + 64 * (r / mrows) : d_offset(M, groups, N, r, 0, ws).lane;
           const uint32_t byte = k * b;
-          const uint32_t cell = t.read(abase.lane + o.lane, abase.column + byte / 4);
-          au[size_t(m) * U + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
+          const uint32_t cell = t.read(abase.lane + lane, abase.column + byte / 4);
+          au[size_t(r) * U + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
         }
     } else {
       const SmemDescriptor adesc = SmemDescriptor::decode(op.a_desc);
       gather(cta.smem, adesc, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
     }
-    unpack(kind, au, mrows, a);
+    unpack(kind, au, arows, a);
     if (kind != Kind::I8)
       for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
-    // The accumulator input: D (scaled by 2^-scale_input_d) or zero.
-    d.resize(size_t(mrows) * N);
-    if (!op.enable_input_d) c.assign(size_t(mrows) * N, 0);
-    else c.resize(size_t(mrows) * N);
+    // The accumulator input: D (scaled by 2^-scale_input_d) or zero, per row of A.
+    d.resize(size_t(arows) * N);
+    if (!op.enable_input_d) c.assign(size_t(arows) * N, 0);
+    else c.resize(size_t(arows) * N);
     if (op.enable_input_d)
-      for (uint32_t m = 0; m < mrows; ++m)
+      for (uint32_t r = 0; r < arows; ++r)
         for (uint32_t n = 0; n < N; ++n) {
-          const tmem::TmemAddr o = d_offset(M, groups, N, m, n, ws);
+          const tmem::TmemAddr o = d_offset(M, groups, N, r % mrows, n, ws);
           uint32_t x = t.read(dbase.lane + o.lane, dbase.column + o.column);
           if (f16_out) x &= 0xffff;
           if (op.scale_input_d) {
@@ -401,14 +401,14 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
               x = std::bit_cast<uint32_t>(std::bit_cast<float>(x) * (1.0f / float(1u << op.scale_input_d)));
             }
           }
-          c[size_t(m) * N + n] = x;
+          c[size_t(r) * N + n] = x;
         }
-    // D = A * B + C with A as the datapath sees it (`ax`: mrows x K elements).
-    auto product = [&](const std::vector<uint32_t>& ax, std::vector<uint32_t>& out) {
-      out.resize(size_t(mrows) * N);
+    // D = A * B + C with A as the datapath sees it (`ax`: rows x K elements).
+    auto product = [&](const std::vector<uint32_t>& ax, uint32_t rows, std::vector<uint32_t>& out) {
+      out.resize(size_t(rows) * N);
       if (kind == Kind::I8) {
         std::vector<uint8_t> a8(ax.begin(), ax.end()), b8(bt.begin(), bt.end());
-        tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(mrows), int(N), int(K),
+        tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(rows), int(N), int(K),
                          a8.data(), b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(out.data()));
       } else if (scaled) {
         // Each output element reads the scale factors from the 32-lane partition of its D lane.
@@ -423,32 +423,33 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
         const bool lb = layout_b(op, g);
         for (uint32_t m = 0; m < mrows; ++m)
           for (uint32_t n = 0; n < N; ++n) {
-            const uint32_t lane = d_offset(M, groups, N, m, n).lane;
+            const uint32_t lane = d_offset(M, groups, N, m, n).lane, r = row_of(m, n);
             uint8_t xa[4], xb[4];
             for (uint32_t j = 0; j < nsf; ++j) {
               xa[j] = scale_byte(sa, sfa_cell(lane, m, ids.a_sf_id, j));
               xb[j] = scale_byte(sb, sfb_cell(lane, n, N, lb, ids.b_sf_id, j));
             }
-            out[size_t(m) * N + n] = tc::block_scaled_dot(model, fa, ax.data() + size_t(m) * K, fb, bt.data() + size_t(n) * K,
-                                                          int(K), sf, xa, xb, int(vec), c[size_t(m) * N + n]);
+            out[size_t(r) * N + n] = tc::block_scaled_dot(model, fa, ax.data() + size_t(r) * K, fb,
+                                                          bt.data() + size_t(n) * K, int(K), sf, xa, xb, int(vec),
+                                                          c[size_t(r) * N + n]);
           }
       } else {
         const tc::DotModel* model =
             tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
-        tc::mma_tile(*model, fa, fb, int(mrows), int(N), int(K), ax.data(), bt.data(), c.data(), out.data());
+        tc::mma_tile(*model, fa, fb, int(rows), int(N), int(K), ax.data(), bt.data(), c.data(), out.data());
       }
     };
     if (!sparse) {
-      product(a, d);
+      product(a, arows, d);
     } else {
-      // Sparse A: scattered with the metadata; with .ws and M < 128 each part of N (its own lanes of D)
-      // reads its own copy of the metadata.
+      // Sparse A (never in TMEM, so never duplicated): scattered with the metadata; with .ws and
+      // M < 128 each part of N (its own lanes of D) reads its own copy of the metadata.
       const uint32_t parts = ws ? 128 / M : 1, cols = N / parts;
       for (uint32_t part = 0; part < parts; ++part) {
         if (auto e = expand_sparse_a(op, t, part, mrows, a, ad))
           return *e + (groups == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string()) +
                  " (the metadata changed after the MMA was issued)";
-        product(ad, dd);
+        product(ad, mrows, dd);
         for (uint32_t m = 0; m < mrows; ++m)
           for (uint32_t n = part * cols; n < (part + 1) * cols; ++n) d[size_t(m) * N + n] = dd[size_t(m) * N + n];
       }
@@ -456,10 +457,16 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
     for (uint32_t m = 0; m < mrows; ++m)
       for (uint32_t n = 0; n < N; ++n) {
         const tmem::TmemAddr o = d_offset(M, groups, N, m, n, ws);
-        if (op.disable_lane[o.lane / 32] >> (o.lane % 32) & 1) continue;
-        t.write(dbase.lane + o.lane, dbase.column + o.column, d[size_t(m) * N + n]);
+        if (op.disable_lane[4 * v + o.lane / 32] >> (o.lane % 32) & 1) continue;
+        t.write(dbase.lane + o.lane, dbase.column + o.column, d[size_t(row_of(m, n)) * N + n]);
       }
   }
+  // .ashift: A's rows move down one lane after the MMA has read them (model/tcgen05/shift.h).
+  if (op.ashift)
+    for (unsigned v = 0; v < groups; ++v) {
+      const TmemRect ar = a_rect(op);
+      shift_rows_down(*ctas[v].tmem, ar.lane, ar.lanes, ar.column, ar.columns);
+    }
   return std::nullopt;
 }
 

@@ -29,7 +29,13 @@
 //   .ws M = 128 / 64 / 32            lane m + M*(n / (N*M/128)), column n % (N*M/128): N is cut
 //                                    into 128/M parts, part j in lanes [jM, (j+1)M) (layouts D, E,
 //                                    G; CUTLASS tmem_frg_ws, "1x4" / "2x2" datapaths)
-// A in TMEM uses the lanes of D's row m (column 0), K packed 32 bits per column.
+// A in TMEM uses the lanes of D's row m (column 0), K packed 32 bits per column; with layout B
+// (cta_group::2, M = 128) A is duplicated: row m in lanes m and m + 64, each copy read for the D
+// lanes beside it (CUTLASS UMMA::TmemAllocMode::Duplicated, cute/atom/mma_traits_sm100_frag.hpp).
+// 6-bit A elements sit in 8-bit containers (decompress.h); mxf4 / mxf4nvf4 keep two E2M1 per byte
+// as in shared memory (what a plain tcgen05.cp of the shared-memory operand puts there).
+// disable-output-lane bit b (of 128 per CTA) leaves D's lane b % 128 of CTA b / 128 of the pair
+// unwritten. .ashift shifts A's rows after the MMA has read them (shift.h).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -81,7 +87,8 @@ struct MmaOp {
   uint64_t b_desc = 0;
   bool enable_input_d = true;
   uint32_t scale_input_d = 0;        // D = A*B + D * 2^-scale (kind::f16 / tf32)
-  uint32_t disable_lane[8] = {};     // bit l (of the 128-bit vector) = 1: D lane l not written
+  uint32_t disable_lane[8] = {};     // bit 128v + l = 1: D lane l of the pair's CTA v not written
+  bool ashift = false;               // .ashift: A's rows shift down by one after the MMA (A in TMEM)
   uint32_t sfa_tmem = 0, sfb_tmem = 0;  // block-scaled kinds: the scale_A / scale_B matrices in TMEM
   uint32_t sp_meta = 0;                 // .sp: the sparsity metadata in TMEM (model/tcgen05/sparse.h)
   uint64_t zero_column_mask = 0;        // .ws: model/tcgen05/ws.h

@@ -882,6 +882,8 @@ std::string Engine::deadlock_report() {
              << "\n";
         } else if (g.wait == WaitKind::Collective) {
           os << "    waiting for the rest of its warp to reach this warp-collective instruction\n";
+        } else if (g.wait == WaitKind::Custom && cta->describe_custom_wait) {
+          os << cta->describe_custom_wait(*cta, g.wait_obj);
         }
       }
     }

@@ -149,6 +149,9 @@ struct Cta {
   // A clusterlaunchcontrol.try_cancel of this CTA completed with a failed response (a later one is
   // undefined behaviour; sim/sem/cluster_launch_control.cpp): the line of that try_cancel, or 0.
   uint32_t clc_failed_line = 0;
+  // Says what a warp of this CTA blocked on WaitKind::Custom object `obj` waits for, in the
+  // deadlock report ("    waiting ...\n"), or "" if the object is not the owner's.
+  std::string (*describe_custom_wait)(const Cta& cta, uint64_t obj) = nullptr;
 };
 
 // An asynchronous operation in flight (TMA, bulk copies): issued now, completed later. It takes

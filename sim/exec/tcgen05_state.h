@@ -46,6 +46,16 @@ struct Tcgen05Cta {
     uint32_t line = 0;
   };
   std::vector<std::vector<PendingLoad>> pending_ld;  // indexed by warp
+
+  // A .cta_group::2 alloc / dealloc / relinquish_alloc_permit issued by a warp of this CTA, waiting
+  // for the peer CTA's warp to issue the same (sim/sem/tcgen05_pair_alloc.cpp).
+  struct PairOp {
+    uint8_t kind = 0;  // 0: none; see tcgen05_pair_alloc.cpp
+    uint32_t ncols = 0, column = 0, line = 0;
+    bool done = false;  // the peer performed it for both CTAs; column holds the allocation
+  };
+  PairOp pair_op;
+  uint64_t pair_version = 0;  // bumped when the peer completes pair_op (the waiting warp's wake-up)
 };
 
 }  // namespace ptxsim

@@ -22,6 +22,7 @@
 #include "model/tcgen05/cp.h"
 #include "model/tcgen05/ldst.h"
 #include "sim/exec/tcgen05_state.h"
+#include "sim/sem/tcgen05_internal.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -53,6 +54,7 @@ Tcgen05Cta& state(ExecCtx& c) {
     cta.tcgen05 = std::make_shared<Tcgen05Cta>();
     cta.tcgen05->pending_ld.resize(cta.warps.size());
     cta.on_exit = leak_check;
+    cta.describe_custom_wait = sem::tcgen05::describe_wait;
   }
   return *cta.tcgen05;
 }
@@ -78,6 +80,7 @@ uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* wh
 // in.d: cta_group.
 void exec_alloc(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
+  if (in.d == 2) return sem::tcgen05::exec_pair_alloc_op(c, in, mask, 1);
   Tcgen05Cta& st = state(c);
   const uint32_t ncols = uniform_u32(c, in.op[1], mask, "tcgen05.alloc: nCols");
   const uint64_t dst = sem::addr_of(c, in.op[0], std::countr_zero(mask));
@@ -95,6 +98,7 @@ void exec_alloc(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
+  if (in.d == 2) return sem::tcgen05::exec_pair_alloc_op(c, in, mask, 2);
   Tcgen05Cta& st = state(c);
   const tm::TmemAddr a = tm::TmemAddr::decode(uniform_u32(c, in.op[0], mask, "tcgen05.dealloc: taddr"));
   const uint32_t ncols = uniform_u32(c, in.op[1], mask, "tcgen05.dealloc: nCols");
@@ -105,6 +109,7 @@ void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 void exec_relinquish(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
+  if (in.d == 2) return sem::tcgen05::exec_pair_alloc_op(c, in, mask, 3);
   if (auto e = state(c).alloc.relinquish(in.d)) c.fault("error", "tcgen05.relinquish_alloc_permit: " + *e);
 }
 
@@ -261,6 +266,7 @@ void forget_settled(Tcgen05Cta& st) {
 // usage (CollectorUse) in bits 9:8 and, with .ws, the B buffer in bits 11:10.
 // in.c: block-scaled kinds: scale factors per row of A (1, 2 or 4).
 constexpr uint8_t kATmem = 1, kDisableMask = 2, kBlockScaled = 4, kSparse = 8, kWs = 16, kZeroMask = 32;
+constexpr uint8_t kAShift = 0x80;
 
 void issue_mma(ExecCtx& c, const Instr& in, int l) {
   Tcgen05Cta& st = state(c);
@@ -270,6 +276,7 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   op.ctx.cta_group = in.d;
   op.d_tmem = uint32_t(sem::addr_of(c, in.op[0], l));
   op.a_in_tmem = in.b & kATmem;
+  op.ashift = in.b & kAShift;
   if (op.a_in_tmem) op.a_tmem = uint32_t(sem::addr_of(c, in.op[1], l));
   else op.a_desc = c.col(in.op[1])[l];
   op.b_desc = c.col(in.op[2])[l];
@@ -355,6 +362,12 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   rec.issuer = &cta;
   rec.thread = c.warp->index * 32 + uint32_t(l);
   for (Cta* p : pair) p->tcgen05->mmas.push_back(rec);
+  if (op.ashift) {  // .ashift rewrites A's rows when the MMA completes
+    Tcgen05Cta::MmaRecord ra = rec;
+    ra.d = t5::a_rect(op);
+    ra.role = "the A rows shifted by the tcgen05.mma .ashift";
+    for (Cta* p : pair) p->tcgen05->mmas.push_back(ra);
+  }
   enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta, what, line = in.line] {
     std::vector<t5::MmaCta> v;
     for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}});
@@ -373,8 +386,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   for_lanes(mask, [&](int l) { issue_mma(c, in, l); });
 }
 
-// in.a: CpShape; in.d: cta_group. With .cta_group::2 each CTA of the pair copies from its own
-// shared memory into its own Tensor Memory.
+// in.a: CpShape; in.b: CpSrcFmt; in.d: cta_group. With .cta_group::2 each CTA of the pair copies
+// from its own shared memory into its own Tensor Memory.
 void issue_cp(ExecCtx& c, const Instr& in, int l) {
   Tcgen05Cta& st = state(c);
   Cta& cta = *c.cta;
@@ -382,19 +395,12 @@ void issue_cp(ExecCtx& c, const Instr& in, int l) {
   op.shape = t5::CpShape(in.a);
   op.taddr = uint32_t(sem::addr_of(c, in.op[0], l));
   op.desc = c.col(in.op[1])[l];
-  const std::string what = std::string("tcgen05.cp.cta_group::") + std::to_string(in.d) + t5::cp_shape_name(op.shape);
-  std::vector<Cta*> pair{&cta};
-  if (in.d == 2) {
-    Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
-    Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
-    if (!even || !odd)
-      c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
-                           ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
-    pair = {even, odd};
-  }
+  op.src = t5::CpSrcFmt(in.b);
+  const std::string what = std::string("tcgen05.cp.cta_group::") + std::to_string(in.d) + t5::cp_shape_name(op.shape) +
+                           t5::src_fmt_name(op.src);
+  const std::vector<Cta*> pair = sem::tcgen05::cta_pair(c, in.d, what);
   const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(op.desc);
   for (Cta* p : pair) {
-    if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
     Tcgen05Cta* ps = p->tcgen05.get();
     if (auto e = t5::check(op, uint32_t(p->smem.size()), [ps](uint32_t col, uint32_t n) { return ps->alloc.allocated(col, n); }))
       c.fault("error", what + ": " + *e);
@@ -746,10 +752,11 @@ void bind_tcgen05_mma(Binder& b) {
     ++next;
   }
   expect(b, next == n, "too many operands");
-  if (b.has(".ashift")) {
-    if (b.has(".collector::a::fill") || b.has(".collector::a::use"))
-      b.error("Cannot use collector::a::use or collector::a::fill with ashift");
-    b.unimplemented(".ashift (A rows shifted by one lane)");
+  if (b.has(".ashift")) {  // ptxas 13.0's rules and words
+    for (const char* q : {".collector::a::fill", ".collector::a::use"})
+      if (b.has(q)) b.error(std::string("Modifier '") + q + "' cannot be combined with modifier '.ashift'");
+    if (!a_tmem || t5::is_block_scaled(kind)) b.error("Illegal modifier '.ashift' for instruction 'tcgen05.mma'");
+    flags |= kAShift;
   }
   b.in.a = uint8_t(kind);
   b.in.b = flags;
@@ -760,8 +767,13 @@ void bind_tcgen05_mma(Binder& b) {
 
 void bind_tcgen05_cp(Binder& b) {
   const unsigned g = cta_group(b);
-  if (b.has(".b8x16") || b.has(".b6x16_p32") || b.has(".b4x16_p64"))
-    b.unimplemented("decompression (.b8x16.b6x16_p32 / .b4x16_p64): the ISA gives its bit placement only as a figure");
+  // .dst_fmt.src_fmt: both or neither (ptxas's words).
+  const bool b8 = b.has(".b8x16"), b6 = b.has(".b6x16_p32"), b4 = b.has(".b4x16_p64");
+  if (int(b8) + int(b6) + int(b4) != 0 && (!b8 || int(b6) + int(b4) != 1))
+    b.error("Unexpected number of 'format conversion' modifiers specified for instruction 'tcgen05.cp'");
+  if (b4)
+    b.unimplemented("4-bit decompression: where the widened E2M1 value sits in its 8-bit container is not pinned, "
+                    "see model/tcgen05/decompress.h");
   const bool w0213 = b.has(".warpx2::02_13"), w0123 = b.has(".warpx2::01_23"), w4 = b.has(".warpx4");
   const int nw = int(w0213) + int(w0123) + int(w4);
   if (nw > 1) b.error("Multiple .warptype modifiers specified for instruction 'tcgen05.cp'");
@@ -782,8 +794,8 @@ void bind_tcgen05_cp(Binder& b) {
     b.error("Modifier .warptype not allowed for instruction tcgen05.cp with shape '" + sh + "'");
   if ((sh == ".64x128b" && w4) || (sh == ".32x128b" && !w4))
     b.error("Modifier .warptype not allowed for instruction tcgen05.cp with shape '" + sh + "'");
-  if (sh == ".4x256b") b.unimplemented(".4x256b: the ISA gives its destination lanes only as a figure");
-  shape = sh == ".128x256b" ? t5::CpShape::k128x256b
+  shape = sh == ".4x256b"     ? t5::CpShape::k4x256b
+          : sh == ".128x256b" ? t5::CpShape::k128x256b
           : sh == ".128x128b" ? t5::CpShape::k128x128b
           : sh == ".32x128b" ? t5::CpShape::k32x128b_warpx4
           : w0213 ? t5::CpShape::k64x128b_02_13
@@ -791,6 +803,7 @@ void bind_tcgen05_cp(Binder& b) {
   expect(b, b.op_count() == 2 && b.op_kind(0) == Operand::Kind::Addr && b.in.op[0].aux == kNoSlot && is_reg_or_imm(b.in.op[1]),
          "expected [taddr], s-desc");
   b.in.a = uint8_t(shape);
+  b.in.b = uint8_t(b6 ? t5::CpSrcFmt::kB6x16P32 : t5::CpSrcFmt::kNone);
   b.in.d = uint8_t(g);
   b.in.fn = exec_cp;
 }
@@ -809,5 +822,41 @@ void bind_tcgen05_commit(Binder& b) {
   b.in.d = uint8_t(g);
   b.in.fn = exec_commit;
 }
+
+// ---- shared with the other tcgen05 semantics files (tcgen05_internal.h) ------------------------------
+
+namespace sem::tcgen05 {
+
+Tcgen05Cta& state(ExecCtx& c) { return ::ptxsim::state(c); }
+void use_cta_group(ExecCtx& c, const char* what, unsigned g) { ::ptxsim::use_cta_group(c, what, g); }
+void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()> work) {
+  ::ptxsim::enqueue(c, in, std::move(what), std::move(work));
+}
+void forget_settled(Tcgen05Cta& st) { ::ptxsim::forget_settled(st); }
+uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* what) {
+  return ::ptxsim::uniform_u32(c, o, mask, what);
+}
+unsigned cta_group(Binder& b) { return ::ptxsim::cta_group(b); }
+void expect(Binder& b, bool ok, const std::string& what) { ::ptxsim::expect(b, ok, what); }
+
+std::vector<Cta*> cta_group_ctas(ExecCtx& c, unsigned group, const std::string& what) {
+  Cta& cta = *c.cta;
+  if (group != 2) return {&cta};
+  Cta* even = c.eng->cta_by_rank(cta.rank & ~1u);
+  Cta* odd = c.eng->cta_by_rank(cta.rank | 1u);
+  if (!even || !odd)
+    c.fault("error", what + ": the peer CTA (rank " + std::to_string(cta.rank ^ 1u) +
+                         ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
+  return {even, odd};
+}
+
+std::vector<Cta*> cta_pair(ExecCtx& c, unsigned group, const std::string& what) {
+  const std::vector<Cta*> pair = cta_group_ctas(c, group, what);
+  for (Cta* p : pair)
+    if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
+  return pair;
+}
+
+}  // namespace sem::tcgen05
 
 }  // namespace ptxsim

@@ -38,6 +38,7 @@ std::set<uint32_t> table_lanes(CpShape s, CpMulticast m, uint32_t r) {
   if (s == CpShape::s32x128b) return {r, r + 32, r + 64, r + 96};
   if (s == CpShape::s64x128b && m == CpMulticast::warpx2_02_13) return {r, r + 64};
   if (s == CpShape::s64x128b) return {64 * (r / 32) + r % 32, 64 * (r / 32) + r % 32 + 32};
+  if (s == CpShape::s4x256b) return {32 * r};  // CUTLASS SM100_UTCCP_4dp256bit (docs/tcgen05.md)
   return {r};
 }
 
@@ -47,7 +48,7 @@ std::optional<model::tcgen05::CpShape> simulated_shape(CpShape s, CpMulticast m)
   if (s == CpShape::s128x128b) return MS::k128x128b;
   if (s == CpShape::s64x128b) return m == CpMulticast::warpx2_02_13 ? MS::k64x128b_02_13 : MS::k64x128b_01_23;
   if (s == CpShape::s32x128b) return MS::k32x128b_warpx4;
-  return std::nullopt;  // 4x256b
+  return MS::k4x256b;
 }
 
 const char* const kTargets[] = {"sm_100a", "sm_100f", "sm_103a", "sm_110f", "sm_100", "sm_90a", "sm_120"};
@@ -91,7 +92,7 @@ Verdict tcgen05_cp_property(const CpDescription& c) {
     return Verdict{Verdict::kPass, "rejected"};
   }
   const auto sim = simulated_shape(c.shape, c.multicast);
-  if (!sim || !c.src_fmt.empty()) return Verdict{Verdict::kPass, "valid, not simulated (4x256b or decompressing)"};
+  if (!sim || c.src_fmt == "b4x16_p64") return Verdict{Verdict::kPass, "valid, not simulated (.b4x16_p64 decompression)"};
   if (int(model::tcgen05::cp_rows(*sim)) != table_rows(c.shape))
     return Verdict::fail(std::string("the simulator copies ") + std::to_string(model::tcgen05::cp_rows(*sim)) +
                          " rows for " + what);
