@@ -19,6 +19,7 @@
 #include <optional>
 #include <tuple>
 
+#include "model/tensorcore/exact_ref.h"
 #include "tests/kernels/kernel_harness.h"
 
 namespace ptxsim::ktest {
@@ -128,6 +129,9 @@ struct Case {
   bool saturate = false;
   Fmt sf = Fmt::UE8M0;
   double sf_lo = 0.5, sf_hi = 2;  // scale-factor value set: powers of two (UE8M0) or multiples of 1/8 (UE4M3)
+  // f16 / bf16 only: every 16-bit pattern (NaN, Inf, subnormals) and the exact reference of the
+  // numerics model (model/tensorcore/exact_ref.h) instead of exact value sets.
+  bool full_range = false;
 };
 
 const char* kernel_kind(const Case& c) {
@@ -203,8 +207,19 @@ void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, bool sf_by
   // Operands: A (M x K), B^T (N x K), element codes.
   const auto pa = pool(c.a, c.a_hi, c.a_step), pb = pool(c.b, c.b_hi, c.b_step);
   std::vector<uint32_t> A(size_t(s.M) * K), B(size_t(s.N) * K);
-  for (auto& x : A) x = pick(pa);
-  for (auto& x : B) x = pick(pb);
+  // Full range (f16 / bf16): any exponent, or (every other row of A and column of B) a narrow band
+  // of exponents so that sums cancel and truncate; Inf / NaN kept rare (1/512 of the draws that hit
+  // them) so that most outputs stay finite.
+  auto full_range_code = [&](Fmt f, bool narrow) {
+    const int mbits = f == Fmt::F16 ? 10 : 7, emax = f == Fmt::F16 ? 31 : 255, bias = f == Fmt::F16 ? 15 : 127;
+    for (;;) {
+      uint32_t x = uint32_t(rng() & 0xFFFF);
+      if (narrow) x = (x & ~(uint32_t(emax) << mbits)) | uint32_t(bias - 2 + int(rng() % 5)) << mbits;
+      if ((x >> mbits & uint32_t(emax)) != uint32_t(emax) || rng() % 512 == 0) return x;
+    }
+  };
+  for (size_t i = 0; i < A.size(); ++i) A[i] = c.full_range ? full_range_code(c.a, (i / K) % 2) : pick(pa);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = c.full_range ? full_range_code(c.b, (i / K) % 2) : pick(pb);
   const bool neg_a = !is_int && rng() % 2, neg_b = !is_int && rng() % 2;
 
   // Scale factors: SFA[m][j], SFB[n][j], j = MMA step * sv + index within the step.
@@ -236,19 +251,49 @@ void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, bool sf_by
     }
   }
 
+  // Full range: D0 any finite pattern; the reference is the numerics model's exact evaluation.
+  std::vector<uint32_t> D0bits(size_t(s.M) * s.N, 0);
+  for (size_t i = 0; i < D0bits.size(); ++i) {
+    if (!with_d_init) break;
+    if (is_int) D0bits[i] = uint32_t(int32_t(D0i[i]));
+    else if (!c.full_range) D0bits[i] = c.acc == Acc::F16 ? uint32_t(f16_bits_exact(D0[i])) : std::bit_cast<uint32_t>(float(D0[i]));
+    else if (c.acc == Acc::F16) do D0bits[i] = uint32_t(rng() & 0xFFFF); while ((D0bits[i] >> 10 & 31) == 31);
+    else do D0bits[i] = uint32_t(rng()); while ((D0bits[i] >> 23 & 255) == 255);
+  }
+  std::vector<uint32_t> want(size_t(s.M) * s.N);
+  if (c.full_range) {
+    namespace tc = model::tc;
+    const tc::ElemFmt fa = c.a == Fmt::BF16 ? tc::ElemFmt::BF16 : tc::ElemFmt::F16;
+    const tc::ElemFmt fb = c.b == Fmt::BF16 ? tc::ElemFmt::BF16 : tc::ElemFmt::F16;
+    const tc::DotModel* model = tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb,
+                                               c.acc == Acc::F16 ? tc::AccFmt::F16 : tc::AccFmt::F32);
+    ASSERT_TRUE(model);
+    std::vector<uint32_t> a(size_t(s.M) * ks), b(size_t(ks) * s.N);
+    want = D0bits;
+    for (int st = 0; st < 4; ++st) {  // negation flips the sign bit of every element
+      for (int m = 0; m < s.M; ++m)
+        for (int k = 0; k < ks; ++k) a[size_t(m) * ks + k] = A[size_t(m) * K + st * ks + k] ^ (neg_a ? 0x8000 : 0);
+      for (int k = 0; k < ks; ++k)
+        for (int n = 0; n < s.N; ++n) b[size_t(k) * s.N + n] = B[size_t(n) * K + st * ks + k] ^ (neg_b ? 0x8000 : 0);
+      const std::vector<uint32_t> c_in = want;
+      tc::ref::gemm(*model, fa, a.data(), fb, b.data(), c_in.data(), want.data(), s.M, s.N, ks);
+    }
+  }
+
   // The exact reference, MMA step by MMA step (each tcgen05.mma writes D).
   auto values = [](Fmt f, const std::vector<uint32_t>& codes) {
     std::vector<double> v(codes.size());
     for (size_t i = 0; i < v.size(); ++i) v[i] = *value_of(f, codes[i]);
     return v;
   };
-  const std::vector<double> va = values(c.a, A), vb = values(c.b, B), vsa = values(c.sf, SFA), vsb = values(c.sf, SFB);
+  const std::vector<double> va = c.full_range ? std::vector<double>() : values(c.a, A),
+                            vb = c.full_range ? std::vector<double>() : values(c.b, B), vsa = values(c.sf, SFA),
+                            vsb = values(c.sf, SFB);
   const double sgn = (neg_a ? -1 : 1) * (neg_b ? -1 : 1);
   const double sf_step = c.sf == Fmt::UE8M0 ? c.sf_lo : 0.125;
   const double grid = is_int ? 1 : c.a_step * c.b_step * (scaled(c.kind) ? sf_step * sf_step : 1);
   const double limit = std::ldexp(grid, c.acc == Acc::F16 ? 11 : 24);
-  std::vector<uint32_t> want(size_t(s.M) * s.N);
-  for (int m = 0; m < s.M; ++m)
+  for (int m = 0; m < s.M && !c.full_range; ++m)
     for (int n = 0; n < s.N; ++n) {
       double d = D0[size_t(m) * s.N + n], big = std::fabs(d);
       int64_t di = D0i[size_t(m) * s.N + n];
@@ -319,15 +364,12 @@ void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, bool sf_by
             }
           }
   std::vector<uint32_t> d_img = garbage(size_t(cg) * 128 * dc);
-  auto fbits = [&](double x) {
-    return c.acc == Acc::F16 ? uint32_t(f16_bits_exact(x)) : std::bit_cast<uint32_t>(float(x));
-  };
   for (int v = 0; v < cg; ++v)
     for (int m = 0; m < mr; ++m)
       for (int n = 0; n < s.N; ++n) {
         const auto [lane, col] = d_cell(s, m, n);
         const size_t i = size_t(v * mr + m) * s.N + n;
-        d_img[(size_t(v) * 128 + lane) * dc + col] = is_int ? uint32_t(int32_t(D0i[i])) : fbits(D0[i]);
+        d_img[(size_t(v) * 128 + lane) * dc + col] = D0bits[i];
       }
 
   // The instruction descriptor.
@@ -486,6 +528,23 @@ TEST_P(Tcgen05Kinds, Mxf4nvf4) {
   Case ue4_4x = ue8_4x;
   ue4_4x.name = "mxf4nvf4 e2m1, UE4M3 4X", ue4_4x.sf = Fmt::UE4M3, ue4_4x.sf_lo = 0.5, ue4_4x.sf_hi = 2;
   run_cases(h, {ue8_2x, ue8_4x, ue4_4x}, seed);
+}
+
+// Random 16-bit patterns (every exponent, subnormals, Inf, NaN), D chained over the four MMAs,
+// against the exact (Boost.Multiprecision) evaluation of the sm100 tcgen05 rows of the numerics model.
+TEST_P(Tcgen05Kinds, F16FullRangeAgainstTheExactReference) {
+  KTEST_SEED(seed);
+  KTEST_LOAD(h, "tcgen05_kinds");
+  if (!sm100()) return;
+  Case f16{"f16 x f16 -> f32, full range", Kind::F16, 0, Fmt::F16, Fmt::F16, Acc::F32, 0, 0, 0, 0};
+  f16.full_range = true;
+  Case f16h = f16;
+  f16h.name = "f16 x f16 -> f16, full range", f16h.acc = Acc::F16;
+  Case bf16 = f16;
+  bf16.name = "bf16 x bf16 -> f32, full range", bf16.a = bf16.b = Fmt::BF16;
+  run_case(h, f16, {1, 128, 64}, false, false, true, seed);
+  run_case(h, f16h, {1, 64, 48}, true, false, true, seed + 1);
+  run_case(h, bf16, {2, 256, 128}, true, false, false, seed + 2);
 }
 
 }  // namespace
