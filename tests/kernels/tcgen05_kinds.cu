@@ -27,7 +27,11 @@
 #define TC5 1
 #endif
 
-enum KindId { kF16, kTF32, kF8F6F4, kI8, kMXF8F6F4_1X, kMXF4_2X, kMXF4NVF4_2X, kMXF4NVF4_4X };
+// The block-scaled kinds with .scale_vec::NX and with the .block32 / .block16 spellings (PTX 8.8).
+enum KindId {
+  kF16, kTF32, kF8F6F4, kI8,
+  kMXF8F6F4_1X, kMXF4_2X, kMXF4NVF4_2X, kMXF4NVF4_4X, kMXF8F6F4_B32, kMXF4_B32, kMXF4NVF4_B16
+};
 
 #ifdef TC5
 namespace {
@@ -113,7 +117,10 @@ __device__ void tmem_fill(uint32_t tmem, uint32_t col0, const uint32_t* img, uin
   else if constexpr (K == kMXF8F6F4_1X) { TC5K_SCALED(CG, "mxf8f6f4.block_scale.scale_vec::1X"); } \
   else if constexpr (K == kMXF4_2X) { TC5K_SCALED(CG, "mxf4.block_scale.scale_vec::2X"); }      \
   else if constexpr (K == kMXF4NVF4_2X) { TC5K_SCALED(CG, "mxf4nvf4.block_scale.scale_vec::2X"); } \
-  else { TC5K_SCALED(CG, "mxf4nvf4.block_scale.scale_vec::4X"); }
+  else if constexpr (K == kMXF4NVF4_4X) { TC5K_SCALED(CG, "mxf4nvf4.block_scale.scale_vec::4X"); } \
+  else if constexpr (K == kMXF8F6F4_B32) { TC5K_SCALED(CG, "mxf8f6f4.block_scale.block32"); }     \
+  else if constexpr (K == kMXF4_B32) { TC5K_SCALED(CG, "mxf4.block_scale.block32"); }             \
+  else { TC5K_SCALED(CG, "mxf4nvf4.block_scale.block16"); }
 
 template <int K, int CG>
 __device__ void mma(uint32_t d, bool a_in_tmem, uint64_t adesc, uint32_t atmem, uint64_t bdesc, uint32_t idesc,
@@ -265,7 +272,7 @@ __device__ void body(const Params& p) {
 }  // namespace
 #endif
 
-// One entry per (kind qualifier, CTA group), 128 threads per CTA.
+// One entry per (kind qualifiers, CTA group), 128 threads per CTA.
 #ifdef TC5
 #define TC5K_BODY(K, CG) \
   body<K, CG>({a_rows, b_rows, a_tmem, sfa, sfb, d_init, d_out, idesc, a_rows_n, b_rows_n, d_cols, sf_by_cp})
@@ -296,3 +303,9 @@ TC5K_ENTRY(tc5k_mxf4nvf4_2x_cg1, kMXF4NVF4_2X, 1)
 TC5K_ENTRY(tc5k_mxf4nvf4_2x_cg2, kMXF4NVF4_2X, 2)
 TC5K_ENTRY(tc5k_mxf4nvf4_4x_cg1, kMXF4NVF4_4X, 1)
 TC5K_ENTRY(tc5k_mxf4nvf4_4x_cg2, kMXF4NVF4_4X, 2)
+TC5K_ENTRY(tc5k_mxf8f6f4_block32_cg1, kMXF8F6F4_B32, 1)
+TC5K_ENTRY(tc5k_mxf8f6f4_block32_cg2, kMXF8F6F4_B32, 2)
+TC5K_ENTRY(tc5k_mxf4_block32_cg1, kMXF4_B32, 1)
+TC5K_ENTRY(tc5k_mxf4_block32_cg2, kMXF4_B32, 2)
+TC5K_ENTRY(tc5k_mxf4nvf4_block16_cg1, kMXF4NVF4_B16, 1)
+TC5K_ENTRY(tc5k_mxf4nvf4_block16_cg2, kMXF4NVF4_B16, 2)

@@ -132,6 +132,7 @@ struct Case {
   // f16 / bf16 only: every 16-bit pattern (NaN, Inf, subnormals) and the exact reference of the
   // numerics model (model/tensorcore/exact_ref.h) instead of exact value sets.
   bool full_range = false;
+  bool block_spelling = false;  // block-scaled: .block32 / .block16 instead of .scale_vec::NX
 };
 
 const char* kernel_kind(const Case& c) {
@@ -140,9 +141,11 @@ const char* kernel_kind(const Case& c) {
     case Kind::TF32: return "tf32";
     case Kind::F8F6F4: return "f8f6f4";
     case Kind::I8: return "i8";
-    case Kind::MXF8F6F4: return "mxf8f6f4_1x";
-    case Kind::MXF4: return "mxf4_2x";
-    case Kind::MXF4NVF4: return c.sv == 2 ? "mxf4nvf4_2x" : "mxf4nvf4_4x";
+    case Kind::MXF8F6F4: return c.block_spelling ? "mxf8f6f4_block32" : "mxf8f6f4_1x";
+    case Kind::MXF4: return c.block_spelling ? "mxf4_block32" : "mxf4_2x";
+    case Kind::MXF4NVF4:
+      if (c.block_spelling) return c.sv == 4 ? "mxf4nvf4_block16" : "";
+      return c.sv == 2 ? "mxf4nvf4_2x" : "mxf4nvf4_4x";
   }
   return "";
 }
@@ -437,6 +440,8 @@ void run_cases(Harness& h, const std::vector<Case>& cases, uint64_t seed) {
     for (const Shape& s : shapes)
       for (bool a_tmem : {false, true}) {
         if (a_tmem && !a_tmem_allowed(c, s)) continue;
+        // The .block32 / .block16 spellings name the same operations: one run per CTA group.
+        if (c.block_spelling && (a_tmem || (s.cg == 2 && s.M == 128))) continue;
         ++run;
         run_case(h, c, s, a_tmem, run % 2 == 0, c.acc == Acc::S32 || run % 3 == 0, seed + uint64_t(run));
         if (::testing::Test::HasFatalFailure()) return;
@@ -504,7 +509,9 @@ TEST_P(Tcgen05Kinds, Mxf8f6f4) {
   run_cases(h,
             {{"mxf8f6f4 e4m3 x e4m3, UE8M0", Kind::MXF8F6F4, 1, Fmt::E4M3, Fmt::E4M3, Acc::F32, 4, 0.125, 4, 0.125},
              {"mxf8f6f4 e2m1 x e3m2, UE8M0", Kind::MXF8F6F4, 1, Fmt::E2M1, Fmt::E3M2, Acc::F32, 6, 0.5, 4, 0.125},
-             {"mxf8f6f4 e5m2 x e2m3, UE8M0", Kind::MXF8F6F4, 1, Fmt::E5M2, Fmt::E2M3, Acc::F32, 4, 0.25, 8, 0.125}},
+             {"mxf8f6f4 e5m2 x e2m3, UE8M0", Kind::MXF8F6F4, 1, Fmt::E5M2, Fmt::E2M3, Acc::F32, 4, 0.25, 8, 0.125},
+             {"mxf8f6f4.block32 e4m3 x e2m1, UE8M0", Kind::MXF8F6F4, 1, Fmt::E4M3, Fmt::E2M1, Acc::F32, 4, 0.125, 6, 0.5,
+              false, Fmt::UE8M0, 0.5, 2, false, true}},
             seed);
 }
 
@@ -514,7 +521,9 @@ TEST_P(Tcgen05Kinds, Mxf4) {
   if (!sm100()) return;
   Case c{"mxf4 e2m1, UE8M0 2X", Kind::MXF4, 2, Fmt::E2M1, Fmt::E2M1, Acc::F32, 6, 0.5, 6, 0.5};
   c.sf_lo = 0.25, c.sf_hi = 4;
-  run_cases(h, {c}, seed);
+  Case b32 = c;
+  b32.name = "mxf4.block32 e2m1, UE8M0", b32.block_spelling = true;
+  run_cases(h, {c, b32}, seed);
 }
 
 TEST_P(Tcgen05Kinds, Mxf4nvf4) {
@@ -527,7 +536,9 @@ TEST_P(Tcgen05Kinds, Mxf4nvf4) {
   ue8_4x.name = "mxf4nvf4 e2m1, UE8M0 4X", ue8_4x.sv = 4;
   Case ue4_4x = ue8_4x;
   ue4_4x.name = "mxf4nvf4 e2m1, UE4M3 4X", ue4_4x.sf = Fmt::UE4M3, ue4_4x.sf_lo = 0.5, ue4_4x.sf_hi = 2;
-  run_cases(h, {ue8_2x, ue8_4x, ue4_4x}, seed);
+  Case ue4_b16 = ue4_4x;
+  ue4_b16.name = "mxf4nvf4.block16 e2m1, UE4M3", ue4_b16.block_spelling = true;
+  run_cases(h, {ue8_2x, ue8_4x, ue4_4x, ue4_b16}, seed);
 }
 
 // Random 16-bit patterns (every exponent, subnormals, Inf, NaN), D chained over the four MMAs,
