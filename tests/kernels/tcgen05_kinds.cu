@@ -163,8 +163,7 @@ __device__ void cp_sf(uint32_t taddr, const uint8_t* blocks) {
   }
 }
 
-// Shared memory at module scope, one copy for all the kernels of this file (ptxsim, like the PTX
-// module, places every .shared variable once; per-instantiation arrays would add up).
+// Shared memory at module scope: one set of variables that every kernel of this file uses.
 __shared__ alignas(1024) uint8_t sa[128 * 128];   // A, 128B-swizzled
 __shared__ alignas(1024) uint8_t sb[64 * 128];    // B^T, 128B-swizzled
 __shared__ alignas(128) uint8_t ssf[2 * 4 * 2048];  // scale factors staged for tcgen05.cp
