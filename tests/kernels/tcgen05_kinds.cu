@@ -3,7 +3,8 @@
 // One kernel body, instantiated once per (kind qualifier, cta_group); everything else is a
 // runtime parameter: the instruction descriptor (types, M, N, negation, saturation, scale-factor
 // IDs), whether A comes from shared memory or Tensor Memory, whether D starts from a given value,
-// and how the scale factors reach Tensor Memory (tcgen05.st or tcgen05.cp). On other targets the
+// and how the scale factors reach Tensor Memory (tcgen05.st, or tcgen05.cp .128x128b or
+// .32x128b.warpx4). On other targets the
 // kernels are empty.
 //
 // Each CTA (v = its rank in the pair for cta_group::2) gets from global memory:
@@ -150,16 +151,26 @@ __device__ void to_cp_blocks(uint8_t* s, const uint32_t* img) {
   }
 }
 
+// Copies a staged scale-factor image to TMEM columns taddr..taddr+15: with .128x128b, block q to
+// lanes 0-127 of columns 4q..4q+3; with .32x128b.warpx4 (`warpx4`), rows 0-31 of block q to each
+// 32-lane partition (the image must then be the same in every partition).
 template <int CG>
-__device__ void cp_sf(uint32_t taddr, const uint8_t* blocks) {
+__device__ void cp_sf(uint32_t taddr, const uint8_t* blocks, bool warpx4) {
 #pragma unroll 1
   for (uint32_t q = 0; q < 4; ++q) {
     // 128 rows of 16 bytes, K-major without swizzle: row r at (r%8)*16 + (r/8)*SBO, SBO = 128.
     const uint64_t desc = sdesc(smem_u32(blocks + q * 2048), 16, 128, 0);
-    if constexpr (CG == 1)
-      asm volatile("tcgen05.cp.cta_group::1.128x128b [%0], %1;" ::"r"(taddr + 4 * q), "l"(desc) : "memory");
-    else
-      asm volatile("tcgen05.cp.cta_group::2.128x128b [%0], %1;" ::"r"(taddr + 4 * q), "l"(desc) : "memory");
+    if (warpx4) {
+      if constexpr (CG == 1)
+        asm volatile("tcgen05.cp.cta_group::1.32x128b.warpx4 [%0], %1;" ::"r"(taddr + 4 * q), "l"(desc) : "memory");
+      else
+        asm volatile("tcgen05.cp.cta_group::2.32x128b.warpx4 [%0], %1;" ::"r"(taddr + 4 * q), "l"(desc) : "memory");
+    } else {
+      if constexpr (CG == 1)
+        asm volatile("tcgen05.cp.cta_group::1.128x128b [%0], %1;" ::"r"(taddr + 4 * q), "l"(desc) : "memory");
+      else
+        asm volatile("tcgen05.cp.cta_group::2.128x128b [%0], %1;" ::"r"(taddr + 4 * q), "l"(desc) : "memory");
+    }
   }
 }
 
@@ -174,7 +185,7 @@ struct Params {
   const uint8_t *a_rows, *b_rows;
   const uint32_t *a_tmem, *sfa, *sfb, *d_init;
   uint32_t* d_out;
-  uint32_t idesc, a_rows_n, b_rows_n, d_cols, sf_by_cp;
+  uint32_t idesc, a_rows_n, b_rows_n, d_cols, sf_path;  // sf_path: 0 tcgen05.st, 1 cp .128x128b, 2 cp .32x128b.warpx4
 };
 
 template <int K, int CG>
@@ -186,7 +197,7 @@ __device__ void body(const Params& p) {
   const uint32_t d_words = 128 * p.d_cols;
   to_swizzled(sa, p.a_rows + rank * p.a_rows_n * 128, p.a_rows_n);
   to_swizzled(sb, p.b_rows + rank * p.b_rows_n * 128, p.b_rows_n);
-  const bool sf_cp = kScaled && p.sf_by_cp;
+  const bool sf_cp = kScaled && p.sf_path != 0;
   if constexpr (kScaled) {
     if (sf_cp) {
       to_cp_blocks(ssf, p.sfa + rank * 128 * 16);
@@ -222,8 +233,8 @@ __device__ void body(const Params& p) {
   if (rank == 0 && tid == 0) {
     if constexpr (kScaled) {
       if (sf_cp) {
-        cp_sf<CG>(tmem + kSfaCol, ssf);
-        cp_sf<CG>(tmem + kSfbCol, ssf + 4 * 2048);
+        cp_sf<CG>(tmem + kSfaCol, ssf, p.sf_path == 2);
+        cp_sf<CG>(tmem + kSfbCol, ssf + 4 * 2048, p.sf_path == 2);
       }
     }
     const uint64_t ad = sdesc(smem_u32(sa), 16, 1024, 2), bd = sdesc(smem_u32(sb), 16, 1024, 2);
@@ -274,7 +285,7 @@ __device__ void body(const Params& p) {
 // One entry per (kind qualifiers, CTA group), 128 threads per CTA.
 #ifdef TC5
 #define TC5K_BODY(K, CG) \
-  body<K, CG>({a_rows, b_rows, a_tmem, sfa, sfb, d_init, d_out, idesc, a_rows_n, b_rows_n, d_cols, sf_by_cp})
+  body<K, CG>({a_rows, b_rows, a_tmem, sfa, sfb, d_init, d_out, idesc, a_rows_n, b_rows_n, d_cols, sf_path})
 #else
 #define TC5K_BODY(K, CG)
 #endif
@@ -282,7 +293,7 @@ __device__ void body(const Params& p) {
   extern "C" __global__ void __launch_bounds__(128)                                                              \
       NAME(const uint8_t* a_rows, const uint8_t* b_rows, const uint32_t* a_tmem, const uint32_t* sfa,           \
            const uint32_t* sfb, const uint32_t* d_init, uint32_t* d_out, uint32_t idesc, uint32_t a_rows_n,      \
-           uint32_t b_rows_n, uint32_t d_cols, uint32_t sf_by_cp) {                                              \
+           uint32_t b_rows_n, uint32_t d_cols, uint32_t sf_path) {                                                \
     TC5K_BODY(K, CG);                                                                                            \
   }
 
