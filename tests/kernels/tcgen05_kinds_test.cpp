@@ -8,13 +8,12 @@
 // 9.7.16.10.4), and the scale-factor placement of docs/tcgen05.md (CUTLASS tmem_sf_frg).
 //
 // Inputs are drawn from value sets whose products and sums are exact in the accumulator format (the
-// reference checks this for every output and MMA step), so the expected D is the exact sum and
+// reference checks this for every output), so the expected D is the exact sum and
 // the comparison is bit for bit without modelling the tensor-core rounding. The last test compares
 // random full-range f16 inputs with the Boost exact reference of the numerics model instead.
 #include <bit>
 #include <climits>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -196,13 +195,13 @@ void pack_row(const Case& c, Fmt f, const uint32_t* e, uint8_t* row, std::mt1993
 
 int elems_per_row(const Case& c) { return 4 * k_step(c.kind); }
 
-// One launch of a case on a shape, and the check of every element of D.
 // How the scale factors reach TMEM (the kernel's sf_path).
 enum class SfPath : uint32_t { St = 0, Cp128x128b = 1, Cp32x128bWarpx4 = 2 };
 const char* sf_path_name(SfPath p) {
   return p == SfPath::St ? "tcgen05.st" : p == SfPath::Cp128x128b ? "tcgen05.cp .128x128b" : "tcgen05.cp .32x128b.warpx4";
 }
 
+// One launch of a case on a shape, and the check of every element of D.
 void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, SfPath sf_path, bool with_d_init, uint64_t seed) {
   SCOPED_TRACE(std::string(c.name) + ", cta_group::" + std::to_string(s.cg) + ", M = " + std::to_string(s.M) +
                ", N = " + std::to_string(s.N) + (a_tmem ? ", A in TMEM" : ", A in shared memory") +
@@ -214,7 +213,7 @@ void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, SfPath sf_
   const bool is_int = c.acc == Acc::S32;
 
   // Operands: A (M x K), B^T (N x K), element codes.
-  const auto pa = pool(c.a, c.a_hi, c.a_step), pb = pool(c.b, c.b_hi, c.b_step);
+  const auto &pa = pool(c.a, c.a_hi, c.a_step), &pb = pool(c.b, c.b_hi, c.b_step);
   std::vector<uint32_t> A(size_t(s.M) * K), B(size_t(s.N) * K);
   // Full range (f16 / bf16): any exponent, or (every other row of A and column of B) a narrow band
   // of exponents so that sums cancel and truncate; Inf / NaN kept rare (1/512 of the draws that hit
@@ -236,7 +235,7 @@ void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, SfPath sf_
   std::vector<uint32_t> SFA(size_t(s.M) * nsf), SFB(size_t(s.N) * nsf);
   uint32_t a_sf_id = 0, b_sf_id = 0;
   if (scaled(c.kind)) {
-    const auto psf = c.sf == Fmt::UE8M0 ? pool(c.sf, c.sf_hi, 0, c.sf_lo) : pool(c.sf, c.sf_hi, 0.125, c.sf_lo);
+    const auto& psf = c.sf == Fmt::UE8M0 ? pool(c.sf, c.sf_hi, 0, c.sf_lo) : pool(c.sf, c.sf_hi, 0.125, c.sf_lo);
     for (auto& x : SFA) x = pick(psf);
     for (auto& x : SFB) x = pick(psf);
     if (c.sv < 4) {  // which byte (1X) or half-word (2X) of the TMEM word holds the factors
