@@ -15,6 +15,9 @@
 //   a_tmem  [128][32]       words for TMEM lanes 0-127, columns 128-159 (A in TMEM), or null
 //   sfa/sfb [128][16]       words for TMEM columns 160-175 / 176-191 (scale factors), or null
 //   d_init  [128][d_cols]   words for TMEM columns 0.. (D before the first MMA), or null
+//   descs   [8]             null, or: a_rows / b_rows are shared-memory images in any canonical
+//                           layout, copied as they are, and these are the descriptors of MMA 0-3's
+//                           A and B with start addresses relative to the buffers
 // and writes d_out [128][d_cols], TMEM lanes 0-127, columns 0..d_cols-1 after the 4 MMAs.
 // The host maps matrix rows and columns to lanes and columns; this kernel only moves words.
 // A and B go to shared memory with the 128-byte swizzle (row r at r*128, 16-byte chunk c at
@@ -142,6 +145,11 @@ __device__ void to_swizzled(uint8_t* s, const uint8_t* g, uint32_t rows) {
   }
 }
 
+__device__ void copy_raw(uint8_t* s, const uint8_t* g, uint32_t bytes) {
+  for (uint32_t i = threadIdx.x; i < bytes / 16; i += blockDim.x)
+    reinterpret_cast<uint4*>(s)[i] = reinterpret_cast<const uint4*>(g)[i];
+}
+
 // A scale-factor image [128 lanes][16 columns] as four 128-row x 16-byte blocks (columns 4q..4q+3
 // in block q, row = lane), the source of tcgen05.cp .128x128b.
 __device__ void to_cp_blocks(uint8_t* s, const uint32_t* img) {
@@ -184,6 +192,7 @@ __shared__ uint32_t tmem_slot;
 struct Params {
   const uint8_t *a_rows, *b_rows;
   const uint32_t *a_tmem, *sfa, *sfb, *d_init;
+  const uint64_t* descs;  // null, or the shared-memory descriptors of A (MMA 0-3) and B (4-7), start relative
   uint32_t* d_out;
   uint32_t idesc, a_rows_n, b_rows_n, d_cols, sf_path;  // sf_path: 0 tcgen05.st, 1 cp .128x128b, 2 cp .32x128b.warpx4
 };
@@ -195,8 +204,13 @@ __device__ void body(const Params& p) {
   uint32_t rank = 0;
   if constexpr (CG == 2) asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   const uint32_t d_words = 128 * p.d_cols;
-  to_swizzled(sa, p.a_rows + rank * p.a_rows_n * 128, p.a_rows_n);
-  to_swizzled(sb, p.b_rows + rank * p.b_rows_n * 128, p.b_rows_n);
+  if (p.descs) {  // images already in their layout: copy as they are
+    copy_raw(sa, p.a_rows + rank * p.a_rows_n * 128, p.a_rows_n * 128);
+    copy_raw(sb, p.b_rows + rank * p.b_rows_n * 128, p.b_rows_n * 128);
+  } else {
+    to_swizzled(sa, p.a_rows + rank * p.a_rows_n * 128, p.a_rows_n);
+    to_swizzled(sb, p.b_rows + rank * p.b_rows_n * 128, p.b_rows_n);
+  }
   const bool sf_cp = kScaled && p.sf_path != 0;
   if constexpr (kScaled) {
     if (sf_cp) {
@@ -239,9 +253,14 @@ __device__ void body(const Params& p) {
     }
     const uint64_t ad = sdesc(smem_u32(sa), 16, 1024, 2), bd = sdesc(smem_u32(sb), 16, 1024, 2);
 #pragma unroll 1
-    for (uint32_t s = 0; s < kMmas; ++s)  // + 32 bytes = + 2 in the start-address field
-      mma<K, CG>(tmem, a_in_tmem, ad + 2 * s, tmem + kAcol + 8 * s, bd + 2 * s, p.idesc, tmem + kSfaCol + 4 * s,
+    for (uint32_t s = 0; s < kMmas; ++s) {
+      // Own layout: + 32 bytes = + 2 in the start-address field per MMA. Given descriptors: their
+      // start addresses are relative to the buffers.
+      const uint64_t as = p.descs ? p.descs[s] + (smem_u32(sa) >> 4) : ad + 2 * s;
+      const uint64_t bs = p.descs ? p.descs[kMmas + s] + (smem_u32(sb) >> 4) : bd + 2 * s;
+      mma<K, CG>(tmem, a_in_tmem, as, tmem + kAcol + 8 * s, bs, p.idesc, tmem + kSfaCol + 4 * s,
                  tmem + kSfbCol + 4 * s, s > 0 || p.d_init != nullptr);
+    }
     if constexpr (CG == 1)
       asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(smem_u32(&bar))
                    : "memory");
@@ -285,15 +304,15 @@ __device__ void body(const Params& p) {
 // One entry per (kind qualifiers, CTA group), 128 threads per CTA.
 #ifdef TC5
 #define TC5K_BODY(K, CG) \
-  body<K, CG>({a_rows, b_rows, a_tmem, sfa, sfb, d_init, d_out, idesc, a_rows_n, b_rows_n, d_cols, sf_path})
+  body<K, CG>({a_rows, b_rows, a_tmem, sfa, sfb, d_init, descs, d_out, idesc, a_rows_n, b_rows_n, d_cols, sf_path})
 #else
 #define TC5K_BODY(K, CG)
 #endif
 #define TC5K_ENTRY(NAME, K, CG)                                                                                  \
   extern "C" __global__ void __launch_bounds__(128)                                                              \
       NAME(const uint8_t* a_rows, const uint8_t* b_rows, const uint32_t* a_tmem, const uint32_t* sfa,           \
-           const uint32_t* sfb, const uint32_t* d_init, uint32_t* d_out, uint32_t idesc, uint32_t a_rows_n,      \
-           uint32_t b_rows_n, uint32_t d_cols, uint32_t sf_path) {                                                \
+           const uint32_t* sfb, const uint32_t* d_init, const uint64_t* descs, uint32_t* d_out, uint32_t idesc,   \
+           uint32_t a_rows_n, uint32_t b_rows_n, uint32_t d_cols, uint32_t sf_path) {                            \
     TC5K_BODY(K, CG);                                                                                            \
   }
 

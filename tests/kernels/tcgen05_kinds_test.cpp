@@ -195,6 +195,61 @@ void pack_row(const Case& c, Fmt f, const uint32_t* e, uint8_t* row, std::mt1993
 
 int elems_per_row(const Case& c) { return 4 * k_step(c.kind); }
 
+// A canonical shared-memory layout (PTX 9.7.16.3, in bytes as docs/matrix-units.md "Canonical
+// layouts" restates them): K- or MN-major, without swizzle (w = 0) or with the 32/64/128-byte one.
+struct SmemLayout {
+  bool mn_major;
+  uint32_t w;
+};
+std::string layout_name(const SmemLayout& l) {
+  return std::string(l.mn_major ? "MN-major " : "K-major ") + (l.w ? std::to_string(l.w) + "B swizzle" : "no swizzle");
+}
+
+// An operand of R rows (its M or N extent) of 128 bytes of K (b bytes per element), stored in layout
+// l: the byte offset of element (mn, k) before the swizzle, with this test's LBO / SBO choices.
+struct OperandLayout {
+  SmemLayout l;
+  uint32_t R, b;
+  uint32_t lbo() const {
+    if (!l.mn_major) return l.w ? 16 : R * 16;  // K-major swizzled: unused
+    return l.w ? 8 * l.w : R * b * 8;
+  }
+  uint32_t sbo() const {
+    if (!l.mn_major) return l.w ? 8 * l.w : 128;
+    return l.w ? R * b * 8 : 128;
+  }
+  uint32_t offset(uint32_t mn, uint32_t k) const {
+    const uint32_t kb = k * b, mb = mn * b, w = l.w;
+    if (!l.mn_major) {
+      if (!w) return (mn / 8) * sbo() + (mn % 8) * 16 + (kb / 16) * lbo() + kb % 16;
+      return (kb / w) * (R * w) + (mn / 8) * sbo() + (mn % 8) * w + kb % w;  // K blocks of w bytes one after another
+    }
+    if (!w) return (mb / 16) * sbo() + mb % 16 + (k % 8) * 16 + (k / 8) * lbo();
+    return (mb / w) * lbo() + mb % w + (k % 8) * w + (k / 8) * sbo();
+  }
+  // The swizzle XORs address bits 6:4 with bits 9:7 (masked to the mode's width); the buffer is
+  // 1024-byte aligned, so relative and absolute addresses agree in those bits.
+  static uint32_t swizzle(uint32_t w, uint32_t a) { return w ? a ^ (((a >> 7) & (w / 16 - 1)) << 4) : a; }
+  // The descriptor of the MMA reading K elements [k0, k0 + 256 bits): start at element (0, k0),
+  // version 1 (bit 46), layout code (63:61: 0 none, 6 = 32B, 4 = 64B, 2 = 128B), start relative.
+  uint64_t desc(uint32_t k0) const {
+    const uint64_t code = l.w == 128 ? 2 : l.w == 64 ? 4 : l.w == 32 ? 6 : 0;
+    return uint64_t(offset(0, k0) >> 4) | uint64_t(lbo() >> 4) << 16 | uint64_t(sbo() >> 4) << 32 | 1ull << 46 |
+           code << 61;
+  }
+  // The image of `rows` x K element codes (row-major), unused bytes random.
+  std::vector<uint8_t> image(const std::vector<uint32_t>& e, uint32_t K, std::mt19937_64& rng) const {
+    std::vector<uint8_t> img(size_t(R) * 128);
+    for (auto& x : img) x = uint8_t(rng());
+    for (uint32_t mn = 0; mn < R; ++mn)
+      for (uint32_t k = 0; k < K; ++k) {
+        const uint32_t a = swizzle(l.w, offset(mn, k));
+        for (uint32_t j = 0; j < b; ++j) img[a + j] = uint8_t(e[size_t(mn) * K + k] >> (8 * j));
+      }
+    return img;
+  }
+};
+
 // How the scale factors reach TMEM (the kernel's sf_path).
 enum class SfPath : uint32_t { St = 0, Cp128x128b = 1, Cp32x128bWarpx4 = 2 };
 const char* sf_path_name(SfPath p) {
@@ -202,9 +257,13 @@ const char* sf_path_name(SfPath p) {
 }
 
 // One launch of a case on a shape, and the check of every element of D.
-void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, SfPath sf_path, bool with_d_init, uint64_t seed) {
+// `layouts`: A's and B's shared-memory layouts (cta_group::1, 8/16/32-bit elements); otherwise both
+// K-major with the 128-byte swizzle, placed by the kernel.
+void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, SfPath sf_path, bool with_d_init, uint64_t seed,
+              const std::pair<SmemLayout, SmemLayout>* layouts = nullptr) {
   SCOPED_TRACE(std::string(c.name) + ", cta_group::" + std::to_string(s.cg) + ", M = " + std::to_string(s.M) +
                ", N = " + std::to_string(s.N) + (a_tmem ? ", A in TMEM" : ", A in shared memory") +
+               (layouts ? ", A " + layout_name(layouts->first) + ", B " + layout_name(layouts->second) : "") +
                (scaled(c.kind) ? std::string(", scale factors by ") + sf_path_name(sf_path) : "") +
                (with_d_init ? ", D initialised" : ""));
   std::mt19937_64 rng(seed);
@@ -392,7 +451,21 @@ void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, SfPath sf_
             uint32_t(neg_a) << 13 | uint32_t(neg_b) << 14 | uint32_t(s.N >> 3) << 17 | uint32_t(s.M >> 4) << 24;
   }
 
-  const uint64_t ga = h.upload(a_rows, "a_rows"), gb = h.upload(b_rows, "b_rows");
+  uint64_t ga, gb, gdescs = 0;
+  if (layouts) {
+    const OperandLayout la{layouts->first, uint32_t(s.M), uint32_t(bits_of(c.a) / 8)},
+        lb{layouts->second, uint32_t(s.N), uint32_t(bits_of(c.b) / 8)};
+    ga = h.upload(la.image(A, K, rng), "a_smem");
+    gb = h.upload(lb.image(B, K, rng), "b_smem");
+    std::vector<uint64_t> descs;
+    for (const OperandLayout* l : {&la, &lb})
+      for (int st = 0; st < 4; ++st) descs.push_back(l->desc(uint32_t(st * ks)));
+    gdescs = h.upload(descs, "descs");
+    idesc |= uint32_t(layouts->first.mn_major) << 15 | uint32_t(layouts->second.mn_major) << 16;  // transpose A / B
+  } else {
+    ga = h.upload(a_rows, "a_rows");
+    gb = h.upload(b_rows, "b_rows");
+  }
   const uint64_t gat = a_tmem ? h.upload(a_img, "a_tmem") : 0;
   const uint64_t gsfa = scaled(c.kind) ? h.upload(sfa_img, "sfa") : 0, gsfb = scaled(c.kind) ? h.upload(sfb_img, "sfb") : 0;
   const uint64_t gd0 = with_d_init ? h.upload(d_img, "d_init") : 0;
@@ -408,7 +481,7 @@ void run_case(Harness& h, const Case& c, const Shape& s, bool a_tmem, SfPath sf_
   cfg.schedule_seed = seed;
   std::ostringstream out;
   RunResult r = ptxsim::launch(h.program(), k, cfg,
-                               h.params(k, ga, gb, gat, gsfa, gsfb, gd0, gd, idesc, uint32_t(mr), uint32_t(nr),
+                               h.params(k, ga, gb, gat, gsfa, gsfb, gd0, gdescs, gd, idesc, uint32_t(mr), uint32_t(nr),
                                         uint32_t(dc), uint32_t(sf_path)),
                                h.memory(), &out);
   KTEST_EXPECT_COMPLETED(r);
@@ -555,6 +628,34 @@ TEST_P(Tcgen05Kinds, Mxf4nvf4) {
   Case ue4_b16 = ue4_4x;
   ue4_b16.name = "mxf4nvf4.block16 e2m1, UE4M3", ue4_b16.block_spelling = true;
   run_cases(h, {ue8_2x, ue8_4x, ue4_4x, ue4_b16}, seed);
+}
+
+// Every canonical shared-memory layout for A and B (K-major and MN-major, no swizzle, 32B, 64B,
+// 128B), built by the host from the layout definitions and given to the MMA by descriptors, for
+// kinds with 16- and 8-bit elements (and tf32 K-major: MN-major tf32 needs the 128B-with-32B-atom
+// layout, which ptxsim does not simulate).
+TEST_P(Tcgen05Kinds, SharedMemoryLayouts) {
+  KTEST_SEED(seed);
+  KTEST_LOAD(h, "tcgen05_kinds");
+  if (!sm100()) return;
+  const Case cases[] = {
+      {"bf16 x bf16 -> f32", Kind::F16, 0, Fmt::BF16, Fmt::BF16, Acc::F32, 8, 0.25, 8, 0.25},
+      {"e4m3 x e4m3 -> f32", Kind::F8F6F4, 0, Fmt::E4M3, Fmt::E4M3, Acc::F32, 16, 1.0 / 16, 16, 1.0 / 16},
+      {"s8 x u8 -> s32", Kind::I8, 0, Fmt::S8, Fmt::U8, Acc::S32, 0, 0, 0, 0},
+      {"tf32 x tf32 -> f32", Kind::TF32, 0, Fmt::TF32, Fmt::TF32, Acc::F32, 16, 0.125, 16, 0.125}};
+  const Shape shape{1, 128, 64};
+  int run = 0;
+  for (const Case& c : cases)
+    for (bool mn : {false, true})
+      for (uint32_t w : {0u, 32u, 64u, 128u}) {
+        if (mn && c.kind == Kind::TF32) continue;
+        // B (64 rows) of 8-bit elements spans 64 bytes of N: too narrow for the MN-major 128B atom.
+        const bool b_mn = mn && !(w == 128 && bits_of(c.b) == 8);
+        const std::pair<SmemLayout, SmemLayout> l{{mn, w}, {b_mn, w}};
+        ++run;
+        run_case(h, c, shape, false, SfPath::St, run % 2 == 0, seed + uint64_t(run), &l);
+        if (HasFatalFailure()) return;
+      }
 }
 
 // Random 16-bit patterns (every exponent, subnormals, Inf, NaN), D chained over the four MMAs,
