@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "sim/exec/address_space.h"
 #include "sim/isa/binder.h"
@@ -81,6 +82,38 @@ uint32_t var_align(const ast::VarDecl& v) {
   return std::max<uint32_t>(v.align ? v.align : natural, 1);
 }
 
+// Every identifier an operand names (a symbol, a function, a label, or a register named plainly).
+void names_in(const ast::Operand& o, std::unordered_set<std::string>& out) {
+  if ((o.kind == ast::Operand::Kind::Name || o.kind == ast::Operand::Kind::Address) && !o.name.empty()) out.insert(o.name);
+  for (const auto& e : o.elems) names_in(e, out);
+}
+
+// For each entry of `m` (in order), the identifiers named by the instructions of the functions it
+// reaches: itself and, transitively, every function one of them names (a call or a function address).
+std::vector<std::unordered_set<std::string>> names_reached_by_entries(const ast::Module& m) {
+  std::unordered_map<std::string, std::unordered_set<std::string>> named;  // function -> identifiers
+  for (const auto& f : m.functions)
+    for (const auto& st : f.body)
+      if (st.kind == ast::Statement::Kind::Instr)
+        for (const auto& o : st.instr.operands) names_in(o, named[f.name]);
+  std::vector<std::unordered_set<std::string>> out;
+  for (const auto& f : m.functions) {
+    if (!f.is_entry || !f.has_body) continue;
+    std::unordered_set<std::string> reached, fns{f.name};
+    std::vector<std::string> work{f.name};
+    while (!work.empty()) {
+      const std::string fn = work.back();
+      work.pop_back();
+      for (const auto& n : named[fn]) {
+        reached.insert(n);
+        if (named.count(n) && fns.insert(n).second) work.push_back(n);
+      }
+    }
+    out.push_back(std::move(reached));
+  }
+  return out;
+}
+
 }  // namespace
 
 struct Decoder::Impl {
@@ -88,6 +121,7 @@ struct Decoder::Impl {
   const ast::Module& m;
   Program& p;
   std::unordered_map<std::string, SymbolInfo> globals;  // module-scope variables
+  std::unordered_map<std::string, uint32_t> entry_shared_end;  // entry -> end of the static .shared it uses
 
   // Per-function state.
   struct Scope {
@@ -142,11 +176,50 @@ struct Decoder::Impl {
       for (auto& s : f.body)
         if (s.kind == ast::Statement::Kind::Var && s.var.space == ast::Space::Shared)
           (s.var.is_extern ? extern_shared : shared_vars).push_back(&s.var);
+    // Each kernel has its own shared memory: static variables that no kernel uses together may share
+    // addresses (as ptxas lays out each kernel separately), so a module of many kernels needs, per
+    // launch, only what its kernel uses. A variable is used by the entries whose reachable code names
+    // it; one that no entry names, or that an initializer names, is kept apart from every other
+    // (treated as used by all). Addresses stay module-wide (a .func names the same variable from every
+    // kernel); with one kernel this is the plain declaration-order layout.
+    const auto reached = names_reached_by_entries(m);
+    std::unordered_set<std::string> in_initializers;  // generic(var) in a .global / .const initializer
+    for (const auto& g : m.globals)
+      for (const auto& iv : g.init)
+        if (iv.kind == ast::InitValue::Kind::Symbol) in_initializers.insert(iv.symbol);
+    struct Placed {
+      uint32_t begin, end;
+      std::vector<bool> users;
+    };
+    std::vector<Placed> placed;
+    std::vector<uint32_t> entry_end(reached.size(), kSharedReserved);
     for (auto* v : shared_vars) {
-      shared_end = uint32_t(align_up(shared_end, var_align(*v)));
-      globals[v->name] = {Space::Shared, shared_end, var_bytes(*v), false};
-      shared_end += var_bytes(*v);
+      std::vector<bool> users(reached.size());
+      for (size_t e = 0; e < reached.size(); ++e) users[e] = reached[e].count(v->name) > 0;
+      if (in_initializers.count(v->name) || std::find(users.begin(), users.end(), true) == users.end())
+        users.assign(reached.size(), true);
+      const uint32_t bytes = var_bytes(*v);
+      uint32_t at = uint32_t(align_up(kSharedReserved, var_align(*v)));
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (const Placed& q : placed) {
+          bool shared_user = false;
+          for (size_t e = 0; e < users.size() && !shared_user; ++e) shared_user = users[e] && q.users[e];
+          if (shared_user && at < q.end && q.begin < at + bytes) {
+            at = uint32_t(align_up(q.end, var_align(*v)));
+            moved = true;
+          }
+        }
+      }
+      globals[v->name] = {Space::Shared, at, bytes, false};
+      for (size_t e = 0; e < users.size(); ++e)
+        if (users[e]) entry_end[e] = std::max(entry_end[e], at + bytes);
+      shared_end = std::max(shared_end, at + bytes);
+      placed.push_back({at, at + bytes, std::move(users)});
     }
+    size_t entry = 0;
+    for (const auto& f : m.functions)
+      if (f.is_entry && f.has_body) entry_shared_end[f.name] = entry_end[entry++];
     uint32_t dyn_align = 16;
     for (auto* v : extern_shared) dyn_align = std::max(dyn_align, var_align(*v));
     p.static_shared_end = shared_end;
@@ -211,6 +284,7 @@ struct Decoder::Impl {
       fn.has_body = f.has_body;
       fn.perf = f.perf;
       fn.decl_line = f.loc.line;
+      if (auto it = entry_shared_end.find(f.name); it != entry_shared_end.end()) fn.static_shared_end = it->second;
       p.functions.push_back(std::move(fn));
     }
   }

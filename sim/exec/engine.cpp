@@ -318,7 +318,7 @@ void Engine::setup_cluster(uint64_t cl) {
   uint32_t nwarps = (threads + 31) / 32;
   uint32_t dyn_base = (prog.static_shared_end + prog.dynamic_shared_align - 1) / prog.dynamic_shared_align *
                       prog.dynamic_shared_align;
-  size_t smem_bytes = cfg.dynamic_shared_bytes ? dyn_base + cfg.dynamic_shared_bytes : prog.static_shared_end;
+  size_t smem_bytes = cfg.dynamic_shared_bytes ? dyn_base + cfg.dynamic_shared_bytes : kernel.static_shared_end;
   for (uint32_t r = 0; r < cluster_dim.count(); ++r) {
     auto cta = std::make_unique<Cta>();
     cta->rank = r;

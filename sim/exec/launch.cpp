@@ -98,7 +98,7 @@ RunResult launch(const Program& program, const std::string& kernel, const Launch
   if (params.size() != fn->info.param_bytes)
     return error_result("parameter buffer has " + std::to_string(params.size()) + " bytes; kernel '" + kernel +
                         "' declares " + std::to_string(fn->info.param_bytes));
-  uint64_t smem = uint64_t(program.static_shared_end - kSharedReserved) + cfg.dynamic_shared_bytes;
+  uint64_t smem = uint64_t(fn->static_shared_end - kSharedReserved) + cfg.dynamic_shared_bytes;
   if (smem > max_shared_per_cta(program.target))
     return error_result("CTA needs " + std::to_string(smem) + " bytes of shared memory; " + program.target.name() +
                         " allows " + std::to_string(max_shared_per_cta(program.target)));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/api.h"
+#include "sim/exec/address_space.h"
 #include "sim/exec/instr.h"
 #include "sim/isa/table.h"
 #include "sim/ptx/ast.h"
@@ -46,6 +47,9 @@ struct Function {
   std::vector<uint32_t> param_offsets, param_sizes;   // .func parameters inside the frame
   std::vector<uint32_t> ret_offsets, ret_sizes;       // .func return values inside the frame
   KernelInfo info;                                    // entries: the parameter layout
+  // Entries: the end of the static shared memory this kernel uses, [kSharedReserved, end) (the
+  // variables its code reaches; other kernels' variables may overlap them).
+  uint32_t static_shared_end = kSharedReserved;
   ast::PerfDirectives perf;
   uint32_t decl_line = 0;
 };
@@ -67,7 +71,9 @@ class Program {
   std::vector<Function> functions;
   std::unordered_map<std::string, uint32_t> function_index;
   std::vector<ModuleVariable> module_vars;
-  // Static shared memory (module scope and body-declared .shared): [kSharedReserved, static_shared_end).
+  // Static shared memory (module scope and body-declared .shared) of all kernels together:
+  // [kSharedReserved, static_shared_end); dynamic shared memory starts after it (aligned). Each
+  // entry's own part is Function::static_shared_end.
   uint32_t static_shared_end = 0;
   uint32_t dynamic_shared_align = 16;
 

@@ -71,9 +71,13 @@ __device__ void tmem_ld16(uint32_t taddr, uint32_t (&v)[16]) {
 }
 __device__ void tmem_wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
 
+// How gemm_body synchronises with its MMAs: correctly (commit, wait, read D), or one of two
+// mistakes: reading D before the wait, or never committing the MMAs (so no wait is possible).
+enum class Sync { Correct, ReadBeforeWait, MissingCommit };
+
 // The GEMM body: D[kM x kN] (f32, row-major) = A[kM x kK] (bf16 row-major) * B (bf16, given as
-// Bt[kN x kK] row-major). wait_for_mma = false makes the broken variant that reads D early.
-__device__ void gemm_body(const uint16_t* a, const uint16_t* bt, float* d, bool wait_for_mma) {
+// Bt[kN x kK] row-major).
+__device__ void gemm_body(const uint16_t* a, const uint16_t* bt, float* d, Sync sync) {
   __shared__ alignas(1024) uint8_t sa[kM * 128];
   __shared__ alignas(1024) uint8_t sb[kN * 128];
   __shared__ uint64_t bar;
@@ -93,9 +97,9 @@ __device__ void gemm_body(const uint16_t* a, const uint16_t* bt, float* d, bool 
   if (tid == 0) {
     for (int kk = 0; kk < kK / 16; ++kk)  // K = 16 per MMA: advance 32 bytes along the swizzled row
       mma_bf16(tmem, smem_desc(smem_u32(sa) + 32 * kk), smem_desc(smem_u32(sb) + 32 * kk), kIdesc, kk > 0);
-    commit(&bar);
+    if (sync != Sync::MissingCommit) commit(&bar);
   }
-  if (wait_for_mma) mbar_wait(&bar, 0);
+  if (sync == Sync::Correct) mbar_wait(&bar, 0);
   __syncwarp();
   fence_after();
   const int row = warp * 32 + lane;
@@ -105,7 +109,7 @@ __device__ void gemm_body(const uint16_t* a, const uint16_t* bt, float* d, bool 
     tmem_wait_ld();
     for (int j = 0; j < 16; ++j) d[row * kN + c + j] = __uint_as_float(v[j]);
   }
-  if (!wait_for_mma) mbar_wait(&bar, 0);  // let the MMA finish before freeing its columns
+  if (sync == Sync::ReadBeforeWait) mbar_wait(&bar, 0);  // let the MMA finish before freeing its columns
   fence_before();
   __syncthreads();
   fence_after();
@@ -120,7 +124,7 @@ __device__ void gemm_body(const uint16_t* a, const uint16_t* bt, float* d, bool 
 
 extern "C" __global__ void __launch_bounds__(128) tc5_gemm_bf16(const uint16_t* a, const uint16_t* bt, float* d) {
 #ifdef TC5
-  gemm_body(a, bt, d, true);
+  gemm_body(a, bt, d, Sync::Correct);
 #endif
 }
 
@@ -216,7 +220,14 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128)
 // Broken: reads D with tcgen05.ld before waiting on the mbarrier the MMA was committed to.
 extern "C" __global__ void __launch_bounds__(128) tc5_read_before_wait(const uint16_t* a, const uint16_t* bt, float* d) {
 #ifdef TC5
-  gemm_body(a, bt, d, false);
+  gemm_body(a, bt, d, Sync::ReadBeforeWait);
+#endif
+}
+
+// Broken: issues the MMAs but never commits them, so nothing can wait for them, then reads D.
+extern "C" __global__ void __launch_bounds__(128) tc5_missing_commit(const uint16_t* a, const uint16_t* bt, float* d) {
+#ifdef TC5
+  gemm_body(a, bt, d, Sync::MissingCommit);
 #endif
 }
 

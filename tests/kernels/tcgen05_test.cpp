@@ -3,6 +3,7 @@
 // empty; only their loading is checked.)
 #include <bit>
 #include <cmath>
+#include <fstream>
 
 #include "tests/kernels/kernel_harness.h"
 
@@ -114,6 +115,55 @@ TEST_P(Tcgen05Kernel, ReadingDBeforeTheMbarrierWaitIsReported) {
       << describe(r);
   EXPECT_TRUE(has_warning(r, "which has not completed: wait on the mbarrier its tcgen05.commit arrives on before reading D"))
       << describe(r);
+}
+
+// The 1-based numbers of the lines containing `needle` in the body of entry `entry` of the PTX text
+// nvcc produced for `name`.
+std::vector<uint32_t> ptx_lines_in_entry(const std::string& name, const std::string& arch, const std::string& entry,
+                                         const std::string& needle) {
+  std::ifstream in(ptx_path(name, arch));
+  std::string line;
+  std::vector<uint32_t> found;
+  bool inside = false;
+  for (uint32_t n = 1; std::getline(in, line); ++n) {
+    if (line.find(".entry ") != std::string::npos) inside = line.find(".entry " + entry + "(") != std::string::npos;
+    else if (inside && line.find(needle) != std::string::npos) found.push_back(n);
+  }
+  return found;
+}
+
+TEST_P(Tcgen05Kernel, ReadingDOfAnUncommittedMmaIsReported) {
+  KTEST_SEED(seed);
+  KTEST_LOAD(h, "tcgen05");
+  if (!sm100()) return;
+  GemmData g = make_gemm(seed);
+  const uint64_t a = h.upload(g.a, "A"), bt = h.upload(g.bt, "Bt"), d = h.alloc_n<float>(kM * kN, "D");
+  RunResult r = h.launch("tc5_missing_commit", {1, 1, 1}, {128, 1, 1}, h.params("tc5_missing_commit", a, bt, d), 0,
+                         nullptr, seed);
+  KTEST_EXPECT_COMPLETED(r);
+  // Four MMAs (K = 16 each) into one D, then four tcgen05.ld per warp, columns 16j..16j+15.
+  const auto mma_lines = ptx_lines_in_entry("tcgen05", GetParam(), "tc5_missing_commit", "tcgen05.mma");
+  const auto ld_lines = ptx_lines_in_entry("tcgen05", GetParam(), "tc5_missing_commit", "tcgen05.ld");
+  ASSERT_EQ(mma_lines.size(), 4u);
+  ASSERT_EQ(ld_lines.size(), 4u);
+  // One warning per tcgen05.ld (ptxsim reports each instruction once, for the first warp that
+  // executes it), naming the first MMA whose D it overlaps.
+  ASSERT_EQ(r.diagnostics.size(), 4u) << describe(r);
+  for (size_t j = 0; j < 4; ++j) {
+    const Diagnostic& dg = r.diagnostics[j];
+    SCOPED_TRACE(dg.format());
+    EXPECT_EQ(dg.severity, Diagnostic::Severity::Warning);
+    EXPECT_EQ(dg.loc.line, ld_lines[j]);
+    bool matched = false;
+    for (int w = 0; w < 4; ++w)
+      matched |= dg.message == "tcgen05 hazard: tcgen05.ld reads TMEM lanes " + std::to_string(32 * w) + ".." +
+                                   std::to_string(32 * w + 31) + ", columns " + std::to_string(16 * j) + ".." +
+                                   std::to_string(16 * j + 15) + ", the D of the tcgen05.mma at line " +
+                                   std::to_string(mma_lines[0]) +
+                                   ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that before "
+                                   "reading D";
+    EXPECT_TRUE(matched) << dg.message;
+  }
 }
 
 TEST_P(Tcgen05Kernel, AllocAfterRelinquishIsAFault) {

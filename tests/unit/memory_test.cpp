@@ -731,6 +731,73 @@ TEST(MemFault, SharedBeyondTheCtaSizeAndReservedArea) {
   EXPECT_NE(r.report.find("inside the reserved first 1024 bytes of shared memory"), std::string::npos) << r.report;
 }
 
+// Each kernel of a module gets its own static shared memory, as with ptxas: two kernels whose
+// arrays together exceed the per-CTA limit both launch, the variables one kernel uses (directly or
+// through a .func) never overlap, and its size is what it uses (a store just past its own array
+// faults naming that size).
+TEST(MemShared, EachKernelOfAModuleHasItsOwnStaticSharedMemory) {
+  const std::string body = R"(
+.shared .align 16 .b8 big_a[150000];
+.shared .align 16 .b8 big_b[150000];
+.shared .align 4 .b32 common;
+.func (.param .b32 rv) addr_of_common() {
+  .reg .b32 %t;
+  mov.u32 %t, common;
+  st.param.b32 [rv], %t;
+  ret;
+}
+.visible .entry ka(.param .u64 out, .param .u32 past) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  .reg .pred %p;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r3, [past];
+  mov.u32 %r1, big_a;
+  { .param .b32 r; call (r), addr_of_common, (); ld.param.b32 %r2, [r]; }
+  st.shared.u32 [%r1+149996], %r1;
+  st.shared.u32 [%r2], %r2;
+  st.global.v2.u32 [%rd1], {%r1, %r2};
+  setp.ne.u32 %p, %r3, 0;
+  @%p st.shared.u32 [%r2+4], %r2;
+  ret;
+}
+.visible .entry kb(.param .u64 out, .param .u32 past) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, big_b;
+  { .param .b32 r; call (r), addr_of_common, (); ld.param.b32 %r2, [r]; }
+  st.shared.u32 [%r1+149996], %r1;
+  st.global.v2.u32 [%rd1], {%r1, %r2};
+  ret;
+}
+)";
+  uint32_t common = 0;
+  for (const char* k : {"ka", "kb"}) {
+    SCOPED_TRACE(k);
+    Launch L(body, k);
+    const uint64_t out = L.alloc(8, "out");
+    L.arg(out).arg(0);
+    RunResult r = L.run({1, 1, 1}, {1, 1, 1});
+    EXPECT_COMPLETED(r);
+    const auto got = L.read<uint32_t>(out, 2);
+    EXPECT_GE(got[0], kSharedReserved);
+    EXPECT_TRUE(got[1] >= got[0] + 150000 || got[1] + 4 <= got[0]) << hex(got[0]) << " " << hex(got[1]);
+    if (common) EXPECT_EQ(got[1], common);  // one address for the .func in both kernels
+    common = got[1];
+  }
+  // ka uses big_a and common: the word after common is beyond its shared memory.
+  Launch L(body, "ka");
+  L.arg(L.alloc(8, "out")).arg(1);
+  RunResult r = L.run({1, 1, 1}, {1, 1, 1});
+  EXPECT_FAULT(r);
+  EXPECT_NE(r.report.find("mem.ptx:" + std::to_string(line_of(body, "@%p st.shared")) + ":"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find(" of 4 bytes at " + hex(common + 4) + " (lane 0): beyond the CTA's " +
+                          std::to_string(common + 4 - kSharedReserved) + " bytes"),
+            std::string::npos)
+      << r.report;
+}
+
 TEST(MemFault, LocalOutOfRangeAndParamWrites) {
   const std::string body = R"(
 .visible .entry k(.param .u64 buf) {

@@ -370,7 +370,7 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
       return kCooperativeLaunchTooLarge;
     }
   }
-  uint32_t static_smem = prog.static_shared_end - kSharedReserved;
+  uint32_t static_smem = entry->static_shared_end - kSharedReserved;
   if (static_smem + uint64_t(req.dynamic_shared) > uint32_t(device->smem_per_block) &&
       req.dynamic_shared > uint32_t(f.max_dynamic_shared)) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " launched with " << req.dynamic_shared
@@ -487,7 +487,7 @@ int function_attribute(Function& f, int attribute, int& v) {
   if (int st = loaded_entry(f, e)) return st;
   const Program& p = *f.module->program;
   const DeviceSpec& d = *Shim::get().device;
-  uint32_t static_smem = p.static_shared_end - kSharedReserved;
+  uint32_t static_smem = e->static_shared_end - kSharedReserved;
   switch (attribute) {
     case 0: {  // MAX_THREADS_PER_BLOCK
       uint64_t n = 1024;
@@ -527,7 +527,7 @@ int set_function_attribute(Function& f, int attribute, int v) {
   const ptxsim::Function* e = nullptr;
   if (int st = loaded_entry(f, e)) return st;
   const DeviceSpec& d = *Shim::get().device;
-  uint32_t static_smem = f.module->program->static_shared_end - kSharedReserved;
+  uint32_t static_smem = e->static_shared_end - kSharedReserved;
   switch (attribute) {
     case 8:
       if (v < 0 || uint64_t(v) + static_smem > uint64_t(d.smem_per_block_optin)) {
@@ -557,7 +557,7 @@ int occupancy(Function& f, int block_threads, size_t dynamic_shared, int& blocks
   if (block_threads <= 0 || block_threads > 1024) return kInvalidValue;
   const DeviceSpec& d = *Shim::get().device;
   uint64_t warps = (uint64_t(block_threads) + 31) / 32;
-  uint64_t smem = f.module->program->static_shared_end - kSharedReserved + dynamic_shared + d.reserved_smem_per_block;
+  uint64_t smem = e->static_shared_end - kSharedReserved + dynamic_shared + d.reserved_smem_per_block;
   uint64_t by_threads = uint64_t(d.max_threads_per_sm) / (warps * 32);
   uint64_t by_regs = uint64_t(d.regs_per_sm) / (warps * 32 * uint64_t(regs_per_thread(*e)));
   uint64_t by_smem = uint64_t(d.smem_per_sm) / smem;
