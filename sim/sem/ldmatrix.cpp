@@ -8,10 +8,12 @@
 // register holds is model::frag::ldst_map (model/fragments/fragments.h).
 //
 // The expanding forms (.b8x16.b6x16_p32 / .b8x16.b4x16_p64) read 16 packed 6- or 4-bit elements
-// from the first 12 or 8 bytes of each row (the rest is padding) and widen each to a byte: a 4-bit
-// element goes to bits 5:2, a 6-bit one to bits 5:0, the 8-bit container of mma .kind::f8f6f4
-// (PTX ISA 9.7.14.5.14). The PTX ISA shows the placement only in figures; this reading is an
-// inference, listed as such in docs/matrix-units.md.
+// from the first 12 or 8 bytes of each row (the rest is padding) and widen each to a byte, in its
+// low bits: a 4-bit element in bits 3:0, a 6-bit one in bits 5:0. The PTX ISA shows the placement
+// only in figures; CUTLASS states it (cute/atom/mma_traits_sm120.hpp, fp4_shift_A: "ld.matrix
+// b4x16_p64 places FP4 data at the first four bits in each eight-bit container", and the same
+// shift is "NOT needed for FP6"), and its sm_120 kernels shift E2M1 left by 2 before mma
+// .kind::f8f6f4, whose container holds E2M1 in bits 5:2 (docs/matrix-units.md).
 //
 // Choices where the PTX ISA says "undefined": a lane predicated off, inactive or exited makes the
 // instruction fault (every lane must take part), and a generic address outside the shared window
@@ -93,7 +95,7 @@ uint8_t* row_ptr(ExecCtx& c, const Instr& in, const Operand& addr_op, int r, boo
 // Widens 16 packed 6- or 4-bit elements at the start of a 16-byte row to 16 bytes.
 void expand_row(const uint8_t* src, uint8_t* dst, uint8_t fmt) {
   if (fmt == kB4x16) {
-    for (int i = 0; i < 16; ++i) dst[i] = uint8_t(((src[i / 2] >> (4 * (i % 2))) & 0xF) << 2);
+    for (int i = 0; i < 16; ++i) dst[i] = uint8_t((src[i / 2] >> (4 * (i % 2))) & 0xF);
     return;
   }
   uint64_t lo, hi = 0;

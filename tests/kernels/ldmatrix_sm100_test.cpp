@@ -8,7 +8,7 @@
 //   stmatrix m16n8 .trans    goes to row(8j + 2q + e%2)[g + 8*(e/2)]
 // For the .b8x16 sources a row holds 16 packed elements (element i in bits [w*i, w*i + w) of the
 // row read little-endian, then padding) widened to 8-bit containers: a 6-bit value in bits 5:0, a
-// 4-bit value in bits 5:2 (the mma .kind::f8f6f4 container; inferred, docs/matrix-units.md).
+// 4-bit value in bits 3:0 (CUTLASS fp4_shift_A: ldmatrix places FP4 in the low four bits; docs/matrix-units.md).
 // The rows lanes supply are a random permutation, so each lane's row is checked too.
 #include <algorithm>
 #include <numeric>
@@ -44,7 +44,7 @@ uint8_t element(const uint8_t* row, Src src, int c) {
   if (src == Src::B8) return row[c];
   const int w = src == Src::B6 ? 6 : 4, bit = w * c;
   const uint32_t v = ((uint32_t(row[bit / 8]) | uint32_t(row[bit / 8 + 1]) << 8) >> (bit % 8)) & ((1u << w) - 1);
-  return uint8_t(src == Src::B6 ? v : v << 2);
+  return uint8_t(v);  // both widths in the low bits of the byte
 }
 
 TEST_P(LdmatrixSm100, EveryFormAgainstTheFragmentLayout) {

@@ -197,7 +197,7 @@ Out launch_kernel(const std::string& ptx, const Inputs& in, int nout, RunResult*
 // Byte `i` of the 16-byte row whose offset lane k supplied in sm0.
 uint8_t row0(const Inputs& in, int k, int i) { return in.mem[size_t(in.rows[size_t(k)]) + size_t(i)]; }
 
-// The widened row of an expanding form (4-bit element -> bits 5:2, 6-bit -> bits 5:0).
+// The widened row of an expanding form (4-bit element -> bits 3:0, 6-bit -> bits 5:0).
 std::vector<uint8_t> widened(const Inputs& in, int k, bool six) {
   std::vector<uint8_t> r(16);
   for (int i = 0; i < 16; ++i) {
@@ -209,7 +209,7 @@ std::vector<uint8_t> widened(const Inputs& in, int k, bool six) {
       }
       r[size_t(i)] = uint8_t(v);
     } else {
-      r[size_t(i)] = uint8_t(((row0(in, k, i / 2) >> (4 * (i % 2))) & 0xF) << 2);
+      r[size_t(i)] = uint8_t((row0(in, k, i / 2) >> (4 * (i % 2))) & 0xF);
     }
   }
   return r;
