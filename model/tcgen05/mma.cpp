@@ -442,16 +442,37 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
     if (!sparse) {
       product(a, arows, d);
     } else {
-      // Sparse A (never in TMEM, so never duplicated): scattered with the metadata; with .ws and
-      // M < 128 each part of N (its own lanes of D) reads its own copy of the metadata.
-      const uint32_t parts = ws ? 128 / M : 1, cols = N / parts;
+      // Sparse A (never in TMEM, so never duplicated, and never block-scaled): the metadata says
+      // which column of K each stored element stands for; with .ws and M < 128 each part of N (its
+      // own lanes of D) reads its own copy. Each output is one dense dot of the K/2 stored elements
+      // with the B elements they select, as for wgmma.mma_async.sp (docs/matrix-units.md: an
+      // inference from how NVIDIA describes the sparse tensor core, awaiting hardware).
+      const uint32_t parts = ws ? 128 / M : 1, cols = N / parts, KP = K / 2;
+      thread_local std::vector<uint32_t> pos, bsel;
+      bsel.resize(size_t(N) * KP);
+      dd.resize(size_t(N));
       for (uint32_t part = 0; part < parts; ++part) {
-        if (auto e = expand_sparse_a(op, t, part, mrows, a, ad))
+        if (auto e = expand_sparse_a(op, t, part, mrows, a, ad, &pos))
           return *e + (groups == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string()) +
                  " (the metadata changed after the MMA was issued)";
-        product(ad, mrows, dd);
-        for (uint32_t m = 0; m < mrows; ++m)
-          for (uint32_t n = part * cols; n < (part + 1) * cols; ++n) d[size_t(m) * N + n] = dd[size_t(m) * N + n];
+        for (uint32_t m = 0; m < mrows; ++m) {
+          for (uint32_t n = part * cols; n < (part + 1) * cols; ++n)
+            for (uint32_t j = 0; j < KP; ++j) bsel[size_t(n) * KP + j] = bt[size_t(n) * K + pos[size_t(m) * KP + j]];
+          const uint32_t* arow = a.data() + size_t(m) * KP;
+          const uint32_t* brow = bsel.data() + size_t(part * cols) * KP;
+          const uint32_t* crow = c.data() + size_t(m) * N + part * cols;
+          if (kind == Kind::I8) {
+            std::vector<uint8_t> a8(arow, arow + KP), b8(brow, brow + size_t(cols) * KP);
+            tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, 1, int(cols), int(KP),
+                             a8.data(), b8.data(), reinterpret_cast<const int32_t*>(crow),
+                             reinterpret_cast<int32_t*>(dd.data()));
+          } else {
+            const tc::DotModel* model =
+                tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
+            tc::mma_tile(*model, fa, fb, 1, int(cols), int(KP), arow, brow, crow, dd.data());
+          }
+          std::copy(dd.begin(), dd.begin() + cols, d.begin() + size_t(m) * N + part * cols);
+        }
       }
     }
     for (uint32_t m = 0; m < mrows; ++m)

@@ -57,10 +57,12 @@ std::string hex4(uint32_t v) {
 
 std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, const std::vector<uint32_t>& packed,
                                          const std::function<uint32_t(uint32_t, uint32_t)>& nibble,
-                                         std::vector<uint32_t>& dense, uint32_t* bad_row, uint32_t* bad_chunk) {
+                                         std::vector<uint32_t>& dense, uint32_t* bad_row, uint32_t* bad_chunk,
+                                         std::vector<uint32_t>* positions) {
   const SparseLayout s = sparse_layout(k);
   const uint32_t KP = K / 2, chunks = K / s.chunk;
   dense.assign(size_t(rows) * K, 0);
+  if (positions) positions->assign(size_t(rows) * KP, 0);
   for (uint32_t m = 0; m < rows; ++m)
     for (uint32_t c = 0; c < chunks; ++c) {
       const uint32_t nib = nibble(m, c) & 0xF;
@@ -72,10 +74,12 @@ std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, cons
       };
       const uint32_t* src = packed.data() + size_t(m) * KP + s.kept * c;
       uint32_t* dst = dense.data() + size_t(m) * K + s.chunk * c;
+      uint32_t* pos = positions ? positions->data() + size_t(m) * KP + s.kept * c : nullptr;
       if (s.kept == 1) {
         if (nib != 0x4 && nib != 0xE)
           return fail("is invalid for kind::tf32 (1:2 sparsity: only 0x4, element 0, and 0xe, element 1, are valid)");
         dst[nib == 0x4 ? 0 : 1] = src[0];
+        if (pos) pos[0] = s.chunk * c + (nib == 0x4 ? 0 : 1);
       } else {
         const uint32_t i0 = nib & 3, i1 = nib >> 2;
         if (i0 == i1)
@@ -83,13 +87,18 @@ std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, cons
                       " of its chunk twice (the two indices of a 2:4 chunk must differ; 0x0, 0x5, 0xa and 0xf are invalid)");
         dst[i0] = src[0];
         dst[i1] = src[1];
+        if (pos) {
+          pos[0] = s.chunk * c + i0;
+          pos[1] = s.chunk * c + i1;
+        }
       }
     }
   return std::nullopt;
 }
 
 std::optional<std::string> expand_sparse_a(const MmaOp& op, const tmem::Tmem& t, uint32_t part, uint32_t rows,
-                                           const std::vector<uint32_t>& packed, std::vector<uint32_t>& dense) {
+                                           const std::vector<uint32_t>& packed, std::vector<uint32_t>& dense,
+                                           std::vector<uint32_t>* positions) {
   const Kind k = op.ctx.kind;
   const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
   const tmem::TmemAddr base = tmem::TmemAddr::decode(op.sp_meta);
@@ -102,7 +111,7 @@ std::optional<std::string> expand_sparse_a(const MmaOp& op, const tmem::Tmem& t,
         const MetaCell mc = cell(m, c);
         return t.read(base.lane + mc.cell.lane, base.column + mc.cell.column) >> mc.bit;
       },
-      dense, &bm, &bc);
+      dense, &bm, &bc, positions);
   if (!e) return e;
   const MetaCell mc = cell(bm, bc);
   return "invalid sparsity metadata for " + *e + "; it is bits " + std::to_string(mc.bit + 3) + ":" +

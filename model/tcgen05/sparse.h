@@ -56,16 +56,19 @@ std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_g
                                               uint32_t meta_addr, bool a_in_tmem);
 
 // Scatters packed A (rows x K/2 element values, row-major) into dense A (rows x K) with the
-// metadata read through `nibble(m, c)`. Returns the first invalid nibble as "row m chunk c: ..."
-// (the caller adds where it sits), or nullopt.
+// metadata read through `nibble(m, c)`; `positions` (if given) receives, for each packed element
+// (rows x K/2), the column of K it stands for. Returns the first invalid nibble as
+// "row m chunk c: ..." (the caller adds where it sits), or nullopt.
 std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, const std::vector<uint32_t>& packed,
                                          const std::function<uint32_t(uint32_t m, uint32_t c)>& nibble,
                                          std::vector<uint32_t>& dense, uint32_t* bad_row = nullptr,
-                                         uint32_t* bad_chunk = nullptr);
+                                         uint32_t* bad_chunk = nullptr, std::vector<uint32_t>* positions = nullptr);
 
 // The MMA's A of one CTA (rows x K/2 packed element values) scattered to rows x K with the metadata
-// copy `part` read from `t`; an invalid nibble is reported with its row, chunk and TMEM cell.
+// copy `part` read from `t` (and the K column of each packed element in `positions`, if given); an
+// invalid nibble is reported with its row, chunk and TMEM cell.
 std::optional<std::string> expand_sparse_a(const MmaOp& op, const tmem::Tmem& t, uint32_t part, uint32_t rows,
-                                           const std::vector<uint32_t>& packed, std::vector<uint32_t>& dense);
+                                           const std::vector<uint32_t>& packed, std::vector<uint32_t>& dense,
+                                           std::vector<uint32_t>* positions = nullptr);
 
 }  // namespace ptxsim::model::tcgen05
