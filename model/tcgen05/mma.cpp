@@ -1,5 +1,6 @@
 #include "model/tcgen05/mma.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -342,7 +343,15 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
     d.resize(size_t(mrows) * N);
     if (!op.enable_input_d) c.assign(size_t(mrows) * N, 0);
     else c.resize(size_t(mrows) * N);
-    if (op.enable_input_d)
+    if (op.enable_input_d && !op.scale_input_d) {  // the common case, as the loop below without scaling
+      uint32_t* cp = c.data();
+      const uint32_t keep = f16_out ? 0xffffu : ~0u;
+      for (uint32_t m = 0; m < mrows; ++m)
+        for (uint32_t n = 0; n < N; ++n) {
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
+          cp[size_t(m) * N + n] = t.read(dbase.lane + o.lane, dbase.column + o.column) & keep;
+        }
+    } else if (op.enable_input_d)
       for (uint32_t m = 0; m < mrows; ++m)
         for (uint32_t n = 0; n < N; ++n) {
           const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
@@ -391,11 +400,13 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
           tc::find_model(tc::Arch::SM100, tc::Unit::Tcgen05, fa, fb, f16_out ? tc::AccFmt::F16 : tc::AccFmt::F32);
       tc::mma_tile(*model, fa, fb, int(mrows), int(N), int(K), a.data(), bt.data(), c.data(), d.data());
     }
+    const bool some_disabled = std::any_of(std::begin(op.disable_lane), std::end(op.disable_lane), [](uint32_t w) { return w != 0; });
+    const uint32_t* dp = d.data();
     for (uint32_t m = 0; m < mrows; ++m)
       for (uint32_t n = 0; n < N; ++n) {
         const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
-        if (op.disable_lane[o.lane / 32] >> (o.lane % 32) & 1) continue;
-        t.write(dbase.lane + o.lane, dbase.column + o.column, d[size_t(m) * N + n]);
+        if (some_disabled && (op.disable_lane[o.lane / 32] >> (o.lane % 32) & 1)) continue;
+        t.write(dbase.lane + o.lane, dbase.column + o.column, dp[size_t(m) * N + n]);
       }
   }
 }

@@ -41,6 +41,15 @@ namespace ptxsim::model::tc {
 
 namespace {
 
+// The lane loops (operand decoding, the tile loop) are compiled for the baseline ISA and, where the
+// compiler can dispatch at run time, also for AVX2 (x86-64-v3: four doubles per vector), chosen
+// when the processor has it. The arithmetic is the same exact steps either way.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PTXSIM_LANE_CLONES [[gnu::target_clones("arch=x86-64-v3", "default")]]
+#else
+#define PTXSIM_LANE_CLONES
+#endif
+
 constexpr int16_t kZeroExp = -15000;  // e of a zero operand: far below every real sum of exponents
 constexpr int16_t kHasZero = -7000;   // a sum of exponents below this involves a zero operand
 constexpr int kLanes = 8;             // outputs computed together
@@ -68,6 +77,37 @@ inline bool inline_layout(ElemFmt f, Layout& l) {
 // 2^x as a double, for x in the normal range.
 inline double pow2(int64_t x) { return std::bit_cast<double>(uint64_t(x + 1023) << 52); }
 
+// Eight lanes of one type (GCC/Clang vector extensions: element-wise operators, lowered to the
+// target's vector instructions, four SSE2 or two AVX2 registers for eight doubles).
+template <typename T>
+using Lanes [[gnu::vector_size(kLanes * sizeof(T))]] = T;
+using F64s = Lanes<double>;
+using U64s = Lanes<uint64_t>;
+using I64s = Lanes<int64_t>;
+using I32s = Lanes<int32_t>;
+using I16s = Lanes<int16_t>;
+using U32s = Lanes<uint32_t>;
+
+template <typename V, typename T>
+[[gnu::always_inline]] inline V splat(T x) {
+  return V{} + x;
+}
+template <typename V, typename T>
+[[gnu::always_inline]] inline V load(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename To, typename From>
+[[gnu::always_inline]] inline To convert(From v) { return __builtin_convertvector(v, To); }
+[[gnu::always_inline]] inline bool any(I32s mask) {
+  uint64_t w[kLanes / 2];
+  std::memcpy(w, &mask, sizeof w);
+  return (w[0] | w[1] | w[2] | w[3]) != 0;
+}
+// 2^x per lane, x in the normal range.
+[[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
+
 // Decoded operands of one matrix (rows x K), structure of arrays. Element (r, k) is at r * K + k,
 // or, k-major, at k * stride + r (rows padded to `stride` with zeros). Exponents are int16 (every
 // real one is within +-300, two kZeroExp still fit) so that the group's maximum is cheap.
@@ -76,28 +116,37 @@ struct Decoded {
   std::vector<int16_t> e;            // alignment exponent, kZeroExp for zeros and Inf/NaN
   std::vector<int32_t> special_row;  // per row: -1 when an Inf or NaN is in it (and for padding rows)
 
-  void fill(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
+  PTXSIM_LANE_CLONES void fill(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
     const size_t n = k_major ? size_t(stride) * size_t(K) : size_t(rows) * size_t(K);
     special_row.assign(size_t(k_major ? stride : rows), -1);
     std::fill_n(special_row.begin(), rows, 0);
     v.assign(n, 0.0);
     e.assign(n, kZeroExp);
-    const uint32_t emax = (1u << l.ebits) - 1, mmask = (1u << l.mbits) - 1, sign_at = uint32_t(l.mbits + l.ebits);
-    const int emin = 1 - l.bias;
+    // Eight elements of a row at a time, as lanes (a short last run is padded with zeros).
+    const U32s emax = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
     for (int r = 0; r < rows; ++r)
-      for (int k = 0; k < K; ++k) {
-        const uint32_t x = bits[size_t(r) * size_t(K) + size_t(k)] >> l.shift;
-        const size_t i = k_major ? size_t(k) * size_t(stride) + size_t(r) : size_t(r) * size_t(K) + size_t(k);
-        const uint32_t E = (x >> l.mbits) & emax, M = x & mmask;
-        if (l.spec == Layout::IEEE ? E == emax : l.spec == Layout::NanOnly && E == emax && M == mmask) {
-          special_row[size_t(r)] = -1;  // value 0, e kZeroExp: harmless in the lanes, redone by tc::dot
-          continue;
+      for (int k0 = 0; k0 < K; k0 += kLanes) {
+        const int cnt = std::min(kLanes, K - k0);
+        uint32_t raw[kLanes] = {};
+        std::memcpy(raw, bits + size_t(r) * size_t(K) + size_t(k0), size_t(cnt) * 4);
+        const U32s x = load<U32s>(raw) >> l.shift;
+        const U32s E = (x >> l.mbits) & emax, M = x & mmask;
+        const I32s special = l.spec == Layout::IEEE      ? I32s(E == emax)
+                             : l.spec == Layout::NanOnly ? I32s((E == emax) & (M == mmask))
+                                                         : I32s{};
+        const U32s sig = E != 0 ? M | (1u << l.mbits) : M;
+        const I32s ex = E != 0 ? convert<I32s>(E) - l.bias : splat<I32s>(1 - l.bias);  // e of a nonzero value
+        const F64s mag = convert<F64s>(sig) * pow2(ex - l.mbits);
+        const U64s sign = convert<U64s>((x >> (l.mbits + l.ebits)) & 1) << 63;
+        // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
+        const F64s val = std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special));
+        const I16s exp = convert<I16s>((sig == 0) | special ? splat<I32s>(kZeroExp) : ex);
+        for (int j = 0; j < cnt; ++j) {
+          const size_t i = k_major ? size_t(k0 + j) * size_t(stride) + size_t(r) : size_t(r) * size_t(K) + size_t(k0 + j);
+          v[i] = val[j];
+          e[i] = exp[j];
+          special_row[size_t(r)] |= special[j];
         }
-        const uint32_t sig = E ? M | (1u << l.mbits) : M;
-        const int ex = E ? int(E) - l.bias : emin;  // alignment exponent of a nonzero value
-        const double mag = double(sig) * pow2(ex - l.mbits);
-        v[i] = std::bit_cast<double>(std::bit_cast<uint64_t>(mag) | uint64_t((x >> sign_at) & 1) << 63);
-        e[i] = int16_t(sig ? ex : kZeroExp);
       }
   }
 };
@@ -134,37 +183,6 @@ uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint3
   }
   return dot(model, va.data(), vb.data(), K, c);
 }
-
-// Eight lanes of one type (GCC/Clang vector extensions: element-wise operators, lowered to the
-// target's vector instructions, four SSE2 or two AVX2 registers for eight doubles).
-template <typename T>
-using Lanes [[gnu::vector_size(kLanes * sizeof(T))]] = T;
-using F64s = Lanes<double>;
-using U64s = Lanes<uint64_t>;
-using I64s = Lanes<int64_t>;
-using I32s = Lanes<int32_t>;
-using I16s = Lanes<int16_t>;
-using U32s = Lanes<uint32_t>;
-
-template <typename V, typename T>
-[[gnu::always_inline]] inline V splat(T x) {
-  return V{} + x;
-}
-template <typename V, typename T>
-[[gnu::always_inline]] inline V load(const T* p) {
-  V v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <typename To, typename From>
-[[gnu::always_inline]] inline To convert(From v) { return __builtin_convertvector(v, To); }
-[[gnu::always_inline]] inline bool any(I32s mask) {
-  uint64_t w[kLanes / 2];
-  std::memcpy(w, &mask, sizeof w);
-  return (w[0] | w[1] | w[2] | w[3]) != 0;
-}
-// 2^x per lane, x in the normal range.
-[[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
 
 // Outputs (m, n0 .. n0 + kLanes - 1) of the tile, one lane each; B is k-major with row stride
 // `stride`, padded, so every lane reads real memory.
@@ -249,12 +267,7 @@ template <typename To, typename From>
   }
 }
 
-// The tile loop, compiled for the baseline ISA and, where the compiler can dispatch at run time,
-// for AVX2 (x86-64-v3: four doubles per vector), chosen when the processor has it. The arithmetic
-// is the same exact steps either way.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-[[gnu::target_clones("arch=x86-64-v3", "default")]]
-#endif
+PTXSIM_LANE_CLONES
 void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B, int stride, int M,
                int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
@@ -268,6 +281,31 @@ void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, 
     }
     for (int n0 = 0; n0 < N; n0 += kLanes) lanes_dot(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
   }
+}
+
+// B decoded k-major. The warps of a warpgroup (wgmma) each multiply their rows of A by the same B,
+// so the last few decoded B are kept with their raw bits and reused when the bits are identical.
+const Decoded& decoded_b(ElemFmt fb, const Layout& lb, int N, int K, const uint32_t* bt, int stride) {
+  struct Entry {
+    ElemFmt fmt;
+    int N = -1, K = -1;
+    std::vector<uint32_t> raw;
+    Decoded dec;
+  };
+  constexpr size_t kEntries = 8;
+  thread_local std::vector<Entry> cache(kEntries);
+  thread_local size_t next = 0;
+  const size_t n = size_t(N) * size_t(K);
+  for (Entry& e : cache)
+    if (e.N == N && e.K == K && e.fmt == fb && std::memcmp(e.raw.data(), bt, n * 4) == 0) return e.dec;
+  Entry& e = cache[next];
+  next = (next + 1) % kEntries;
+  e.fmt = fb;
+  e.N = N;
+  e.K = K;
+  e.raw.assign(bt, bt + n);
+  e.dec.fill(lb, N, K, bt, true, stride);
+  return e.dec;
 }
 
 }  // namespace
@@ -288,11 +326,10 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
                                                             c[size_t(m) * size_t(N) + size_t(n)]);
     return;
   }
-  thread_local Decoded A, B;
+  thread_local Decoded A;
   const int stride = (N + kLanes - 1) / kLanes * kLanes;
   A.fill(la, M, K, a, false, 0);
-  B.fill(lb, N, K, bt, true, stride);
-  tile_fast(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
+  tile_fast(model, fa, fb, A, decoded_b(fb, lb, N, K, bt, stride), stride, M, N, K, a, bt, c, d);
 }
 
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,
