@@ -3,10 +3,12 @@
 // NaN included, and C values large enough to overflow the chain). >= 10^5 outputs per row.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "model/tensorcore/tensorcore.h"
@@ -60,10 +62,14 @@ uint32_t acc_elem(std::mt19937_64& rng, AccFmt f, bool finite) {
   }
 }
 
-TEST(TileProp, MmaTileEqualsPerElementDotForEveryRow) {
+class TilePropRow : public ::testing::TestWithParam<const DotModel*> {};
+
+// One test per model row (ctest runs them in parallel).
+TEST_P(TilePropRow, MmaTileEqualsPerElementDot) {
   const uint64_t seed = seed_for_test();
   std::mt19937_64 rng(seed);
-  for (const DotModel& model : all_models()) {
+  {
+    const DotModel& model = *GetParam();
     std::vector<std::pair<ElemFmt, ElemFmt>> combos;
     for (int a = 0; a < 9; ++a)
       for (int b = 0; b < 9; ++b)
@@ -92,13 +98,28 @@ TEST(TileProp, MmaTileEqualsPerElementDotForEveryRow) {
           const uint32_t got = d[size_t(m * N + n)];
           if (got != want && ++mismatches <= 3)
             ADD_FAILURE() << model.id << " " << fmt_name(fa) << "x" << fmt_name(fb) << " K=" << K << " (" << m << ", "
-                          << n << "): got 0x" << std::hex << got << " want 0x" << want;
+                          << n << "): got 0x" << std::hex << got << " want 0x" << want << std::dec
+                          << " (PTXSIM_TEST_SEED=" << seed << ")";
         }
       outputs += size_t(M * N);
     }
     EXPECT_EQ(mismatches, 0u) << model.id;
   }
 }
+
+std::vector<const DotModel*> rows() {
+  std::vector<const DotModel*> v;
+  for (const DotModel& m : all_models()) v.push_back(&m);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(TileProp, TilePropRow, ::testing::ValuesIn(rows()),
+                         [](const ::testing::TestParamInfo<const DotModel*>& info) {
+                           std::string s = info.param->id;
+                           for (char& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
 
 TEST(TileProp, IntegerTileMatchesLoops) {
   std::mt19937_64 rng(seed_for_test());
