@@ -7,7 +7,7 @@
 // subnormal outputs) and the fp8 mma.sync composition seen in ptxas's output.
 //
 // Each row is its own test (TensorCoreRows/RowMatchesExactReference.*), so ctest runs them in
-// parallel. Outputs per row: at least 10^5, and at least 2*10^4 per A/B type pair of the row;
+// parallel. Outputs per row: at least 10^5, and at least 10^4 per A/B type pair of the row;
 // PTXSIM_TC_SCALE=<x> multiplies both (the long-running property test, ctest -L long, runs them
 // with x = 100: 10^7 outputs per row; docs/matrix-units.md). Random inputs print their seed (also
 // in every failure message); rerun one with PTXSIM_TEST_SEED=<seed>.
@@ -29,6 +29,7 @@
 #include "model/tensorcore/exact_ref.h"
 #include "model/tensorcore/tensorcore.h"
 #include "model/tensorcore/tile.h"
+#include "tensorcore_test_util.h"
 
 namespace ptxsim::model::tc {
 namespace {
@@ -208,7 +209,7 @@ std::vector<std::pair<ElemFmt, ElemFmt>> pairs_of(const DotModel& m) {
 }
 
 constexpr long kRowOutputs = 100000;  // per row (times PTXSIM_TC_SCALE)
-constexpr long kPairOutputs = 20000;  // per A/B type pair of a row (times PTXSIM_TC_SCALE)
+constexpr long kPairOutputs = 10000;  // per A/B type pair of a row (times PTXSIM_TC_SCALE)
 
 // Runs at least `outputs` random outputs of model m with A/B types (fa, fb) through the exact
 // reference, tc::dot per element and tc::mma_tile; returns the mismatch count.
@@ -271,20 +272,8 @@ TEST_P(RowMatchesExactReference, RandomOutputs) {
   EXPECT_GE(double(total), 1e5 * scale());
 }
 
-std::string row_name(const ::testing::TestParamInfo<const DotModel*>& info) {
-  std::string s = info.param->id;
-  for (char& ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
-
-std::vector<const DotModel*> rows() {
-  std::vector<const DotModel*> v;
-  for (const DotModel& m : all_models()) v.push_back(&m);
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(TensorCoreRows, RowMatchesExactReference, ::testing::ValuesIn(rows()), row_name);
+INSTANTIATE_TEST_SUITE_P(TensorCoreRows, RowMatchesExactReference, ::testing::ValuesIn(test::dot_rows()),
+                         test::row_name<DotModel>);
 
 // Integer kinds (mma.sync / wgmma / tcgen05 .s8/.u8 -> .s32): tc::mma_tile_int against the exact
 // integer reference, every signedness pair, wrapping and .satfinite, with C near the s32 limits.

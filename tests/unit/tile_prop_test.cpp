@@ -13,6 +13,7 @@
 
 #include "model/tensorcore/tensorcore.h"
 #include "model/tensorcore/tile.h"
+#include "tensorcore_test_util.h"
 
 namespace ptxsim::model::tc {
 namespace {
@@ -107,19 +108,7 @@ TEST_P(TilePropRow, MmaTileEqualsPerElementDot) {
   }
 }
 
-std::vector<const DotModel*> rows() {
-  std::vector<const DotModel*> v;
-  for (const DotModel& m : all_models()) v.push_back(&m);
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(TileProp, TilePropRow, ::testing::ValuesIn(rows()),
-                         [](const ::testing::TestParamInfo<const DotModel*>& info) {
-                           std::string s = info.param->id;
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(TileProp, TilePropRow, ::testing::ValuesIn(test::dot_rows()), test::row_name<DotModel>);
 
 TEST(TileProp, IntegerTileMatchesLoops) {
   std::mt19937_64 rng(seed_for_test());
