@@ -184,18 +184,65 @@ uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint3
   return dot(model, va.data(), vb.data(), K, c);
 }
 
+// One T-FDPA group on every lane: the products k0 .. k0 + n - 1 (va, ea: row m of A from k0; vb, eb:
+// B's k-major rows from k0, at the lanes' columns) and the lanes' c (cv, ce) become the next c.
+// G > 0: a group of exactly G products (constant trip counts, unrolled loops); G == 0: n products.
+template <int G>
+[[gnu::always_inline]] inline void group(const FdpaParams& p, AccFmt acc, const double* va, const int16_t* ea,
+                                         const double* vb, const int16_t* eb, size_t stride, int n, F64s& cv,
+                                         I32s& ce, I32s& slow, uint32_t* bits) {
+  const int len = G > 0 ? G : n;
+  // E: the largest e_a + e_b of the group (and whether a product is zero), c's e, e_zero.
+  I16s hi = splat<I16s>(int16_t(INT16_MIN)), lo = splat<I16s>(int16_t(INT16_MAX));
+  for (int k = 0; k < len; ++k) {
+    const I16s pe = ea[k] + load<I16s>(eb + size_t(k) * stride);
+    hi = hi > pe ? hi : pe;
+    lo = lo < pe ? lo : pe;
+  }
+  I32s E = convert<I32s>(hi);
+  E = E > ce ? E : ce;
+  E = convert<I32s>(lo) < kHasZero && E < p.e_zero ? p.e_zero : E;
+  const I32s lsb = E - p.F;
+  const F64s scale = pow2(-lsb);
+  // S: the truncated terms, c's first, products in runs of 16 summed in int32.
+  F64s S = convert<F64s>(convert<I32s>(cv * scale));
+  for (int r0 = 0; r0 < len; r0 += 16) {
+    I32s part = {};
+    for (int k = r0; k < std::min(len, r0 + 16); ++k)
+      part += convert<I32s>(va[k] * load<F64s>(vb + size_t(k) * stride) * scale);
+    S += convert<F64s>(part);
+  }
+  // Step 4 on every lane as for a normal RZ result (keep the top 24 (f32) or 14 (e8m13) significant
+  // bits of the double S); then redo the lanes where that does not apply.
+  const bool rz = p.out != OutRound::RNE_F16;
+  const uint64_t keep = ~((uint64_t{1} << (p.out == OutRound::RZ_F32 ? 29 : 39)) - 1);
+  cv = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
+  ce = convert<I32s>((std::bit_cast<U64s>(cv) >> 52) & 0x7FF) - 1023;  // floor(log2 |cv|); 0: -1023
+  const I32s redo = (rz ? (ce < -126) | (ce > 127) : splat<I32s>(-1)) & ~slow;
+  if (any(redo))
+    for (int j = 0; j < kLanes; ++j)
+      if (redo[j]) {
+        bits[j] = fdpa_round(int64_t(S[j]), lsb[j], p.out);
+        const AccIn x = acc_in(acc, bits[j], p.e_zero);
+        slow[j] = x.special ? -1 : 0;  // overflow to Inf: the chain continues per element
+        cv[j] = x.special ? 0.0 : x.v;
+        ce[j] = x.special ? p.e_zero : x.e;
+      }
+}
+
 // Outputs (m, n0 .. n0 + kLanes - 1) of the tile, one lane each; B is k-major with row stride
-// `stride`, padded, so every lane reads real memory.
+// `stride`, padded, so every lane reads real memory. L: the model's group size when it is one of
+// the compiled ones (8, 16, 32), else 0.
+template <int L>
 [[gnu::always_inline]] inline void lanes_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A,
                                              const Decoded& B, int stride, int m, int n0, int N, int K,
                                              const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   const FdpaParams& p = model.fdpa;
   const bool rz = p.out != OutRound::RNE_F16;
-  // RZ to the output's precision: keep the top 24 (f32) or 14 (e8m13) significant bits of a double.
-  const uint64_t keep = ~((uint64_t{1} << (p.out == OutRound::RZ_F32 ? 29 : 39)) - 1);
   const int lanes = std::min(kLanes, N - n0);
   uint32_t bits[kLanes] = {};  // output bits where known (c at first; f16 outputs; fdpa_round)
-  std::memcpy(bits, c + size_t(m) * size_t(N) + size_t(n0), size_t(lanes) * 4);
+  if (lanes == kLanes) std::memcpy(bits, c + size_t(m) * size_t(N) + size_t(n0), sizeof bits);
+  else std::memcpy(bits, c + size_t(m) * size_t(N) + size_t(n0), size_t(lanes) * 4);
   I32s slow = load<I32s>(B.special_row.data() + n0);  // -1: the lane goes through tc::dot
   F64s cv;  // each lane's c: exact value (signed zero kept)
   I32s ce;  // its alignment exponent (e_zero for zero)
@@ -217,40 +264,12 @@ uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint3
   const double* va = A.v.data() + size_t(m) * size_t(K);
   const int16_t* ea = A.e.data() + size_t(m) * size_t(K);
   for (int k0 = 0; k0 < K; k0 += p.L) {
-    const int k1 = std::min(K, k0 + p.L);
-    // E: the largest e_a + e_b of the group (and whether a product is zero), c's e, e_zero.
-    I16s hi = splat<I16s>(int16_t(INT16_MIN)), lo = splat<I16s>(int16_t(INT16_MAX));
-    for (int k = k0; k < k1; ++k) {
-      const I16s pe = ea[k] + load<I16s>(B.e.data() + size_t(k) * size_t(stride) + size_t(n0));
-      hi = hi > pe ? hi : pe;
-      lo = lo < pe ? lo : pe;
-    }
-    I32s E = convert<I32s>(hi);
-    E = E > ce ? E : ce;
-    E = convert<I32s>(lo) < kHasZero && E < p.e_zero ? p.e_zero : E;
-    const I32s lsb = E - p.F;
-    const F64s scale = pow2(-lsb);
-    // S: the truncated terms, c's first, products in runs of 16 summed in int32.
-    F64s S = convert<F64s>(convert<I32s>(cv * scale));
-    for (int r0 = k0; r0 < k1; r0 += 16) {
-      I32s part = {};
-      for (int k = r0; k < std::min(k1, r0 + 16); ++k)
-        part += convert<I32s>(va[k] * load<F64s>(B.v.data() + size_t(k) * size_t(stride) + size_t(n0)) * scale);
-      S += convert<F64s>(part);
-    }
-    // Step 4 on every lane as for a normal RZ result; then redo the lanes where that does not apply.
-    cv = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
-    ce = convert<I32s>((std::bit_cast<U64s>(cv) >> 52) & 0x7FF) - 1023;  // floor(log2 |cv|); 0: -1023
-    const I32s redo = (rz ? (ce < -126) | (ce > 127) : splat<I32s>(-1)) & ~slow;
-    if (any(redo))
-      for (int j = 0; j < kLanes; ++j)
-        if (redo[j]) {
-          bits[j] = fdpa_round(int64_t(S[j]), lsb[j], p.out);
-          const AccIn x = acc_in(model.acc, bits[j], p.e_zero);
-          slow[j] = x.special ? -1 : 0;  // overflow to Inf: the chain continues per element
-          cv[j] = x.special ? 0.0 : x.v;
-          ce[j] = x.special ? p.e_zero : x.e;
-        }
+    const int n = std::min(p.L, K - k0);
+    const size_t b0 = size_t(k0) * size_t(stride) + size_t(n0);
+    if (L > 0 && n == L)
+      group<L>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, size_t(stride), n, cv, ce, slow, bits);
+    else
+      group<0>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, size_t(stride), n, cv, ce, slow, bits);
   }
   // An RZ output's last result is an f32 held exactly in cv (a signed zero included).
   if (rz) {
@@ -267,9 +286,10 @@ uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint3
   }
 }
 
-PTXSIM_LANE_CLONES
-void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B, int stride, int M,
-               int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+template <int L>
+[[gnu::always_inline]] inline void tile_rows(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A,
+                                             const Decoded& B, int stride, int M, int N, int K, const uint32_t* a,
+                                             const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
   for (int m = 0; m < M; ++m) {
     if (A.special_row[size_t(m)]) {
@@ -279,7 +299,18 @@ void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, 
       }
       continue;
     }
-    for (int n0 = 0; n0 < N; n0 += kLanes) lanes_dot(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
+    for (int n0 = 0; n0 < N; n0 += kLanes) lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
+  }
+}
+
+PTXSIM_LANE_CLONES
+void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B, int stride, int M,
+               int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+  switch (model.fdpa.L) {
+    case 8: tile_rows<8>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
+    case 16: tile_rows<16>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
+    case 32: tile_rows<32>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
+    default: tile_rows<0>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
   }
 }
 
