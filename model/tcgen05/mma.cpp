@@ -320,6 +320,25 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
 
+  // Rows m of D whose N elements d_offset places in one TMEM lane at consecutive columns: those are
+  // read and written as runs of cells. d_offset depends on (M, cta_group, N) only, so this is
+  // worked out once per shape.
+  thread_local uint32_t runs_key[3] = {};
+  thread_local std::vector<uint8_t> runs;
+  if (runs_key[0] != M || runs_key[1] != groups || runs_key[2] != N) {
+    runs.assign(mrows, 1);
+    for (uint32_t m = 0; m < mrows; ++m) {
+      const tmem::TmemAddr o = d_offset(M, groups, N, m, 0);
+      for (uint32_t n = 1; n < N && runs[m]; ++n) {
+        const tmem::TmemAddr x = d_offset(M, groups, N, m, n);
+        runs[m] = x.lane == o.lane && x.column == o.column + n;
+      }
+    }
+    runs_key[0] = M;
+    runs_key[1] = groups;
+    runs_key[2] = N;
+  }
+
   for (unsigned v = 0; v < groups; ++v) {
     const MmaCta& cta = ctas[v];
     tmem::Tmem& t = *cta.tmem;
@@ -346,11 +365,17 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
     if (op.enable_input_d && !op.scale_input_d) {  // the common case, as the loop below without scaling
       uint32_t* cp = c.data();
       const uint32_t keep = f16_out ? 0xffffu : ~0u;
-      for (uint32_t m = 0; m < mrows; ++m)
+      for (uint32_t m = 0; m < mrows; ++m) {
+        if (runs[m]) {  // one lane, consecutive columns
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, 0);
+          for (uint32_t n = 0; n < N; ++n) cp[size_t(m) * N + n] = t.read(dbase.lane + o.lane, dbase.column + o.column + n) & keep;
+          continue;
+        }
         for (uint32_t n = 0; n < N; ++n) {
           const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
           cp[size_t(m) * N + n] = t.read(dbase.lane + o.lane, dbase.column + o.column) & keep;
         }
+      }
     } else if (op.enable_input_d)
       for (uint32_t m = 0; m < mrows; ++m)
         for (uint32_t n = 0; n < N; ++n) {
@@ -402,12 +427,18 @@ void execute(const MmaOp& op, const MmaCta* ctas) {
     }
     const bool some_disabled = std::any_of(std::begin(op.disable_lane), std::end(op.disable_lane), [](uint32_t w) { return w != 0; });
     const uint32_t* dp = d.data();
-    for (uint32_t m = 0; m < mrows; ++m)
+    for (uint32_t m = 0; m < mrows; ++m) {
+      if (runs[m] && !some_disabled) {
+        const tmem::TmemAddr o = d_offset(M, groups, N, m, 0);
+        for (uint32_t n = 0; n < N; ++n) t.write(dbase.lane + o.lane, dbase.column + o.column + n, dp[size_t(m) * N + n]);
+        continue;
+      }
       for (uint32_t n = 0; n < N; ++n) {
         const tmem::TmemAddr o = d_offset(M, groups, N, m, n);
         if (some_disabled && (op.disable_lane[o.lane / 32] >> (o.lane % 32) & 1)) continue;
         t.write(dbase.lane + o.lane, dbase.column + o.column, dp[size_t(m) * N + n]);
       }
+    }
   }
 }
 
