@@ -120,8 +120,13 @@ struct Decoded {
     const size_t n = k_major ? size_t(stride) * size_t(K) : size_t(rows) * size_t(K);
     special_row.assign(size_t(k_major ? stride : rows), -1);
     std::fill_n(special_row.begin(), rows, 0);
-    v.assign(n, 0.0);
-    e.assign(n, kZeroExp);
+    v.resize(n);  // every element is written below; k-major padding rows are zeroed here
+    e.resize(n);
+    if (k_major)
+      for (int k = 0; k < K; ++k) {
+        std::fill(v.begin() + ptrdiff_t(size_t(k) * size_t(stride) + size_t(rows)), v.begin() + ptrdiff_t(size_t(k + 1) * size_t(stride)), 0.0);
+        std::fill(e.begin() + ptrdiff_t(size_t(k) * size_t(stride) + size_t(rows)), e.begin() + ptrdiff_t(size_t(k + 1) * size_t(stride)), kZeroExp);
+      }
     // Eight elements of a row at a time, as lanes (a short last run is padded with zeros).
     const U32s emax = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
     for (int r = 0; r < rows; ++r)
@@ -141,11 +146,16 @@ struct Decoded {
         // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
         const F64s val = std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special));
         const I16s exp = convert<I16s>((sig == 0) | special ? splat<I32s>(kZeroExp) : ex);
+        if (any(special)) special_row[size_t(r)] = -1;
+        if (!k_major && cnt == kLanes) {
+          std::memcpy(&v[size_t(r) * size_t(K) + size_t(k0)], &val, sizeof val);
+          std::memcpy(&e[size_t(r) * size_t(K) + size_t(k0)], &exp, sizeof exp);
+          continue;
+        }
         for (int j = 0; j < cnt; ++j) {
           const size_t i = k_major ? size_t(k0 + j) * size_t(stride) + size_t(r) : size_t(r) * size_t(K) + size_t(k0 + j);
           v[i] = val[j];
           e[i] = exp[j];
-          special_row[size_t(r)] |= special[j];
         }
       }
   }
@@ -194,6 +204,7 @@ template <int G>
   const int len = G > 0 ? G : n;
   // E: the largest e_a + e_b of the group (and whether a product is zero), c's e, e_zero.
   I16s hi = splat<I16s>(int16_t(INT16_MIN)), lo = splat<I16s>(int16_t(INT16_MAX));
+#pragma GCC unroll 16
   for (int k = 0; k < len; ++k) {
     const I16s pe = ea[k] + load<I16s>(eb + size_t(k) * stride);
     hi = hi > pe ? hi : pe;
@@ -204,12 +215,14 @@ template <int G>
   E = convert<I32s>(lo) < kHasZero && E < p.e_zero ? p.e_zero : E;
   const I32s lsb = E - p.F;
   const F64s scale = pow2(-lsb);
-  // S: the truncated terms, c's first, products in runs of 16 summed in int32.
+  // S: the truncated terms, c's first, products in runs of (at most) 16 summed in int32.
   F64s S = convert<F64s>(convert<I32s>(cv * scale));
-  for (int r0 = 0; r0 < len; r0 += 16) {
+  constexpr int kRun = G > 0 && G < 16 ? G : 16;  // G is 8, 16 or 32: whole runs
+  for (int r0 = 0; r0 < len; r0 += kRun) {
+    const int r1 = G > 0 ? r0 + kRun : std::min(len, r0 + kRun);
     I32s part = {};
-    for (int k = r0; k < std::min(len, r0 + 16); ++k)
-      part += convert<I32s>(va[k] * load<F64s>(vb + size_t(k) * stride) * scale);
+#pragma GCC unroll 16
+    for (int k = r0; k < r1; ++k) part += convert<I32s>(va[k] * load<F64s>(vb + size_t(k) * stride) * scale);
     S += convert<F64s>(part);
   }
   // Step 4 on every lane as for a normal RZ result (keep the top 24 (f32) or 14 (e8m13) significant
