@@ -28,6 +28,7 @@
 #include "model/tensorcore/tile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <climits>
 #include <cstring>
@@ -41,14 +42,25 @@ namespace ptxsim::model::tc {
 
 namespace {
 
-// The lane loops (operand decoding, the tile loop) are compiled for the baseline ISA and, where the
-// compiler can dispatch at run time, also for AVX2 (x86-64-v3: four doubles per vector), chosen
-// when the processor has it. The arithmetic is the same exact steps either way.
+// The lane loops (operand decoding, the tile loop) are compiled for the baseline ISA and, with GCC
+// on x86-64, also for x86-64-v3 (AVX2: four doubles per vector), which runs when the processor has
+// it unless a test forces the baseline build (force_baseline_lanes). The arithmetic is the same
+// exact steps either way.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define PTXSIM_LANE_CLONES [[gnu::target_clones("arch=x86-64-v3", "default")]]
-#else
-#define PTXSIM_LANE_CLONES
+#define PTXSIM_LANES_V3 1
+#define PTXSIM_TARGET_V3 [[gnu::target("arch=x86-64-v3")]]
 #endif
+
+std::atomic<bool> g_force_baseline{false};
+
+bool use_v3() {
+#ifdef PTXSIM_LANES_V3
+  static const bool cpu = __builtin_cpu_supports("x86-64-v3");
+  return cpu && !g_force_baseline.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
 
 constexpr int16_t kZeroExp = -15000;  // e of a zero operand: far below every real sum of exponents
 constexpr int16_t kHasZero = -7000;   // a sum of exponents below this involves a zero operand
@@ -116,7 +128,20 @@ struct Decoded {
   std::vector<int16_t> e;            // alignment exponent, kZeroExp for zeros and Inf/NaN
   std::vector<int32_t> special_row;  // per row: -1 when an Inf or NaN is in it (and for padding rows)
 
-  PTXSIM_LANE_CLONES void fill(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
+  void fill(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
+#ifdef PTXSIM_LANES_V3
+    if (use_v3()) return fill_v3(l, rows, K, bits, k_major, stride);
+#endif
+    fill_body(l, rows, K, bits, k_major, stride);
+  }
+#ifdef PTXSIM_LANES_V3
+  PTXSIM_TARGET_V3 void fill_v3(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
+    fill_body(l, rows, K, bits, k_major, stride);
+  }
+#endif
+
+  [[gnu::always_inline]] void fill_body(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major,
+                                        int stride) {
     const size_t n = k_major ? size_t(stride) * size_t(K) : size_t(rows) * size_t(K);
     special_row.assign(size_t(k_major ? stride : rows), -1);
     std::fill_n(special_row.begin(), rows, 0);
@@ -316,15 +341,31 @@ template <int L>
   }
 }
 
-PTXSIM_LANE_CLONES
-void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B, int stride, int M,
-               int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+[[gnu::always_inline]] inline void tile_body(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A,
+                                             const Decoded& B, int stride, int M, int N, int K, const uint32_t* a,
+                                             const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   switch (model.fdpa.L) {
     case 8: tile_rows<8>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
     case 16: tile_rows<16>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
     case 32: tile_rows<32>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
     default: tile_rows<0>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
   }
+}
+
+#ifdef PTXSIM_LANES_V3
+PTXSIM_TARGET_V3 void tile_fast_v3(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B,
+                                   int stride, int M, int N, int K, const uint32_t* a, const uint32_t* bt,
+                                   const uint32_t* c, uint32_t* d) {
+  tile_body(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
+}
+#endif
+
+void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B, int stride, int M,
+               int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+#ifdef PTXSIM_LANES_V3
+  if (use_v3()) return tile_fast_v3(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
+#endif
+  tile_body(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
 }
 
 // B decoded k-major. The warps of a warpgroup (wgmma) each multiply their rows of A by the same B,
@@ -353,6 +394,9 @@ const Decoded& decoded_b(ElemFmt fb, const Layout& lb, int N, int K, const uint3
 }
 
 }  // namespace
+
+void force_baseline_lanes(bool on) { g_force_baseline.store(on, std::memory_order_relaxed); }
+bool lanes_use_avx2() { return use_v3(); }
 
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, uint32_t* d) {

@@ -65,19 +65,17 @@ uint32_t acc_elem(std::mt19937_64& rng, AccFmt f, bool finite) {
 
 class TilePropRow : public ::testing::TestWithParam<const DotModel*> {};
 
-// One test per model row (ctest runs them in parallel).
-TEST_P(TilePropRow, MmaTileEqualsPerElementDot) {
-  const uint64_t seed = seed_for_test();
+// mma_tile against tc::dot per output on `want_outputs` random outputs of `model`.
+void check_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
   std::mt19937_64 rng(seed);
   {
-    const DotModel& model = *GetParam();
     std::vector<std::pair<ElemFmt, ElemFmt>> combos;
     for (int a = 0; a < 9; ++a)
       for (int b = 0; b < 9; ++b)
         if ((model.a_types >> a & 1) && (model.b_types >> b & 1)) combos.emplace_back(ElemFmt(a), ElemFmt(b));
     ASSERT_FALSE(combos.empty()) << model.id;
     size_t outputs = 0, mismatches = 0;
-    for (int t = 0; outputs < 100000; ++t) {
+    for (int t = 0; outputs < want_outputs; ++t) {
       const auto [fa, fb] = combos[size_t(t) % combos.size()];
       const int M = 16 + int(rng() % 49), N = 16 + int(rng() % 49), K = 1 + int(rng() % 40);
       const bool finite = t % 4 != 0;
@@ -106,6 +104,21 @@ TEST_P(TilePropRow, MmaTileEqualsPerElementDot) {
     }
     EXPECT_EQ(mismatches, 0u) << model.id;
   }
+}
+
+// One test per model row (ctest runs them in parallel), with the lane loops the processor gets.
+TEST_P(TilePropRow, MmaTileEqualsPerElementDot) { check_row(*GetParam(), seed_for_test(), 100000); }
+
+// The same with the baseline-ISA build of the lane loops (on an AVX2 machine the other build runs
+// above; both must give the same bits).
+TEST_P(TilePropRow, BaselineIsaMmaTileEqualsPerElementDot) {
+  std::cout << "[ lanes    ] the processor's default build: " << (lanes_use_avx2() ? "AVX2" : "baseline") << "\n";
+  struct Baseline {  // restored however the test ends
+    Baseline() { force_baseline_lanes(true); }
+    ~Baseline() { force_baseline_lanes(false); }
+  } baseline;
+  ASSERT_FALSE(lanes_use_avx2());
+  check_row(*GetParam(), seed_for_test(), 25000);
 }
 
 INSTANTIATE_TEST_SUITE_P(TileProp, TilePropRow, ::testing::ValuesIn(test::dot_rows()), test::row_name<DotModel>);
