@@ -263,14 +263,21 @@ namespace {
 void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t U,
             uint32_t row0, uint32_t w, std::vector<uint32_t>& out) {
   for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
-    for (uint32_t i = 0; i < bytes / b; ++i) {
+    const uint32_t units = bytes / b;
+    for (uint32_t i = 0; i < units; ++i) {
       const uint32_t a = addr + i * b;
       uint32_t v = 0;
       if (w) {
         const uint32_t bit = w * (a % 16), at = (a & ~15u) + bit / 8;
         v = ((uint32_t(smem[at]) | uint32_t(smem[at + 1]) << 8) >> (bit % 8)) & ((1u << w) - 1);
+      } else if (b == 1) {  // fixed-size loads: this is the operand-gathering hot loop
+        v = smem[a];
+      } else if (b == 2) {
+        uint16_t h;
+        std::memcpy(&h, smem.data() + a, 2);
+        v = h;
       } else {
-        std::memcpy(&v, smem.data() + a, b);
+        std::memcpy(&v, smem.data() + a, 4);
       }
       const uint32_t r = major == Major::K ? mn : mn + i, c = major == Major::K ? k + i : k;
       out[size_t(row0 + r) * U + c] = v;
