@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
 #include <limits>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/multiprecision/cpp_int.hpp>
@@ -24,18 +25,13 @@ struct Layout {
 };
 
 Layout layout(ElemFmt f) {
-  switch (f) {
-    case ElemFmt::F16: return {5, 10, 15, Layout::IEEE};
-    case ElemFmt::BF16: return {8, 7, 127, Layout::IEEE};
-    case ElemFmt::TF32: return {8, 23, 127, Layout::IEEE};
-    case ElemFmt::F32: return {8, 23, 127, Layout::IEEE};
-    case ElemFmt::E4M3: return {4, 3, 7, Layout::NanOnly};
-    case ElemFmt::E5M2: return {5, 2, 15, Layout::IEEE};
-    case ElemFmt::E3M2: return {3, 2, 3, Layout::NoSpecial};
-    case ElemFmt::E2M3: return {2, 3, 1, Layout::NoSpecial};
-    case ElemFmt::E2M1: return {2, 1, 1, Layout::NoSpecial};
-  }
-  return {8, 23, 127, Layout::IEEE};
+  // Indexed by ElemFmt: F16, BF16, TF32, F32, E4M3, E5M2, E3M2, E2M3, E2M1.
+  static constexpr Layout kLayouts[] = {
+      {5, 10, 15, Layout::IEEE},  {8, 7, 127, Layout::IEEE},    {8, 23, 127, Layout::IEEE},
+      {8, 23, 127, Layout::IEEE}, {4, 3, 7, Layout::NanOnly},   {5, 2, 15, Layout::IEEE},
+      {3, 2, 3, Layout::NoSpecial}, {2, 3, 1, Layout::NoSpecial}, {2, 1, 1, Layout::NoSpecial},
+  };
+  return unsigned(f) < std::size(kLayouts) ? kLayouts[unsigned(f)] : kLayouts[unsigned(ElemFmt::F32)];
 }
 Layout layout(AccFmt f) { return layout(f == AccFmt::F32 ? ElemFmt::F32 : ElemFmt::F16); }
 
