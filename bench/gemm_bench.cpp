@@ -4,7 +4,8 @@
 // When the kernel tests' PTX for tests/kernels/wgmma_gemm.cu is built, the same GEMM also runs
 // through the engine: wgmma_gemm_bf16 (64 x 64 tiles, 128B-swizzled shared memory, four
 // m64n64k16 wgmma per 64-wide K block), and its result must equal the mma_tile result bit for bit.
-// Single-threaded (Eigen is asked for one thread). Usage: ptxsim_gemm_bench [size]
+// Single-threaded (Eigen is asked for one thread). Usage: ptxsim_gemm_bench [size [wgmma|tcgen05|none]]
+// (the second argument runs only that engine GEMM, or none, after the mma_tile one; for profiling).
 #include <Eigen/Dense>
 
 #include <chrono>
@@ -83,6 +84,7 @@ static double thread_cpu_seconds() {
 
 int main(int argc, char** argv) {
   const int S = argc > 1 ? std::atoi(argv[1]) : 1024;
+  const std::string only = argc > 2 ? argv[2] : "";
   const int TM = 64, TN = 256, TK = 16;
   if (S % TN != 0 || S % TM != 0) {
     std::fprintf(stderr, "size must be a multiple of 256\n");
@@ -145,6 +147,11 @@ int main(int argc, char** argv) {
       max_err = std::max(max_err, double(std::abs(f - EC(i, j))));
     }
   std::printf("bf16 GEMM %dx%dx%d (sm_90 wgmma numerics, m64n256k16 tiles)\n", S, S, S);
+#if defined(__x86_64__) && defined(__GNUC__)
+  // mma_tile's lane loops have an x86-64-v3 (AVX2) build, chosen at run time (model/tensorcore/tile.cpp).
+  std::printf("  processor: %s\n", tc::lanes_use_avx2() ? "AVX2 (mma_tile runs its x86-64-v3 build)"
+                                                         : "mma_tile runs its baseline-ISA build");
+#endif
   std::printf("  ptxsim mma_tile: %.3f s CPU, %.3f s wall (%.1f ns CPU per multiply-add)\n", c1 - c0, sim,
               (c1 - c0) * 1e9 / (double(S) * S * S));
   std::printf("  Eigen float:     %.3f s CPU, %.3f s wall\n", c2 - c1, eig);
@@ -152,12 +159,14 @@ int main(int argc, char** argv) {
   std::printf("  max |ptxsim - Eigen| over samples: %.3g\n", max_err);
   bool ok = max_err < 1e-2 * S;
 #ifdef PTXSIM_WGMMA_PTX
-  ok = run_engine(PTXSIM_WGMMA_PTX, "wgmma_gemm_bf16", "wgmma.mma_async m64n64k16 kernel", {uint32_t(S / 64), uint32_t(S / 64), 1},
-                  S, A, Bt, D, c2 - c1) && ok;
+  if (only.empty() || only == "wgmma")
+    ok = run_engine(PTXSIM_WGMMA_PTX, "wgmma_gemm_bf16", "wgmma.mma_async m64n64k16 kernel", {uint32_t(S / 64), uint32_t(S / 64), 1},
+                    S, A, Bt, D, c2 - c1) && ok;
 #endif
 #ifdef PTXSIM_TCGEN05_PTX
-  ok = run_engine(PTXSIM_TCGEN05_PTX, "tc5_gemm_bf16_tiled", "tcgen05.mma kind::f16 m128n128k16 kernel",
-                  {uint32_t(S / 128), uint32_t(S / 128), 1}, S, A, Bt, D, c2 - c1) && ok;
+  if (only.empty() || only == "tcgen05")
+    ok = run_engine(PTXSIM_TCGEN05_PTX, "tc5_gemm_bf16_tiled", "tcgen05.mma kind::f16 m128n128k16 kernel",
+                    {uint32_t(S / 128), uint32_t(S / 128), 1}, S, A, Bt, D, c2 - c1) && ok;
 #endif
   return ok ? 0 : 1;
 }

@@ -292,14 +292,21 @@ namespace {
 void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t U,
             uint32_t row0, uint32_t w, std::vector<uint32_t>& out) {
   for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
-    for (uint32_t i = 0; i < bytes / b; ++i) {
+    const uint32_t units = bytes / b;
+    for (uint32_t i = 0; i < units; ++i) {
       const uint32_t a = addr + i * b;
       uint32_t v = 0;
       if (w) {
         const uint32_t bit = w * (a % 16), at = (a & ~15u) + bit / 8;
         v = ((uint32_t(smem[at]) | uint32_t(smem[at + 1]) << 8) >> (bit % 8)) & ((1u << w) - 1);
+      } else if (b == 1) {  // fixed-size loads: this is the operand-gathering hot loop
+        v = smem[a];
+      } else if (b == 2) {
+        uint16_t h;
+        std::memcpy(&h, smem.data() + a, 2);
+        v = h;
       } else {
-        std::memcpy(&v, smem.data() + a, b);
+        std::memcpy(&v, smem.data() + a, 4);
       }
       const uint32_t r = major == Major::K ? mn : mn + i, c = major == Major::K ? k + i : k;
       out[size_t(row0 + r) * U + c] = v;
@@ -357,6 +364,26 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
       if (zero[n]) std::fill(bt.begin() + size_t(n) * K, bt.begin() + size_t(n + 1) * K, 0u);
   }
 
+  // Rows m of D whose N elements d_offset places in one TMEM lane at consecutive columns: those are
+  // read and written as runs of cells. d_offset depends on (M, cta_group, N) only, so this is
+  // worked out once per shape.
+  thread_local uint32_t runs_key[4] = {};
+  thread_local std::vector<uint8_t> runs;
+  if (runs_key[0] != M || runs_key[1] != groups || runs_key[2] != N || runs_key[3] != 1u + ws) {
+    runs.assign(mrows, 1);
+    for (uint32_t m = 0; m < mrows; ++m) {
+      const tmem::TmemAddr o = d_offset(M, groups, N, m, 0, ws);
+      for (uint32_t n = 1; n < N && runs[m]; ++n) {
+        const tmem::TmemAddr x = d_offset(M, groups, N, m, n, ws);
+        runs[m] = x.lane == o.lane && x.column == o.column + n;
+      }
+    }
+    runs_key[0] = M;
+    runs_key[1] = groups;
+    runs_key[2] = N;
+    runs_key[3] = 1u + ws;
+  }
+
   for (unsigned v = 0; v < groups; ++v) {
     const MmaCta& cta = ctas[v];
     tmem::Tmem& t = *cta.tmem;
@@ -387,7 +414,22 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
     d.resize(size_t(arows) * N);
     if (!op.enable_input_d) c.assign(size_t(arows) * N, 0);
     else c.resize(size_t(arows) * N);
-    if (op.enable_input_d)
+    if (op.enable_input_d && !op.scale_input_d) {  // the common case, as the loop below without scaling
+      uint32_t* cp = c.data();
+      const uint32_t keep = f16_out ? 0xffffu : ~0u;
+      for (uint32_t r = 0; r < arows; ++r) {
+        const uint32_t m = r % mrows;
+        if (runs[m]) {  // one lane, consecutive columns
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, 0, ws);
+          for (uint32_t n = 0; n < N; ++n) cp[size_t(r) * N + n] = t.read(dbase.lane + o.lane, dbase.column + o.column + n) & keep;
+          continue;
+        }
+        for (uint32_t n = 0; n < N; ++n) {
+          const tmem::TmemAddr o = d_offset(M, groups, N, m, n, ws);
+          cp[size_t(r) * N + n] = t.read(dbase.lane + o.lane, dbase.column + o.column) & keep;
+        }
+      }
+    } else if (op.enable_input_d)
       for (uint32_t r = 0; r < arows; ++r)
         for (uint32_t n = 0; n < N; ++n) {
           const tmem::TmemAddr o = d_offset(M, groups, N, r % mrows, n, ws);
@@ -475,12 +517,20 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
         }
       }
     }
-    for (uint32_t m = 0; m < mrows; ++m)
+    const bool some_disabled = std::any_of(std::begin(op.disable_lane), std::end(op.disable_lane), [](uint32_t w) { return w != 0; });
+    const uint32_t* dp = d.data();
+    for (uint32_t m = 0; m < mrows; ++m) {
+      if (runs[m] && !some_disabled && !dup) {
+        const tmem::TmemAddr o = d_offset(M, groups, N, m, 0, ws);
+        for (uint32_t n = 0; n < N; ++n) t.write(dbase.lane + o.lane, dbase.column + o.column + n, dp[size_t(m) * N + n]);
+        continue;
+      }
       for (uint32_t n = 0; n < N; ++n) {
         const tmem::TmemAddr o = d_offset(M, groups, N, m, n, ws);
-        if (op.disable_lane[4 * v + o.lane / 32] >> (o.lane % 32) & 1) continue;
-        t.write(dbase.lane + o.lane, dbase.column + o.column, d[size_t(row_of(m, n)) * N + n]);
+        if (some_disabled && (op.disable_lane[4 * v + o.lane / 32] >> (o.lane % 32) & 1)) continue;
+        t.write(dbase.lane + o.lane, dbase.column + o.column, dp[size_t(row_of(m, n)) * N + n]);
       }
+    }
   }
   // .ashift: A's rows move down one lane after the MMA has read them (model/tcgen05/shift.h).
   if (op.ashift)

@@ -1,7 +1,11 @@
 #include "model/tensorcore/exact_ref.h"
 
 #include <algorithm>
+#include <climits>
+#include <iterator>
+#include <limits>
 #include <boost/multiprecision/cpp_bin_float.hpp>
+#include <boost/multiprecision/cpp_int.hpp>
 #include <vector>
 
 namespace ptxsim::model::tc::ref {
@@ -21,18 +25,13 @@ struct Layout {
 };
 
 Layout layout(ElemFmt f) {
-  switch (f) {
-    case ElemFmt::F16: return {5, 10, 15, Layout::IEEE};
-    case ElemFmt::BF16: return {8, 7, 127, Layout::IEEE};
-    case ElemFmt::TF32: return {8, 23, 127, Layout::IEEE};
-    case ElemFmt::F32: return {8, 23, 127, Layout::IEEE};
-    case ElemFmt::E4M3: return {4, 3, 7, Layout::NanOnly};
-    case ElemFmt::E5M2: return {5, 2, 15, Layout::IEEE};
-    case ElemFmt::E3M2: return {3, 2, 3, Layout::NoSpecial};
-    case ElemFmt::E2M3: return {2, 3, 1, Layout::NoSpecial};
-    case ElemFmt::E2M1: return {2, 1, 1, Layout::NoSpecial};
-  }
-  return {8, 23, 127, Layout::IEEE};
+  // Indexed by ElemFmt: F16, BF16, TF32, F32, E4M3, E5M2, E3M2, E2M3, E2M1.
+  static constexpr Layout kLayouts[] = {
+      {5, 10, 15, Layout::IEEE},  {8, 7, 127, Layout::IEEE},    {8, 23, 127, Layout::IEEE},
+      {8, 23, 127, Layout::IEEE}, {4, 3, 7, Layout::NanOnly},   {5, 2, 15, Layout::IEEE},
+      {3, 2, 3, Layout::NoSpecial}, {2, 3, 1, Layout::NoSpecial}, {2, 1, 1, Layout::NoSpecial},
+  };
+  return unsigned(f) < std::size(kLayouts) ? kLayouts[unsigned(f)] : kLayouts[unsigned(ElemFmt::F32)];
 }
 Layout layout(AccFmt f) { return layout(f == AccFmt::F32 ? ElemFmt::F32 : ElemFmt::F16); }
 
@@ -251,12 +250,18 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
   const FdpaParams& p = m.fdpa;
   const Layout Lc = layout(AccFmt::F32);
   const Num C = decode_bits(Lc, c);
-  std::vector<Elem> A, B;
+  thread_local std::vector<Elem> A, B;  // scratch reused across calls (clear keeps the capacity)
+  thread_local std::vector<Scale> SA, SB;
+  thread_local std::vector<std::pair<Real, int>> terms;
+  A.clear();
+  B.clear();
+  SA.clear();
+  SB.clear();
+  terms.clear();
   for (int k = 0; k < K; ++k) {
     A.push_back(make_elem(fa, kSame, a[k]));
     B.push_back(make_elem(fb, kSame, b[k]));
   }
-  std::vector<Scale> SA, SB;
   for (int j = 0; j < K / vec; ++j) {
     SA.push_back(make_scale(sf, sa[j]));
     SB.push_back(make_scale(sf, sb[j]));
@@ -281,7 +286,6 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
   if (pos_inf || neg_inf) return encode(Lc, neg_inf, ldexp(Real(1), 1000));
 
   // The terms as exact signed reals with their alignment exponents.
-  std::vector<std::pair<Real, int>> terms;
   if (m.shape == TermShape::ScaledProducts) {
     for (int k = 0; k < K; ++k) {
       const Elem &x = A[size_t(k)], &y = B[size_t(k)];
@@ -315,6 +319,19 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
   const Real cu = trunc(ldexp(C.mag, p.F - E));
   units += C.neg ? Real(-cu) : cu;
   return convert_sum(ldexp(units, E - p.F), p.out);
+}
+
+int32_t int_dot(bool a_signed, bool b_signed, bool saturate, const uint8_t* a, const uint8_t* b, int K, int32_t c) {
+  using Int = mp::cpp_int;
+  Int s = c;
+  for (int k = 0; k < K; ++k)
+    s += Int(a_signed ? int(int8_t(a[k])) : int(a[k])) * Int(b_signed ? int(int8_t(b[k])) : int(b[k]));
+  const Int lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+  if (saturate) return s < lo ? INT32_MIN : s > hi ? INT32_MAX : s.convert_to<int32_t>();
+  const Int two32 = Int(1) << 32;
+  Int r = s % two32;  // C++ remainder: the sign of s
+  if (r < 0) r += two32;
+  return int32_t(r.convert_to<uint32_t>());  // two's complement of the residue
 }
 
 uint32_t add_rn(AccFmt f, uint32_t x, uint32_t y) {

@@ -24,6 +24,11 @@ void gemm(const DotModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const ui
 uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t* a, ElemFmt fb, const uint32_t* b, int K,
                           ScaleFmt sf, const uint8_t* sa, const uint8_t* sb, int vec, uint32_t c);
 
+// Integer kinds (.s8/.u8 x .s8/.u8 -> .s32): c + sum_k a[k] * b[k] as an exact integer, wrapped
+// modulo 2^32, or with `saturate` (.satfinite) clamped to [INT32_MIN, INT32_MAX] (PTX ISA "Integer
+// operations"). a and b are bytes read as signed or unsigned.
+int32_t int_dot(bool a_signed, bool b_signed, bool saturate, const uint8_t* a, const uint8_t* b, int K, int32_t c);
+
 // IEEE round-to-nearest-even addition x + y in the accumulator format (canonical NaN), as FADD /
 // HADD2 compute it; an independent check of model/numerics.
 uint32_t add_rn(AccFmt f, uint32_t x, uint32_t y);

@@ -1,300 +1,423 @@
 // Whole-tile tensor-core products, the matrix hot path (see tile.h).
 //
 // Fast path (rows with consecutive K groups and C chained through every group, i.e. every wgmma and
-// tcgen05 row and the non-fp8 mma.sync rows): every operand is decoded once into compact integer
-// arrays (significand, quantum exponent q, alignment exponent e, sign), and each output element runs
-// the T-FDPA of tensorcore.h group by group on those integers:
-//   E   = max(e of c or e_zero, e_a + e_b over the group, e_zero if a product is zero)
-//   S   = sum over the group of trunc(m_a * m_b * 2^(q_a + q_b - (E - F))) with signs, plus c's term
-//   out = fdpa_round(S, E - F), which is the next group's c.
-// A zero operand is stored with m = 0 and a very negative e, so it adds nothing to S nor to the
-// maximum; the group's zero flag brings e_zero in. Elements whose row or column holds an Inf or NaN,
-// and any group whose c is Inf or NaN, go through tc::dot (exactly the per-element definition), as
-// do the rows the fast path does not cover (KSplit::Pairs4, c_last). The property test
-// (tests/unit/tile_prop_test.cpp) compares this path with tc::dot on random bit patterns.
+// tcgen05 row and the non-fp8 mma.sync rows). Every operand is decoded once into two arrays: its
+// exact value as a double and its alignment exponent e (tensorcore.h). Each output element then runs
+// the T-FDPA of tensorcore.h group by group:
+//   E   = max(e of c (e_zero for a zero c), e_a + e_b over the group, e_zero if a product is zero)
+//   S   = trunc(c * 2^-(E-F)) + sum over the group of trunc(a * b * 2^-(E-F))
+//   out = S * 2^(E-F) converted to the output (step 4), which is the next group's c.
+// Why doubles are exact here: every multiplicand format has at most 11 significand bits (tf32), so
+// a product has at most 22 and is exact in a double; scaling by the power of two 2^-(E-F) is exact
+// (no product of these formats comes near the double's subnormal range); each scaled term is below
+// 2^(F+2) <= 2^27 for F <= 25 (a product of two significands below 2 each, aligned below 2^E), so
+// truncating it through an int32 conversion is exact, 16 of them sum below 2^31 in an int32, and
+// S (below 2^33) is exact in a double. Step 4 for an RZ output whose result is a normal f32 is the
+// double S with its significand cut to the output's precision (clearing low bits truncates toward
+// zero), times 2^(E-F); other results (zero, subnormal, overflow, f16 outputs) use fdpa_round.
+// A zero operand has value 0 and e = kZeroExp far below every real exponent, so it adds nothing to
+// S or to the maximum; the group's smallest e_a + e_b tells whether a zero product brings e_zero in.
+//
+// Layout of the work: eight outputs of one row of D (eight columns of B) advance together, one
+// lane each, so every step above is the same operation on eight lanes with no branch, and the
+// compiler turns the lane loops into vector instructions (B is stored k-major for that).
+// Outputs whose A row or B column holds an Inf or NaN, and any chain whose c becomes Inf or NaN,
+// go through tc::dot (exactly the per-element definition), as do the rows the fast path does not
+// cover (KSplit::Pairs4, c_last). The property test (tests/unit/tile_prop_test.cpp) compares this
+// path with tc::dot on random bit patterns for every row and type pair.
 #include "model/tensorcore/tile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <climits>
 #include <cstring>
 #include <vector>
+
+// The lane types below are internal to this file; GCC's note that passing them by value between
+// functions compiled for different ISAs changes the ABI does not apply (they are always inlined).
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace ptxsim::model::tc {
 
 namespace {
 
-constexpr int kZeroExp = -(1 << 20);  // e of a zero operand: below every real sum of exponents
+// The lane loops (operand decoding, the tile loop) are compiled for the baseline ISA and, with GCC
+// on x86-64, also for x86-64-v3 (AVX2: four doubles per vector), which runs when the processor has
+// it unless a test forces the baseline build (force_baseline_lanes). The arithmetic is the same
+// exact steps either way.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PTXSIM_LANES_V3 1
+#define PTXSIM_TARGET_V3 [[gnu::target("arch=x86-64-v3")]]
+#endif
 
-// Bit layout of the formats the inline decoder handles (IEEE-style, or e4m3's NaN-only encoding).
+std::atomic<bool> g_force_baseline{false};
+
+bool use_v3() {
+#ifdef PTXSIM_LANES_V3
+  static const bool cpu = __builtin_cpu_supports("x86-64-v3");
+  return cpu && !g_force_baseline.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+constexpr int16_t kZeroExp = -15000;  // e of a zero operand: far below every real sum of exponents
+constexpr int16_t kHasZero = -7000;   // a sum of exponents below this involves a zero operand
+constexpr int kLanes = 8;             // outputs computed together
+
+// Bit layout of the formats the inline decoder handles.
 struct Layout {
   int ebits, mbits, bias;
-  bool ieee_specials;  // all-ones exponent: Inf (M = 0) / NaN; else only S.1111.111 is NaN (e4m3)
+  enum Spec : uint8_t { IEEE, NanOnly, None } spec;  // all-ones exponent: Inf/NaN; S.1111.111 NaN; none
+  int shift = 0;                                     // tf32: bits 31:13 of an f32
 };
 inline bool inline_layout(ElemFmt f, Layout& l) {
   switch (f) {
-    case ElemFmt::F16: l = {5, 10, 15, true}; return true;
-    case ElemFmt::BF16: l = {8, 7, 127, true}; return true;
-    case ElemFmt::TF32: l = {8, 10, 127, true}; return true;  // bits 31:13 of an f32
-    case ElemFmt::E4M3: l = {4, 3, 7, false}; return true;
-    case ElemFmt::E5M2: l = {5, 2, 15, true}; return true;
+    case ElemFmt::F16: l = {5, 10, 15, Layout::IEEE}; return true;
+    case ElemFmt::BF16: l = {8, 7, 127, Layout::IEEE}; return true;
+    case ElemFmt::TF32: l = {8, 10, 127, Layout::IEEE, 13}; return true;
+    case ElemFmt::E4M3: l = {4, 3, 7, Layout::NanOnly}; return true;
+    case ElemFmt::E5M2: l = {5, 2, 15, Layout::IEEE}; return true;
+    case ElemFmt::E3M2: l = {3, 2, 3, Layout::None}; return true;
+    case ElemFmt::E2M3: l = {2, 3, 1, Layout::None}; return true;
+    case ElemFmt::E2M1: l = {2, 1, 1, Layout::None}; return true;
     default: return false;
   }
 }
 
-// Decoded operands of one matrix, structure of arrays.
+// 2^x as a double, for x in the normal range.
+inline double pow2(int64_t x) { return std::bit_cast<double>(uint64_t(x + 1023) << 52); }
+
+// Eight lanes of one type (GCC/Clang vector extensions: element-wise operators, lowered to the
+// target's vector instructions, four SSE2 or two AVX2 registers for eight doubles).
+template <typename T>
+using Lanes [[gnu::vector_size(kLanes * sizeof(T))]] = T;
+using F64s = Lanes<double>;
+using U64s = Lanes<uint64_t>;
+using I64s = Lanes<int64_t>;
+using I32s = Lanes<int32_t>;
+using I16s = Lanes<int16_t>;
+using U32s = Lanes<uint32_t>;
+
+template <typename V, typename T>
+[[gnu::always_inline]] inline V splat(T x) {
+  return V{} + x;
+}
+template <typename V, typename T>
+[[gnu::always_inline]] inline V load(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename To, typename From>
+[[gnu::always_inline]] inline To convert(From v) { return __builtin_convertvector(v, To); }
+[[gnu::always_inline]] inline bool any(I32s mask) {
+  uint64_t w[kLanes / 2];
+  std::memcpy(w, &mask, sizeof w);
+  return (w[0] | w[1] | w[2] | w[3]) != 0;
+}
+// 2^x per lane, x in the normal range.
+[[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
+
+// Decoded operands of one matrix (rows x K), structure of arrays. Element (r, k) is at r * K + k,
+// or, k-major, at k * stride + r (rows padded to `stride` with zeros). Exponents are int16 (every
+// real one is within +-300, two kZeroExp still fit) so that the group's maximum is cheap.
 struct Decoded {
-  std::vector<uint32_t> m;
-  std::vector<int32_t> q, e;
-  std::vector<uint8_t> neg;
-  std::vector<int32_t> sm;           // signed significand (compact path)
-  bool compact = true;               // every finite element has m < 2^12 and q == e - mbits
-  int mbits = 0;                     // fraction bits of the format (compact path)
-  std::vector<uint8_t> special_row;  // per row: an Inf or NaN somewhere in it
-  // For the per-element fallback: the raw bits and how to decode them.
-  const uint32_t* raw = nullptr;
-  const DotModel* model = nullptr;
-  ElemFmt fmt = ElemFmt::F16;
-  bool is_b = false;
+  std::vector<double> v;             // exact value (0 for zeros and for Inf/NaN)
+  std::vector<int16_t> e;            // alignment exponent, kZeroExp for zeros and Inf/NaN
+  std::vector<int32_t> special_row;  // per row: -1 when an Inf or NaN is in it (and for padding rows)
 
-  Value value(size_t i) const { return is_b ? decode_b(*model, fmt, raw[i]) : decode_a(*model, fmt, raw[i]); }
+  void fill(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
+#ifdef PTXSIM_LANES_V3
+    if (use_v3()) return fill_v3(l, rows, K, bits, k_major, stride);
+#endif
+    fill_body(l, rows, K, bits, k_major, stride);
+  }
+#ifdef PTXSIM_LANES_V3
+  PTXSIM_TARGET_V3 void fill_v3(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
+    fill_body(l, rows, K, bits, k_major, stride);
+  }
+#endif
 
-  void fill(const DotModel& mdl, ElemFmt f, bool b, int rows, int K, const uint32_t* bits, bool general = false) {
-    const size_t n = size_t(rows) * size_t(K);
-    raw = bits;
-    model = &mdl;
-    fmt = f;
-    is_b = b;
-    special_row.assign(size_t(rows), 0);
+  [[gnu::always_inline]] void fill_body(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major,
+                                        int stride) {
+    const size_t n = k_major ? size_t(stride) * size_t(K) : size_t(rows) * size_t(K);
+    special_row.assign(size_t(k_major ? stride : rows), -1);
+    std::fill_n(special_row.begin(), rows, 0);
+    v.resize(n);  // every element is written below; k-major padding rows are zeroed here
     e.resize(n);
-    sm.resize(n);
-    Layout l;
-    const ElemFmt as = b ? mdl.b_as : mdl.a_as;
-    if (!general && as == kSame && inline_layout(f, l)) {
-      // Compact: signed significand and alignment exponent straight from the fields.
-      compact = true;
-      mbits = l.mbits;
-      const uint32_t emax = (1u << l.ebits) - 1, mmask = (1u << l.mbits) - 1;
-      const int emin = 1 - l.bias, shift = f == ElemFmt::TF32 ? 13 : 0;
-      for (size_t i = 0; i < n; ++i) {
-        const uint32_t v = bits[i] >> shift;
-        const uint32_t E = (v >> l.mbits) & emax, M = v & mmask;
-        const bool sgn = (v >> (l.mbits + l.ebits)) & 1;
-        const bool special = l.ieee_specials ? E == emax : (E == emax && M == mmask);
-        if (special) {
-          special_row[i / size_t(K)] = 1;
-          sm[i] = 0;
-          e[i] = kZeroExp;
+    if (k_major)
+      for (int k = 0; k < K; ++k) {
+        std::fill(v.begin() + ptrdiff_t(size_t(k) * size_t(stride) + size_t(rows)), v.begin() + ptrdiff_t(size_t(k + 1) * size_t(stride)), 0.0);
+        std::fill(e.begin() + ptrdiff_t(size_t(k) * size_t(stride) + size_t(rows)), e.begin() + ptrdiff_t(size_t(k + 1) * size_t(stride)), kZeroExp);
+      }
+    // Eight elements of a row at a time, as lanes (a short last run is padded with zeros).
+    const U32s emax = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
+    for (int r = 0; r < rows; ++r)
+      for (int k0 = 0; k0 < K; k0 += kLanes) {
+        const int cnt = std::min(kLanes, K - k0);
+        uint32_t raw[kLanes] = {};
+        std::memcpy(raw, bits + size_t(r) * size_t(K) + size_t(k0), size_t(cnt) * 4);
+        const U32s x = load<U32s>(raw) >> l.shift;
+        const U32s E = (x >> l.mbits) & emax, M = x & mmask;
+        const I32s special = l.spec == Layout::IEEE      ? I32s(E == emax)
+                             : l.spec == Layout::NanOnly ? I32s((E == emax) & (M == mmask))
+                                                         : I32s{};
+        const U32s sig = E != 0 ? M | (1u << l.mbits) : M;
+        const I32s ex = E != 0 ? convert<I32s>(E) - l.bias : splat<I32s>(1 - l.bias);  // e of a nonzero value
+        const F64s mag = convert<F64s>(sig) * pow2(ex - l.mbits);
+        const U64s sign = convert<U64s>((x >> (l.mbits + l.ebits)) & 1) << 63;
+        // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
+        const F64s val = std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special));
+        const I16s exp = convert<I16s>((sig == 0) | special ? splat<I32s>(kZeroExp) : ex);
+        if (any(special)) special_row[size_t(r)] = -1;
+        if (!k_major && cnt == kLanes) {
+          std::memcpy(&v[size_t(r) * size_t(K) + size_t(k0)], &val, sizeof val);
+          std::memcpy(&e[size_t(r) * size_t(K) + size_t(k0)], &exp, sizeof exp);
           continue;
         }
-        const int32_t mag = int32_t(E ? (M | (1u << l.mbits)) : M);
-        sm[i] = sgn ? -mag : mag;
-        e[i] = mag == 0 ? kZeroExp : E ? int32_t(E) - l.bias : emin;
-      }
-      return;
-    }
-    // General: the decoded Values' integer fields.
-    compact = f != ElemFmt::F32;
-    mbits = 0;
-    bool have = false;
-    m.resize(n);
-    q.resize(n);
-    neg.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      const Value v = value(i);
-      neg[i] = v.neg;
-      if (v.cls == Value::Finite) {
-        m[i] = uint32_t(v.m);
-        q[i] = v.q;
-        e[i] = v.e;
-        sm[i] = v.neg ? -int32_t(v.m) : int32_t(v.m);
-        if (!have) {
-          mbits = v.e - v.q;
-          have = true;
+        for (int j = 0; j < cnt; ++j) {
+          const size_t i = k_major ? size_t(k0 + j) * size_t(stride) + size_t(r) : size_t(r) * size_t(K) + size_t(k0 + j);
+          v[i] = val[j];
+          e[i] = exp[j];
         }
-        compact &= v.m < (1u << 12) && v.e - v.q == mbits;
-      } else {
-        m[i] = 0;
-        q[i] = 0;
-        e[i] = kZeroExp;
-        sm[i] = 0;
-        if (v.cls != Value::Zero) special_row[i / size_t(K)] = 1;
       }
-    }
   }
 };
 
-inline uint64_t trunc_shift(uint64_t x, int s) { return s >= 0 ? x << s : x >> std::min(-s, 63); }
-
-// The f32 accumulator's decode (tensorcore.cpp decode(AccFmt::F32, ...)), inlined.
-inline Value decode_f32(uint32_t bits) {
-  Value r;
-  r.neg = bits >> 31;
-  const uint32_t E = (bits >> 23) & 0xFF, M = bits & 0x7FFFFF;
-  if (E == 0xFF) {
-    r.cls = M ? Value::NaN : Value::Inf;
-    return r;
+// An accumulator value as a group's c: exact value (signed zero kept), alignment exponent (e_zero
+// for a zero), and whether it is Inf or NaN.
+struct AccIn {
+  double v;
+  int32_t e;
+  bool special;
+};
+inline AccIn acc_in(AccFmt f, uint32_t bits, int e_zero) {
+  if (f == AccFmt::F32) {
+    const uint32_t E = (bits >> 23) & 0xFF;
+    if (E == 0xFF) return {0, e_zero, true};
+    const int32_t e = (bits & 0x7FFFFFFF) == 0 ? e_zero : E ? int32_t(E) - 127 : -126;
+    return {double(std::bit_cast<float>(bits)), e, false};
   }
-  if (E == 0 && M == 0) return r;
-  r.cls = Value::Finite;
-  if (E == 0) {
-    r.m = M;
-    r.q = -126 - 23;
-  } else {
-    r.m = M | 0x800000u;
-    r.q = int(E) - 127 - 23;
-  }
-  r.e = std::max(r.q + int(std::bit_width(r.m)) - 1, -126);
-  return r;
+  const uint32_t E = (bits >> 10) & 0x1F, M = bits & 0x3FF;
+  if (E == 0x1F) return {0, e_zero, true};
+  const double mag = E ? double(M | 0x400) * pow2(int(E) - 25) : double(M) * pow2(-24);
+  return {(bits & 0x8000) ? -mag : mag, E == 0 && M == 0 ? e_zero : E ? int32_t(E) - 15 : -14, false};
 }
 
-// One output element on the fast path; returns false when it must take the per-element path
-// (a c that is Inf or NaN appeared in the chain).
-template <int L>
-inline bool fast_dot(const FdpaParams& p, AccFmt acc, const Decoded& A, const Decoded& B, size_t ai, size_t bi, int K,
-                     uint32_t c, uint32_t& out) {
-  const int Lr = L > 0 ? L : p.L;
-  const uint32_t* ma = A.m.data() + ai;
-  const uint32_t* mb = B.m.data() + bi;
-  const int32_t* qa = A.q.data() + ai;
-  const int32_t* qb = B.q.data() + bi;
-  const int32_t* ea = A.e.data() + ai;
-  const int32_t* eb = B.e.data() + bi;
-  const uint8_t* na = A.neg.data() + ai;
-  const uint8_t* nb = B.neg.data() + bi;
-  uint32_t cur = c;
-  for (int k0 = 0; k0 < K; k0 += Lr) {
-    const Value cv = acc == AccFmt::F32 ? decode_f32(cur) : decode(acc, cur);
-    if (cv.cls >= Value::Inf) return false;
-    const int n = std::min(Lr, K - k0);
-    int E = cv.cls == Value::Zero ? p.e_zero : cv.e;
-    bool zero = false;
-    for (int i = k0; i < k0 + n; ++i) {
-      E = std::max(E, ea[i] + eb[i]);
-      zero |= (ma[i] == 0) | (mb[i] == 0);
-    }
-    if (zero) E = std::max(E, p.e_zero);
-    const int lsb = E - p.F;
-    int64_t S = 0;
-    for (int i = k0; i < k0 + n; ++i) {
-      const uint64_t T = trunc_shift(uint64_t(ma[i]) * mb[i], qa[i] + qb[i] - lsb);
-      const int64_t sg = -int64_t(na[i] ^ nb[i]);  // 0 or -1
-      S += (int64_t(T) ^ sg) - sg;
-    }
-    if (cv.cls == Value::Finite) {
-      const int64_t T = int64_t(trunc_shift(cv.m, cv.q - lsb));
-      S += cv.neg ? -T : T;
-    }
-    cur = fdpa_round(S, lsb, p.out);
-  }
-  out = cur;
-  return true;
-}
-
-// The same T-FDPA for operands whose significands are below 2^12 and whose q is e - mbits (every
-// 8/16-bit format and tf32 read as themselves): a product's truncation shift is then
-// e_a + e_b - (mbits_a + mbits_b) - lsb <= F < 32, so floor(|p| * 2^s) = (|p| << 32) >> (32 - s)
-// with |p| < 2^24 is one shift, and the sign rides on the signed significands.
-template <int L>
-inline bool compact_dot(const FdpaParams& p, AccFmt acc, const Decoded& A, const Decoded& B, size_t ai, size_t bi,
-                        int K, uint32_t c, uint32_t& out) {
-  const int Lr = L > 0 ? L : p.L;
-  const int32_t* sa = A.sm.data() + ai;
-  const int32_t* sb = B.sm.data() + bi;
-  const int32_t* ea = A.e.data() + ai;
-  const int32_t* eb = B.e.data() + bi;
-  const int mb = A.mbits + B.mbits;
-  uint32_t cur = c;
-  for (int k0 = 0; k0 < K; k0 += Lr) {
-    const Value cv = acc == AccFmt::F32 ? decode_f32(cur) : decode(acc, cur);
-    if (cv.cls >= Value::Inf) return false;
-    const int n = std::min(Lr, K - k0);
-    int32_t pe[L > 0 ? L : 64];
-    int E = cv.cls == Value::Zero ? p.e_zero : cv.e;
-    int zero = 0;
-    for (int i = 0; i < n; ++i) {
-      pe[i] = ea[k0 + i] + eb[k0 + i];
-      E = std::max(E, pe[i]);
-      zero |= (sa[k0 + i] == 0) | (sb[k0 + i] == 0);
-    }
-    if (zero) E = std::max(E, p.e_zero);
-    const int lsb = E - p.F;
-    const int base = lsb + mb + 32;  // shift right by base - pe
-    int64_t S = 0;
-    for (int i = 0; i < n; ++i) {
-      const int64_t prod = int64_t(sa[k0 + i]) * sb[k0 + i];
-      const int64_t sg = prod >> 63;
-      const uint64_t mag = uint64_t((prod ^ sg) - sg) << 32;
-      const int r = std::min(base - pe[i], 63);
-      const int64_t T = int64_t(mag >> r);
-      S += (T ^ sg) - sg;
-    }
-    if (cv.cls == Value::Finite) {
-      const int64_t T = int64_t(trunc_shift(cv.m, cv.q - lsb));
-      S += cv.neg ? -T : T;
-    }
-    cur = fdpa_round(S, lsb, p.out);
-  }
-  out = cur;
-  return true;
-}
-
-// The per-element definition, for elements the fast paths do not take.
-uint32_t fallback_dot(const DotModel& model, const Decoded& A, const Decoded& B, size_t ai, size_t bi, int K,
+// The per-element definition, for outputs the fast path does not take.
+uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint32_t* a, const uint32_t* bt, int K,
                       uint32_t c) {
   thread_local std::vector<Value> va, vb;
   va.resize(size_t(K));
   vb.resize(size_t(K));
   for (int k = 0; k < K; ++k) {
-    va[size_t(k)] = A.value(ai + size_t(k));
-    vb[size_t(k)] = B.value(bi + size_t(k));
+    va[size_t(k)] = decode_a(model, fa, a[k]);
+    vb[size_t(k)] = decode_b(model, fb, bt[k]);
   }
   return dot(model, va.data(), vb.data(), K, c);
 }
 
+// One T-FDPA group on every lane: the products k0 .. k0 + n - 1 (va, ea: row m of A from k0; vb, eb:
+// B's k-major rows from k0, at the lanes' columns) and the lanes' c (cv, ce) become the next c.
+// G > 0: a group of exactly G products (constant trip counts, unrolled loops); G == 0: n products.
+template <int G>
+[[gnu::always_inline]] inline void group(const FdpaParams& p, AccFmt acc, const double* va, const int16_t* ea,
+                                         const double* vb, const int16_t* eb, size_t stride, int n, F64s& cv,
+                                         I32s& ce, I32s& slow, uint32_t* bits) {
+  const int len = G > 0 ? G : n;
+  // E: the largest e_a + e_b of the group (and whether a product is zero), c's e, e_zero.
+  I16s hi = splat<I16s>(int16_t(INT16_MIN)), lo = splat<I16s>(int16_t(INT16_MAX));
+#pragma GCC unroll 16
+  for (int k = 0; k < len; ++k) {
+    const I16s pe = ea[k] + load<I16s>(eb + size_t(k) * stride);
+    hi = hi > pe ? hi : pe;
+    lo = lo < pe ? lo : pe;
+  }
+  I32s E = convert<I32s>(hi);
+  E = E > ce ? E : ce;
+  E = convert<I32s>(lo) < kHasZero && E < p.e_zero ? p.e_zero : E;
+  const I32s lsb = E - p.F;
+  const F64s scale = pow2(-lsb);
+  // S: the truncated terms, c's first, products in runs of (at most) 16 summed in int32.
+  F64s S = convert<F64s>(convert<I32s>(cv * scale));
+  constexpr int kRun = G > 0 && G < 16 ? G : 16;  // G is 8, 16 or 32: whole runs
+  for (int r0 = 0; r0 < len; r0 += kRun) {
+    const int r1 = G > 0 ? r0 + kRun : std::min(len, r0 + kRun);
+    I32s part = {};
+#pragma GCC unroll 16
+    for (int k = r0; k < r1; ++k) part += convert<I32s>(va[k] * load<F64s>(vb + size_t(k) * stride) * scale);
+    S += convert<F64s>(part);
+  }
+  // Step 4 on every lane as for a normal RZ result (keep the top 24 (f32) or 14 (e8m13) significant
+  // bits of the double S); then redo the lanes where that does not apply.
+  const bool rz = p.out != OutRound::RNE_F16;
+  const uint64_t keep = ~((uint64_t{1} << (p.out == OutRound::RZ_F32 ? 29 : 39)) - 1);
+  cv = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
+  ce = convert<I32s>((std::bit_cast<U64s>(cv) >> 52) & 0x7FF) - 1023;  // floor(log2 |cv|); 0: -1023
+  const I32s redo = (rz ? (ce < -126) | (ce > 127) : splat<I32s>(-1)) & ~slow;
+  if (any(redo))
+    for (int j = 0; j < kLanes; ++j)
+      if (redo[j]) {
+        bits[j] = fdpa_round(int64_t(S[j]), lsb[j], p.out);
+        const AccIn x = acc_in(acc, bits[j], p.e_zero);
+        slow[j] = x.special ? -1 : 0;  // overflow to Inf: the chain continues per element
+        cv[j] = x.special ? 0.0 : x.v;
+        ce[j] = x.special ? p.e_zero : x.e;
+      }
+}
+
+// Outputs (m, n0 .. n0 + kLanes - 1) of the tile, one lane each; B is k-major with row stride
+// `stride`, padded, so every lane reads real memory. L: the model's group size when it is one of
+// the compiled ones (8, 16, 32), else 0.
 template <int L>
-void tile_fast(const DotModel& model, const Decoded& A, const Decoded& B, int M, int N, int K, const uint32_t* c,
-               uint32_t* d) {
-  // The compact loop needs both operands compact; fast_dot needs the general arrays, which the
-  // inline decoder does not fill, so a mixed pair re-decodes the compact side generally.
-  const bool compact = A.compact && B.compact;
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
-      const size_t ai = size_t(m) * size_t(K), bi = size_t(n) * size_t(K);
-      const uint32_t cin = c[size_t(m) * size_t(N) + size_t(n)];
-      uint32_t out;
-      if (A.special_row[size_t(m)] || B.special_row[size_t(n)] ||
-          !(compact ? compact_dot<L>(model.fdpa, model.acc, A, B, ai, bi, K, cin, out)
-                    : fast_dot<L>(model.fdpa, model.acc, A, B, ai, bi, K, cin, out)))
-        out = fallback_dot(model, A, B, ai, bi, K, cin);
-      d[size_t(m) * size_t(N) + size_t(n)] = out;
+[[gnu::always_inline]] inline void lanes_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A,
+                                             const Decoded& B, int stride, int m, int n0, int N, int K,
+                                             const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+  const FdpaParams& p = model.fdpa;
+  const bool rz = p.out != OutRound::RNE_F16;
+  const int lanes = std::min(kLanes, N - n0);
+  uint32_t bits[kLanes] = {};  // output bits where known (c at first; f16 outputs; fdpa_round)
+  if (lanes == kLanes) std::memcpy(bits, c + size_t(m) * size_t(N) + size_t(n0), sizeof bits);
+  else std::memcpy(bits, c + size_t(m) * size_t(N) + size_t(n0), size_t(lanes) * 4);
+  I32s slow = load<I32s>(B.special_row.data() + n0);  // -1: the lane goes through tc::dot
+  F64s cv;  // each lane's c: exact value (signed zero kept)
+  I32s ce;  // its alignment exponent (e_zero for zero)
+  if (model.acc == AccFmt::F32) {
+    const U32s cb = load<U32s>(bits);
+    const I32s E = convert<I32s>((cb >> 23) & 0xFF);
+    slow |= E == 0xFF;
+    cv = convert<F64s>(std::bit_cast<Lanes<float>>(cb));
+    ce = (convert<I32s>((cb & 0x7FFFFFFF) == 0) | slow) ? p.e_zero : E != 0 ? E - 127 : -126;
+  } else {
+    for (int j = 0; j < kLanes; ++j) {
+      const AccIn x = acc_in(model.acc, bits[j], p.e_zero);
+      slow[j] |= x.special ? -1 : 0;
+      cv[j] = x.v;
+      ce[j] = slow[j] ? p.e_zero : x.e;
     }
+  }
+  cv = std::bit_cast<F64s>(std::bit_cast<I64s>(cv) & ~convert<I64s>(slow));  // 0 in slow lanes
+  const double* va = A.v.data() + size_t(m) * size_t(K);
+  const int16_t* ea = A.e.data() + size_t(m) * size_t(K);
+  for (int k0 = 0; k0 < K; k0 += p.L) {
+    const int n = std::min(p.L, K - k0);
+    const size_t b0 = size_t(k0) * size_t(stride) + size_t(n0);
+    if (L > 0 && n == L)
+      group<L>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, size_t(stride), n, cv, ce, slow, bits);
+    else
+      group<0>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, size_t(stride), n, cv, ce, slow, bits);
+  }
+  // An RZ output's last result is an f32 held exactly in cv (a signed zero included).
+  if (rz) {
+    const Lanes<float> out = convert<Lanes<float>>(cv);
+    std::memcpy(bits, &out, sizeof bits);
+  }
+  if (lanes == kLanes && !any(slow)) {
+    std::memcpy(d + size_t(m) * size_t(N) + size_t(n0), bits, sizeof bits);
+    return;
+  }
+  for (int j = 0; j < lanes; ++j) {
+    const size_t ai = size_t(m) * size_t(K), bi = size_t(n0 + j) * size_t(K), ci = size_t(m) * size_t(N) + size_t(n0 + j);
+    d[ci] = slow[j] ? fallback_dot(model, fa, fb, a + ai, bt + bi, K, c[ci]) : bits[j];
+  }
+}
+
+template <int L>
+[[gnu::always_inline]] inline void tile_rows(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A,
+                                             const Decoded& B, int stride, int M, int N, int K, const uint32_t* a,
+                                             const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+  // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
+  for (int m = 0; m < M; ++m) {
+    if (A.special_row[size_t(m)]) {
+      for (int n = 0; n < N; ++n) {
+        const size_t ci = size_t(m) * size_t(N) + size_t(n);
+        d[ci] = fallback_dot(model, fa, fb, a + size_t(m) * size_t(K), bt + size_t(n) * size_t(K), K, c[ci]);
+      }
+      continue;
+    }
+    for (int n0 = 0; n0 < N; n0 += kLanes) lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
+  }
+}
+
+[[gnu::always_inline]] inline void tile_body(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A,
+                                             const Decoded& B, int stride, int M, int N, int K, const uint32_t* a,
+                                             const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+  switch (model.fdpa.L) {
+    case 8: tile_rows<8>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
+    case 16: tile_rows<16>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
+    case 32: tile_rows<32>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
+    default: tile_rows<0>(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d); break;
+  }
+}
+
+#ifdef PTXSIM_LANES_V3
+PTXSIM_TARGET_V3 void tile_fast_v3(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B,
+                                   int stride, int M, int N, int K, const uint32_t* a, const uint32_t* bt,
+                                   const uint32_t* c, uint32_t* d) {
+  tile_body(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
+}
+#endif
+
+void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, const Decoded& B, int stride, int M,
+               int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+#ifdef PTXSIM_LANES_V3
+  if (use_v3()) return tile_fast_v3(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
+#endif
+  tile_body(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
+}
+
+// B decoded k-major. The warps of a warpgroup (wgmma) each multiply their rows of A by the same B,
+// so the last few decoded B are kept with their raw bits and reused when the bits are identical.
+const Decoded& decoded_b(ElemFmt fb, const Layout& lb, int N, int K, const uint32_t* bt, int stride) {
+  struct Entry {
+    ElemFmt fmt;
+    int N = -1, K = -1;
+    std::vector<uint32_t> raw;
+    Decoded dec;
+  };
+  constexpr size_t kEntries = 8;
+  thread_local std::vector<Entry> cache(kEntries);
+  thread_local size_t next = 0;
+  const size_t n = size_t(N) * size_t(K);
+  for (Entry& e : cache)
+    if (e.N == N && e.K == K && e.fmt == fb && std::memcmp(e.raw.data(), bt, n * 4) == 0) return e.dec;
+  Entry& e = cache[next];
+  next = (next + 1) % kEntries;
+  e.fmt = fb;
+  e.N = N;
+  e.K = K;
+  e.raw.assign(bt, bt + n);
+  e.dec.fill(lb, N, K, bt, true, stride);
+  return e.dec;
 }
 
 }  // namespace
 
+void force_baseline_lanes(bool on) { g_force_baseline.store(on, std::memory_order_relaxed); }
+bool lanes_use_avx2() { return use_v3(); }
+
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, uint32_t* d) {
-  thread_local Decoded A, B;
-  A.fill(model, fa, false, M, K, a);
-  B.fill(model, fb, true, N, K, bt);
-  if (A.compact != B.compact) {  // fast_dot needs the general arrays on both sides
-    A.fill(model, fa, false, M, K, a, true);
-    B.fill(model, fb, true, N, K, bt, true);
-  }
-  if (model.split != KSplit::Consecutive || model.c_last) {
+  Layout la, lb;
+  // The fast path's conditions (file comment): consecutive groups with C chained, operands read as
+  // their own type, terms below 2^27 after alignment.
+  const bool fast = model.split == KSplit::Consecutive && !model.c_last && model.a_as == kSame &&
+                    model.b_as == kSame && model.fdpa.F <= 25 && K > 0 && inline_layout(fa, la) &&
+                    inline_layout(fb, lb);
+  if (!fast) {
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n)
-        d[size_t(m) * size_t(N) + size_t(n)] = fallback_dot(model, A, B, size_t(m) * size_t(K), size_t(n) * size_t(K), K,
-                                                             c[size_t(m) * size_t(N) + size_t(n)]);
+        d[size_t(m) * size_t(N) + size_t(n)] = fallback_dot(model, fa, fb, a + size_t(m) * size_t(K),
+                                                            bt + size_t(n) * size_t(K), K,
+                                                            c[size_t(m) * size_t(N) + size_t(n)]);
     return;
   }
-  // d may alias c: every element reads its own c before writing its own d, so in-place is fine.
-  switch (model.fdpa.L) {
-    case 8: tile_fast<8>(model, A, B, M, N, K, c, d); break;
-    case 16: tile_fast<16>(model, A, B, M, N, K, c, d); break;
-    case 32: tile_fast<32>(model, A, B, M, N, K, c, d); break;
-    default: tile_fast<0>(model, A, B, M, N, K, c, d); break;
-  }
+  thread_local Decoded A;
+  const int stride = (N + kLanes - 1) / kLanes * kLanes;
+  A.fill(la, M, K, a, false, 0);
+  tile_fast(model, fa, fb, A, decoded_b(fb, lb, N, K, bt, stride), stride, M, N, K, a, bt, c, d);
 }
 
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,

@@ -18,6 +18,12 @@ namespace ptxsim::model::tc {
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, uint32_t* d);
 
+// mma_tile's lane loops exist as a baseline-ISA build and, on x86-64 with GCC, an AVX2
+// (x86-64-v3) build chosen when the processor has it. Tests force the baseline build to check it
+// gives the same bits; lanes_use_avx2 says which build runs now.
+void force_baseline_lanes(bool on);
+bool lanes_use_avx2();
+
 // Integer kinds (s8/u8 x s8/u8 -> s32): exact products summed into a 64-bit accumulator with C,
 // then wrapped to 32 bits, or clamped to the s32 range when `saturate`.
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,

@@ -33,6 +33,7 @@
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <string_view>
@@ -269,18 +270,31 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
     hi = std::max(hi, a + 16);
     return cta.smem.data() + a;
   };
+  // The 16 / ebytes elements of one chunk, little-endian, to out[0], out[step], ... (fixed-size
+  // loads: this is the operand-gathering hot loop).
+  auto unpack_chunk = [ebytes](const uint8_t* p, T* o, int step) {
+    auto run = [&](auto elem) {
+      for (uint32_t i = 0; i < 16 / sizeof elem; ++i) {
+        std::memcpy(&elem, p + i * sizeof elem, sizeof elem);
+        o[int(i) * step] = T(elem);
+      }
+    };
+    if (ebytes == 1) run(uint8_t{});
+    else if (ebytes == 2) run(uint16_t{});
+    else run(uint32_t{});
+  };
   if (!mn_major) {
     for (int r = 0; r < rows; ++r)
       for (int k = 0; k < K; k += per_chunk) {
         const uint8_t* p = chunk_at(r, k);
         const int kc = e == Elem::B1 ? k / 8 : k;
-        for (uint32_t i = 0; i < 16 / ebytes; ++i) out[r * cols + kc + int(i)] = T(load_le(p + i * ebytes, ebytes));
+        unpack_chunk(p, &out[r * cols + kc], 1);
       }
   } else {
     for (int k = 0; k < K; ++k)
       for (int r = 0; r < rows; r += per_chunk) {
         const uint8_t* p = chunk_at(r, k);
-        for (int i = 0; i < per_chunk; ++i) out[(r + i) * cols + k] = T(load_le(p + uint32_t(i) * ebytes, ebytes));
+        unpack_chunk(p, &out[r * cols + k], cols);
       }
   }
   // Generic-proxy writes not yet fenced for the async proxy (a quick scan first, the report second).

@@ -1,14 +1,17 @@
 // Block-scaled tensor-core arithmetic (model/tensorcore/block_scaled.h): the fast path against the
 // independent Boost.Multiprecision reference (exact_ref.h ref::block_scaled_dot) on random raw
-// bit patterns and structured stimuli for every kind, element pair and scale format the tcgen05
-// block-scaled kinds allow (>= 10^5 outputs in all), plus directed cases: the scale-factor codecs,
-// the published Table 8 vector (Blackwell mx: -0.75, NVFP4: -0.875), NaN scales, zero scales.
+// bit patterns and structured stimuli, one test per block-scaled row (BlockScaledRows/...), over
+// every element pair, scale format and scale vector size the row serves (>= 10^5 outputs per row,
+// >= 10^4 per combination), plus directed cases: the scale-factor codecs, the published Table 8
+// vector (Blackwell mx: -0.75, NVFP4: -0.875), NaN scales, zero scales.
 //
-// Random inputs print their seed; rerun one with PTXSIM_TEST_SEED=<seed>. PTXSIM_TC_SCALE=<x>
-// multiplies the number of random dot products.
+// Random inputs print their seed (also in failure messages); rerun one with PTXSIM_TEST_SEED=<seed>.
+// PTXSIM_TC_SCALE=<x> multiplies the number of random dot products (ctest -L long: x = 100).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -18,6 +21,7 @@
 
 #include "model/tensorcore/block_scaled.h"
 #include "model/tensorcore/exact_ref.h"
+#include "tensorcore_test_util.h"
 
 namespace ptxsim::model::tc {
 namespace {
@@ -65,18 +69,32 @@ struct Case {
   int vec, K;
 };
 
-constexpr Case kCases[] = {
-    {"mxf8f6f4", ElemFmt::E4M3, ElemFmt::E4M3, ScaleFmt::UE8M0, 32, 32},
-    {"mxf8f6f4", ElemFmt::E5M2, ElemFmt::E5M2, ScaleFmt::UE8M0, 32, 32},
-    {"mxf8f6f4", ElemFmt::E4M3, ElemFmt::E5M2, ScaleFmt::UE8M0, 32, 32},
-    {"mxf8f6f4", ElemFmt::E2M3, ElemFmt::E3M2, ScaleFmt::UE8M0, 32, 32},
-    {"mxf8f6f4", ElemFmt::E2M1, ElemFmt::E4M3, ScaleFmt::UE8M0, 32, 32},
-    {"mxf8f6f4", ElemFmt::E2M1, ElemFmt::E2M1, ScaleFmt::UE8M0, 32, 32},
-    {"mxf4", ElemFmt::E2M1, ElemFmt::E2M1, ScaleFmt::UE8M0, 32, 64},
-    {"mxf4nvf4", ElemFmt::E2M1, ElemFmt::E2M1, ScaleFmt::UE8M0, 32, 64},
-    {"mxf4nvf4", ElemFmt::E2M1, ElemFmt::E2M1, ScaleFmt::UE8M0, 16, 64},
-    {"mxf4nvf4", ElemFmt::E2M1, ElemFmt::E2M1, ScaleFmt::UE4M3, 16, 64},
+// The (scale format, scale vector size, K) of each kind's .scale_vec forms: mxf8f6f4 1X (K = 32,
+// one UE8M0 per row), mxf4 2X (K = 64, UE8M0 per 32), mxf4nvf4 2X (UE8M0) and 4X (UE8M0 or UE4M3,
+// per 16).
+struct ScaleForm {
+  ScaleFmt sf;
+  int vec, K;
 };
+std::vector<ScaleForm> scale_forms(std::string_view kind) {
+  if (kind == "mxf8f6f4") return {{ScaleFmt::UE8M0, 32, 32}};
+  if (kind == "mxf4") return {{ScaleFmt::UE8M0, 32, 64}};
+  return {{ScaleFmt::UE8M0, 32, 64}, {ScaleFmt::UE8M0, 16, 64}, {ScaleFmt::UE4M3, 16, 64}};
+}
+
+// Every (A type, B type, scale form) whose instruction find_block_scaled_model resolves to row m.
+std::vector<Case> cases_of(const BlockScaledModel& m) {
+  std::vector<Case> v;
+  for (int a = 0; a < 9; ++a)
+    for (int b = 0; b < 9; ++b)
+      for (const ScaleForm& f : scale_forms(m.kind)) {
+        const ElemFmt fa = ElemFmt(a), fb = ElemFmt(b);
+        if ((m.a_types & fmt_bit(fa)) && (m.b_types & fmt_bit(fb)) &&
+            find_block_scaled_model(m.arch, m.unit, m.kind, fa, fb, f.sf) == &m)
+          v.push_back({m.kind, fa, fb, f.sf, f.vec, f.K});
+      }
+  return v;
+}
 
 // One random dot product of case c: raw bits, or structured (finite elements, scales around a
 // centre, c near the products, cancellation, zero groups, scale extremes).
@@ -143,21 +161,27 @@ void draw(std::mt19937_64& rng, const Case& cs, Dot& d) {
   }
 }
 
-TEST(BlockScaledNumerics, FastPathMatchesExactReference) {
-  std::mt19937_64 rng(seed_for_test());
-  const int per_case = int(12000 * test_scale());
-  size_t total = 0;
-  for (const Case& cs : kCases) {
-    const BlockScaledModel& m = row(cs.kind, cs.fa, cs.fb, cs.sf);
+class BlockScaledRowMatchesExactReference : public ::testing::TestWithParam<const BlockScaledModel*> {};
+
+TEST_P(BlockScaledRowMatchesExactReference, RandomOutputs) {
+  const BlockScaledModel& m = *GetParam();
+  const uint64_t seed = seed_for_test();
+  std::mt19937_64 rng(seed);
+  const auto cases = cases_of(m);
+  ASSERT_FALSE(cases.empty()) << m.id;
+  const long per_case =
+      std::max(long(10000 * test_scale()), (long(100000 * test_scale()) + long(cases.size()) - 1) / long(cases.size()));
+  long total = 0;
+  std::string counts;
+  for (const Case& cs : cases) {
     Dot d;
     int failures = 0;
-    for (int i = 0; i < per_case; ++i) {
+    for (long i = 0; i < per_case; ++i) {
       draw(rng, cs, d);
       const uint32_t got = block_scaled_dot(m, cs.fa, d.a.data(), cs.fb, d.b.data(), cs.K, cs.sf, d.sa.data(),
                                             d.sb.data(), cs.vec, d.c);
       const uint32_t want = ref::block_scaled_dot(m, cs.fa, d.a.data(), cs.fb, d.b.data(), cs.K, cs.sf, d.sa.data(),
                                                   d.sb.data(), cs.vec, d.c);
-      ++total;
       if (got != want && ++failures <= 3) {
         std::string in;
         for (uint32_t x : d.a) in += std::to_string(x) + " ";
@@ -169,13 +193,20 @@ TEST(BlockScaledNumerics, FastPathMatchesExactReference) {
         for (uint8_t x : d.sb) in += std::to_string(x) + " ";
         ADD_FAILURE() << m.id << " " << fmt_name(cs.fa) << "x" << fmt_name(cs.fb) << " " << fmt_name(cs.sf) << " vec "
                       << cs.vec << ": fast " << std::hex << got << " exact " << want << " c " << d.c << std::dec
-                      << "\n  " << in;
+                      << " (PTXSIM_TEST_SEED=" << seed << ")\n  " << in;
       }
     }
     EXPECT_EQ(failures, 0) << m.id << " " << fmt_name(cs.fa) << "x" << fmt_name(cs.fb) << " vec " << cs.vec;
+    total += per_case;
+    counts += std::string(" ") + fmt_name(cs.fa) + "x" + fmt_name(cs.fb) + "/" + fmt_name(cs.sf) + "/" +
+              std::to_string(cs.vec) + ":" + std::to_string(per_case);
   }
+  std::cout << "[ outputs  ] " << m.id << ": " << total << " (" << counts.substr(1) << ")\n";
   EXPECT_GE(double(total), 1e5 * test_scale());
 }
+
+INSTANTIATE_TEST_SUITE_P(BlockScaledRows, BlockScaledRowMatchesExactReference,
+                         ::testing::ValuesIn(test::block_scaled_rows()), test::row_name<BlockScaledModel>);
 
 TEST(BlockScaledNumerics, ScaleFactorCodecs) {
   auto val = [](ScaleFmt f, uint8_t b) {

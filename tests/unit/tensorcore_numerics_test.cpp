@@ -1,15 +1,22 @@
-// The tensor-core arithmetic model (model/tensorcore): the fast path against the independent
+// The tensor-core arithmetic model (model/tensorcore): the fast paths against the independent
 // Boost.Multiprecision reference (model/tensorcore/exact_ref.h) on random raw bit patterns and on
-// structured stimuli, for every row of the model table; plus directed cases from the published
-// work (the paper's Table 8 vector, special values, RZ overflow, subnormal outputs) and the
-// fp8 mma.sync composition seen in ptxas's output.
+// structured stimuli, for every row of the model table and every A/B type pair that resolves to
+// it (both tc::dot per element, as mma.sync uses it, and the whole-tile tc::mma_tile of wgmma and
+// tcgen05.mma), and for the integer kinds (tc::mma_tile_int against ref::int_dot); plus directed
+// cases from the published work (the paper's Table 8 vector, special values, RZ overflow,
+// subnormal outputs) and the fp8 mma.sync composition seen in ptxas's output.
 //
-// Random inputs print their seed; rerun one with PTXSIM_TEST_SEED=<seed>. PTXSIM_TC_SCALE=<x>
-// multiplies the number of random dot products (default: 10^5 per mma.sync kind, 2*10^4 per
-// wgmma/tcgen05 row, which no instruction uses yet).
+// Each row is its own test (TensorCoreRows/RowMatchesExactReference.*), so ctest runs them in
+// parallel. Outputs per row: at least 10^5, and at least 10^4 per A/B type pair of the row;
+// PTXSIM_TC_SCALE=<x> multiplies both (the long-running property test, ctest -L long, runs them
+// with x = 100: 10^7 outputs per row; docs/matrix-units.md). Random inputs print their seed (also
+// in every failure message); rerun one with PTXSIM_TEST_SEED=<seed>.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -21,6 +28,8 @@
 
 #include "model/tensorcore/exact_ref.h"
 #include "model/tensorcore/tensorcore.h"
+#include "model/tensorcore/tile.h"
+#include "tensorcore_test_util.h"
 
 namespace ptxsim::model::tc {
 namespace {
@@ -189,59 +198,126 @@ std::vector<int> ks_of(const DotModel& m) {
   return {m.fdpa.L, 2 * m.fdpa.L};  // one group, and a chain of two
 }
 
-// Runs `dots` random dot products of model m through both paths; returns the mismatch count.
-long compare_model(const DotModel& m, Gen& g, long dots) {
-  const auto fas = fmts_of(m.a_types), fbs = fmts_of(m.b_types);
+// The A/B type pairs of the instructions whose numerics are row m: every (fa, fb) that find_model
+// resolves to m (a pair an earlier, more specific row claims is that row's).
+std::vector<std::pair<ElemFmt, ElemFmt>> pairs_of(const DotModel& m) {
+  std::vector<std::pair<ElemFmt, ElemFmt>> v;
+  for (ElemFmt fa : fmts_of(m.a_types))
+    for (ElemFmt fb : fmts_of(m.b_types))
+      if (find_model(m.arch, m.unit, fa, fb, m.acc) == &m) v.emplace_back(fa, fb);
+  return v;
+}
+
+constexpr long kRowOutputs = 100000;  // per row (times PTXSIM_TC_SCALE)
+constexpr long kPairOutputs = 10000;  // per A/B type pair of a row (times PTXSIM_TC_SCALE)
+
+// Runs at least `outputs` random outputs of model m with A/B types (fa, fb) through the exact
+// reference, tc::dot per element and tc::mma_tile; returns the mismatch count.
+long compare_pair(const DotModel& m, ElemFmt fa, ElemFmt fb, Gen& g, uint64_t seed, long outputs, long& done) {
   const auto ks = ks_of(m);
-  long done = 0, bad = 0, tiles = 0;
-  std::vector<uint32_t> D1, D2;
-  while (done < dots) {
+  long bad = 0, tiles = 0;
+  std::vector<uint32_t> D1, D2, D3, Bt;
+  done = 0;
+  while (done < outputs) {
     Tile t;
     t.M = 16;
     t.N = 8;
     t.K = ks[size_t(tiles % long(ks.size()))];
-    t.fa = fas[size_t(g.rng() % fas.size())];
-    t.fb = fbs[size_t(g.rng() % fbs.size())];
+    t.fa = fa;
+    t.fb = fb;
     const Mix mix = kMixes[tiles % long(std::size(kMixes))];
     ++tiles;
     fill(g, m, mix, t);
     fast_gemm(m, t, D1);
-    D2.assign(D1.size(), 0);
+    Bt.assign(size_t(t.N * t.K), 0);
+    for (int k = 0; k < t.K; ++k)
+      for (int j = 0; j < t.N; ++j) Bt[size_t(j * t.K + k)] = t.B[size_t(k * t.N + j)];
+    D3.assign(D1.size(), 0xDEADBEEF);
+    mma_tile(m, t.fa, t.fb, t.M, t.N, t.K, t.A.data(), Bt.data(), t.C.data(), D3.data());
+    D2.assign(D1.size(), 0xDEADBEEF);
     ref::gemm(m, t.fa, t.A.data(), t.fb, t.B.data(), t.C.data(), D2.data(), t.M, t.N, t.K);
     for (int i = 0; i < t.M; ++i)
       for (int j = 0; j < t.N; ++j) {
         const size_t x = size_t(i * t.N + j);
-        if (D1[x] != D2[x] && ++bad <= 5)
-          ADD_FAILURE() << "fast " << hex(D1[x]) << " != reference " << hex(D2[x]) << " for "
-                        << describe(t, m, i, j);
+        if ((D1[x] != D2[x] || D3[x] != D2[x]) && ++bad <= 5)
+          ADD_FAILURE() << "tc::dot " << hex(D1[x]) << ", mma_tile " << hex(D3[x]) << " != reference " << hex(D2[x])
+                        << " (PTXSIM_TEST_SEED=" << seed << ") for " << describe(t, m, i, j);
       }
     done += t.M * t.N;
   }
   return bad;
 }
 
-// ---- fast path vs the exact reference -------------------------------------------------------------
+// ---- fast paths vs the exact reference, one test per model row -------------------------------------
 
-TEST(TensorCoreNumerics, FastPathMatchesExactReferenceMmaSync) {
-  Gen g{std::mt19937_64(seed_for_test())};
-  const long dots = long(1e5 * scale());
-  int kinds = 0;
-  for (const DotModel& m : all_models()) {
-    if (m.unit != Unit::MmaSync || m.arch != Arch::SM90) continue;
-    EXPECT_EQ(compare_model(m, g, dots), 0) << m.id;
-    ++kinds;
+class RowMatchesExactReference : public ::testing::TestWithParam<const DotModel*> {};
+
+TEST_P(RowMatchesExactReference, RandomOutputs) {
+  const DotModel& m = *GetParam();
+  const uint64_t seed = seed_for_test();
+  Gen g{std::mt19937_64(seed)};
+  const auto pairs = pairs_of(m);
+  ASSERT_FALSE(pairs.empty()) << m.id << " is shadowed by earlier rows for every type pair";
+  const long per_pair = std::max(long(kPairOutputs * scale()),
+                                 (long(kRowOutputs * scale()) + long(pairs.size()) - 1) / long(pairs.size()));
+  long total = 0;
+  std::string counts;
+  for (const auto& [fa, fb] : pairs) {
+    long done = 0;
+    EXPECT_EQ(compare_pair(m, fa, fb, g, seed, per_pair, done), 0) << m.id << " " << fmt_name(fa) << "x" << fmt_name(fb);
+    total += done;
+    counts += std::string(" ") + fmt_name(fa) + "x" + fmt_name(fb) + ":" + std::to_string(done);
   }
-  EXPECT_EQ(kinds, 6);
+  std::cout << "[ outputs  ] " << m.id << ": " << total << " (" << counts.substr(1) << ")\n";
+  EXPECT_GE(double(total), 1e5 * scale());
 }
 
-TEST(TensorCoreNumerics, FastPathMatchesExactReferenceWgmmaTcgen05) {
-  Gen g{std::mt19937_64(seed_for_test())};
-  const long dots = long(2e4 * scale());
-  for (const DotModel& m : all_models()) {
-    if (m.unit == Unit::MmaSync) continue;
-    EXPECT_EQ(compare_model(m, g, dots), 0) << m.id;
+INSTANTIATE_TEST_SUITE_P(TensorCoreRows, RowMatchesExactReference, ::testing::ValuesIn(test::dot_rows()),
+                         test::row_name<DotModel>);
+
+// Integer kinds (mma.sync / wgmma / tcgen05 .s8/.u8 -> .s32): tc::mma_tile_int against the exact
+// integer reference, every signedness pair, wrapping and .satfinite, with C near the s32 limits.
+class IntegerKindMatchesExactReference : public ::testing::TestWithParam<int> {};
+
+TEST_P(IntegerKindMatchesExactReference, RandomOutputs) {
+  const int kind = GetParam();
+  const bool as = kind & 1, bs = kind & 2, sat = kind & 4;
+  const uint64_t seed = seed_for_test();
+  Gen g{std::mt19937_64(seed)};
+  const long outputs = long(kRowOutputs * scale());
+  long done = 0, bad = 0;
+  for (int tile = 0; done < outputs; ++tile) {
+    const int M = 16, N = 8 * (1 + int(g.rng() % 8)), K = 32 * (1 + int(g.rng() % 4));
+    std::vector<uint8_t> a(size_t(M * K)), bt(size_t(N * K));
+    // Raw bytes, or only the extremes (-128 / 127 / 255 products pile up towards the limits).
+    const bool extreme = tile % 3 == 1;
+    for (auto& x : a) x = extreme ? (g.chance(50) ? 0x80 : 0x7F) : uint8_t(g.rng());
+    for (auto& x : bt) x = extreme ? (g.chance(50) ? 0x80 : 0xFF) : uint8_t(g.rng());
+    std::vector<int32_t> c(size_t(M * N)), d(size_t(M * N), int32_t(0xDEADBEEF));
+    for (auto& x : c)
+      x = tile % 3 == 2 ? (g.chance(50) ? INT32_MAX - int32_t(g.rng() % 1000000) : INT32_MIN + int32_t(g.rng() % 1000000))
+                        : int32_t(g.rng());
+    mma_tile_int(as, bs, sat, M, N, K, a.data(), bt.data(), c.data(), d.data());
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const int32_t want = ref::int_dot(as, bs, sat, a.data() + i * K, bt.data() + j * K, K, c[size_t(i * N + j)]);
+        if (d[size_t(i * N + j)] != want && ++bad <= 5)
+          ADD_FAILURE() << "mma_tile_int " << d[size_t(i * N + j)] << " != reference " << want << " ("
+                        << (as ? "s8" : "u8") << "x" << (bs ? "s8" : "u8") << (sat ? " satfinite" : "") << " K=" << K
+                        << ", PTXSIM_TEST_SEED=" << seed << ")";
+      }
+    done += M * N;
   }
+  std::cout << "[ outputs  ] " << (as ? "s8" : "u8") << "x" << (bs ? "s8" : "u8") << (sat ? ".satfinite" : "") << ": "
+            << done << "\n";
+  EXPECT_EQ(bad, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(IntegerKinds, IntegerKindMatchesExactReference, ::testing::Range(0, 8),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(info.param & 1 ? "s8" : "u8") + (info.param & 2 ? "s8" : "u8") +
+                                  (info.param & 4 ? "_satfinite" : "_wrap");
+                         });
 
 // The sm_100 mma.sync rows are the sm_90 ones (MMA-Sim models both HMMAs with F = 25, no split; the
 // fp8 forms compile to the same SASS on both), so they are checked by identity, not resampled.

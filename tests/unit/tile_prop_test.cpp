@@ -3,14 +3,17 @@
 // NaN included, and C values large enough to overflow the chain). >= 10^5 outputs per row.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "model/tensorcore/tensorcore.h"
 #include "model/tensorcore/tile.h"
+#include "tensorcore_test_util.h"
 
 namespace ptxsim::model::tc {
 namespace {
@@ -60,17 +63,19 @@ uint32_t acc_elem(std::mt19937_64& rng, AccFmt f, bool finite) {
   }
 }
 
-TEST(TileProp, MmaTileEqualsPerElementDotForEveryRow) {
-  const uint64_t seed = seed_for_test();
+class TilePropRow : public ::testing::TestWithParam<const DotModel*> {};
+
+// mma_tile against tc::dot per output on `want_outputs` random outputs of `model`.
+void check_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
   std::mt19937_64 rng(seed);
-  for (const DotModel& model : all_models()) {
+  {
     std::vector<std::pair<ElemFmt, ElemFmt>> combos;
     for (int a = 0; a < 9; ++a)
       for (int b = 0; b < 9; ++b)
         if ((model.a_types >> a & 1) && (model.b_types >> b & 1)) combos.emplace_back(ElemFmt(a), ElemFmt(b));
     ASSERT_FALSE(combos.empty()) << model.id;
     size_t outputs = 0, mismatches = 0;
-    for (int t = 0; outputs < 100000; ++t) {
+    for (int t = 0; outputs < want_outputs; ++t) {
       const auto [fa, fb] = combos[size_t(t) % combos.size()];
       const int M = 16 + int(rng() % 49), N = 16 + int(rng() % 49), K = 1 + int(rng() % 40);
       const bool finite = t % 4 != 0;
@@ -92,11 +97,77 @@ TEST(TileProp, MmaTileEqualsPerElementDotForEveryRow) {
           const uint32_t got = d[size_t(m * N + n)];
           if (got != want && ++mismatches <= 3)
             ADD_FAILURE() << model.id << " " << fmt_name(fa) << "x" << fmt_name(fb) << " K=" << K << " (" << m << ", "
-                          << n << "): got 0x" << std::hex << got << " want 0x" << want;
+                          << n << "): got 0x" << std::hex << got << " want 0x" << want << std::dec
+                          << " (PTXSIM_TEST_SEED=" << seed << ")";
         }
       outputs += size_t(M * N);
     }
     EXPECT_EQ(mismatches, 0u) << model.id;
+  }
+}
+
+// One test per model row (ctest runs them in parallel), with the lane loops the processor gets.
+TEST_P(TilePropRow, MmaTileEqualsPerElementDot) { check_row(*GetParam(), seed_for_test(), 100000); }
+
+// The same with the baseline-ISA build of the lane loops (on an AVX2 machine the other build runs
+// above; both must give the same bits).
+TEST_P(TilePropRow, BaselineIsaMmaTileEqualsPerElementDot) {
+  std::cout << "[ lanes    ] the processor's default build: " << (lanes_use_avx2() ? "AVX2" : "baseline") << "\n";
+  struct Baseline {  // restored however the test ends
+    Baseline() { force_baseline_lanes(true); }
+    ~Baseline() { force_baseline_lanes(false); }
+  } baseline;
+  ASSERT_FALSE(lanes_use_avx2());
+  check_row(*GetParam(), seed_for_test(), 25000);
+}
+
+INSTANTIATE_TEST_SUITE_P(TileProp, TilePropRow, ::testing::ValuesIn(test::dot_rows()), test::row_name<DotModel>);
+
+// Directed lane cases: one block of eight outputs where each lane takes a different branch of the
+// lane loop (normal RZ result, overflow to Inf in the first group then the per-element path, a
+// subnormal result redone by fdpa_round and chained on, exact cancellation to +0, a negative result
+// with a -0 c, an Inf c, a NaN in B's column, an f32-max c), across two groups (K = 32, L = 16);
+// every lane must equal tc::dot and the value worked out by hand, with the baseline build as well.
+TEST(TileProp, LaneBranchesEqualPerElementDot) {
+  const DotModel& m = *find_model(Arch::SM90, Unit::Wgmma, ElemFmt::BF16, ElemFmt::BF16, AccFmt::F32);
+  constexpr int N = 8, K = 32;
+  const uint32_t one = 0x3F80, two_m75 = 0x1A00, big = 0x7F00 /* 2^127 */;
+  std::vector<uint32_t> a(K, 0), bt(size_t(N) * K, 0), c(N, 0);
+  a[0] = one;
+  a[1] = one;
+  a[16] = one;
+  auto col = [&](int n) { return bt.begin() + n * K; };
+  col(0)[0] = 0x4000;  // lane 0: 2, then + 1.5 in the second group: 3.5
+  col(0)[16] = 0x3FC0;
+  col(1)[0] = big;  // lane 1: 2^127 + 2^127 = 2^128: Inf after the first group, per element after that
+  col(1)[1] = big;
+  col(2)[0] = 0x0001;   // lane 2: 2^-133 (bf16 subnormal): a subnormal f32 c for the second group,
+  col(2)[16] = 0x0008;  // which adds 2^-130: 9 * 2^-133
+  col(3)[0] = one;  // lane 3: 1 - 1 = +0 (an exactly zero sum), still +0 after the second group
+  col(3)[1] = 0xBF80;
+  col(4)[0] = 0x8000 | two_m75;  // lane 4: -2^-75 + (-0)
+  col(5)[16] = one;  // lane 5: c = +Inf
+  col(6)[3] = 0x7FC1;  // lane 6: a NaN in B's column (times a[3] = 0: still NaN)
+  col(7)[0] = one;  // lane 7: FLT_MAX + 1 = FLT_MAX (RZ)
+  c[2] = 0x00000000;
+  c[4] = 0x80000000;     // -0
+  c[5] = 0x7F800000;     // +Inf
+  c[7] = 0x7F7FFFFF;     // FLT_MAX
+  const uint32_t expect[N] = {0x40600000, 0x7F800000, 0x00090000, 0, 0x9A000000, 0x7F800000, 0x7FFFFFFF, 0x7F7FFFFF};
+  for (int baseline = 0; baseline < 2; ++baseline) {
+    force_baseline_lanes(baseline != 0);
+    std::vector<uint32_t> d(N, 0xDEADBEEF);
+    mma_tile(m, ElemFmt::BF16, ElemFmt::BF16, 1, N, K, a.data(), bt.data(), c.data(), d.data());
+    for (int n = 0; n < N; ++n) {
+      std::vector<Value> va, vb;
+      for (int k = 0; k < K; ++k) {
+        va.push_back(decode_a(m, ElemFmt::BF16, a[size_t(k)]));
+        vb.push_back(decode_b(m, ElemFmt::BF16, bt[size_t(n * K + k)]));
+      }
+      EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c[size_t(n)])) << "lane " << n << " baseline " << baseline;
+      EXPECT_EQ(d[size_t(n)], expect[n]) << "lane " << n << " baseline " << baseline;
+    }
+    force_baseline_lanes(false);
   }
 }
 
