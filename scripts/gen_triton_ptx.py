@@ -46,6 +46,9 @@ BUILDS = {
     "matmul_persistent": (kernels.matmul_persistent,
                           {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": I32, "N": I32, "K": I32},
                           {"BM": 128, "BN": 128, "BK": 64, "NUM_PROGRAMS": 3}, {"num_warps": 4, "num_stages": 3}),
+    "matmul_ws": (kernels.matmul_ws,
+                  {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": I32, "N": I32, "K": I32},
+                  {"BM": 128, "BN": 128, "BK": 64, "NUM_PROGRAMS": 3}, {"num_warps": 4, "num_stages": 3}),
 }
 ARCHS = {"sm_90a": 90, "sm_100a": 100}
 

@@ -115,3 +115,24 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.con
             b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
             acc = tl.dot(a, b, acc)
         tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def matmul_ws(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+              NUM_PROGRAMS: tl.constexpr):
+    """C (f16) = A @ B^T with device-built tensor descriptors, persistent over tiles with warp
+    specialization (on sm_100a Triton splits the loop into TMA-load, MMA and epilogue partitions:
+    8 warps, setmaxnreg, mbarrier pipelines between them). A is M x K, B is N x K, row-major."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    num_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * num_n, NUM_PROGRAMS, flatten=True, warp_specialize=True):
+        pm = tile // num_n
+        pn = tile % num_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = a_desc.load([pm * BM, k])
+            b = b_desc.load([pn * BN, k])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))

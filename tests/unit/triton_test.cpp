@@ -235,6 +235,31 @@ TEST_P(TritonKernel, PersistentMatmulIsExact) {
   expect_equal_floats(download<float>(mem, gc, size_t(M) * N), int_gemm(A, B, M, N, K, false));
 }
 
+// Warp-specialized persistent GEMM with device-built descriptors: on sm_100a 8 warps in
+// partitions (TMA producer, MMA issuer, epilogue) with setmaxnreg and mbarrier handshakes, on
+// sm_90a Triton's non-specialized fallback. C is f16: the exact sum rounded to nearest even.
+TEST_P(TritonKernel, WarpSpecializedMatmulIsExact) {
+  TRITON_SEED();
+  const int M = 512, N = 256, K = 192;
+  auto A = small_ints(size_t(M) * K, -8, 8), B = small_ints(size_t(N) * K, -8, 8);
+  std::vector<uint16_t> a, b;
+  for (int x : A) a.push_back(f16_of_int(x));
+  for (int x : B) b.push_back(f16_of_int(x));
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t ga = upload(mem, a), gb = upload(mem, b), gc = poisoned(mem, size_t(M) * N * 2);
+  Params p;
+  p.add(ga).add(gb).add(gc).add(uint32_t(M)).add(uint32_t(N)).add(uint32_t(K));
+  Launched l = run(mem, "matmul_ws", p, {3, 1, 1});
+  expect_clean(l);
+  const auto exact = int_gemm(A, B, M, N, K, true);
+  const auto got = download<uint16_t>(mem, gc, size_t(M) * N);
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != f16_round(double(exact[i])) && !bad++) first = i;
+  EXPECT_EQ(bad, 0u) << "first mismatch at " << first << ": got 0x" << std::hex << got[first] << ", expected 0x"
+                     << f16_round(double(exact[first]));
+}
+
 // Tensor descriptors built on the device (tensormap.replace on a scratch copy, the tensormap proxy
 // fences), TMA loads into swizzled shared memory and a TMA store of C.
 TEST_P(TritonKernel, MatmulWithDeviceBuiltTensorMapsIsExact) {
