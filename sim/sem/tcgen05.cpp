@@ -15,7 +15,8 @@
 //                                 buffers' state is checked at issue (model/tcgen05/collector.h)
 // Reading D with tcgen05.ld while an MMA writing it has not completed, or was never committed to
 // an mbarrier, is reported; so is an MMA reading shared memory written by generic-proxy stores
-// with no fence.proxy.async since. A CTA that exits with TMEM still allocated is a fault.
+// with no fence.proxy.async since. Faults: a tcgen05.dealloc of columns that an unsettled mma / cp /
+// shift uses (writes or reads), a CTA exiting under one, and a CTA exiting with TMEM still allocated.
 #include <algorithm>
 #include <memory>
 
