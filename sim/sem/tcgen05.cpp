@@ -36,15 +36,18 @@ using sem::tma::hex;
 
 // ---- per-CTA state -------------------------------------------------------------------------------
 
-// An unsettled operation's cells: "<role> at line N (TMEM lanes .., columns ..), which has not
-// completed: wait on the mbarrier its tcgen05.commit arrives on" (or "which no tcgen05.commit
-// covers: ..."), for the ld, dealloc and exit reports.
+// Why an operation is not settled, and what the program must do (the ld, dealloc and exit reports
+// end with "before <doing that>").
+std::string why_unsettled(const Tcgen05Cta::MmaRecord& m) {
+  return m.committed ? ", which has not completed: wait on the mbarrier its tcgen05.commit arrives on"
+                     : ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that";
+}
+
+// "<role> at line N (TMEM lanes .., columns ..), which ...": the dealloc and exit reports.
 std::string describe_unsettled(const Tcgen05Cta::MmaRecord& m) {
   return std::string(m.role) + " at line " + std::to_string(m.line) + " (TMEM lanes " + std::to_string(m.d.lane) + ".." +
          std::to_string(m.d.lane + m.d.lanes - 1) + ", columns " + std::to_string(m.d.column) + ".." +
-         std::to_string(m.d.column + m.d.columns - 1) + ")" +
-         (m.committed ? ", which has not completed: wait on the mbarrier its tcgen05.commit arrives on"
-                      : ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that");
+         std::to_string(m.d.column + m.d.columns - 1) + ")" + why_unsettled(m);
 }
 
 // The first unsettled operation using cells in columns [column, column + ncols), if any.
@@ -201,9 +204,7 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
       c.eng->warn(c, std::string("tcgen05 hazard: tcgen05.ld reads TMEM lanes ") + std::to_string(r.lane) + ".." +
                          std::to_string(r.lane + r.lanes - 1) + ", columns " + std::to_string(r.column) + ".." +
                          std::to_string(r.column + r.columns - 1) + ", " + m.role + " at line " + std::to_string(m.line) +
-                         (m.committed ? ", which has not completed: wait on the mbarrier its tcgen05.commit arrives on"
-                                      : ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that") +
-                         " before reading D");
+                         why_unsettled(m) + " before reading D");
       break;
     }
   for_lanes(mask, [&](int l) {
