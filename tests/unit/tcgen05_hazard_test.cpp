@@ -206,10 +206,12 @@ TEST(Tcgen05Lifetime, ExitingWithAnOperationInFlightIsAFault) {
   EXPECT_EQ(error_of(r).first, want + " (every allocation must be freed with tcgen05.dealloc before the kernel exits)");
 }
 
-// .cta_group::2: the collective dealloc checks both CTAs of the pair (CTA 1's TMEM holds its half of
-// D of the MMA CTA 0 issued).
-TEST(Tcgen05Lifetime, PairDeallocUnderAnInFlightPairMmaIsAFault) {
-  const char* body = R"(
+namespace {
+
+// A cluster of two CTAs, one warp each: a pair allocation of 64 columns, then CTA 0's thread 0 issues
+// an f16 MMA over the pair (M = 256, N = 64: each CTA holds 128 rows of D, columns 0..63) and
+// commits it to `bar` in both CTAs; then PEER_EXIT, WAIT and the pair's dealloc.
+const char* kPairBody = R"(
   mov.u32 %r26, bar;
   mov.u32 %r20, sa;
   mov.u32 %r1, %cluster_ctarank;
@@ -239,12 +241,20 @@ $init_done:
   tcgen05.mma.cta_group::2.kind::f16 [%r10], %rd10, %rd11, 0x10100010, %p2;
   tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r26], 3;
 $issued:
+PEER_EXIT
 WAIT
   tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r10, 64;
+$end:
 )";
+
+}  // namespace
+
+// .cta_group::2: the collective dealloc checks both CTAs of the pair (CTA 1's TMEM holds its half of
+// D of the MMA CTA 0 issued).
+TEST(Tcgen05Lifetime, PairDeallocUnderAnInFlightPairMmaIsAFault) {
   for (bool wait : {false, true}) {
     SCOPED_TRACE(wait ? "waited" : "not waited");
-    const std::string ptx = module(replace_all(body, "WAIT", wait ? kWait : ""));
+    const std::string ptx = module(replace_all(replace_all(kPairBody, "WAIT", wait ? kWait : ""), "PEER_EXIT", ""));
     ptxsim::model::GlobalMemory mem;
     Launched r = launch(ptx, mem, Params{}, {2, 1, 1}, {32, 1, 1}, {2, 1, 1});
     if (wait) {
@@ -259,4 +269,21 @@ WAIT
                        kNotCompleted + " before freeing them");
     EXPECT_EQ(line, line_of(ptx, "tcgen05.dealloc"));
   }
+}
+
+// CTA 1 of the pair exits (after a cluster barrier that CTA 0 reaches once it issued the MMA) while the
+// MMA CTA 0 issued still writes CTA 1's half of D: a fault at CTA 1's exit.
+TEST(Tcgen05Lifetime, APeerCtaExitingUnderThePairMmaIsAFault) {
+  const char* exit_peer = R"(
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  setp.ne.u32 %p3, %r1, 0;
+  @%p3 bra $end;)";
+  const std::string ptx = module(replace_all(replace_all(kPairBody, "WAIT", kWait), "PEER_EXIT", exit_peer));
+  ptxsim::model::GlobalMemory mem;
+  Launched r = launch(ptx, mem, Params{}, {2, 1, 1}, {32, 1, 1}, {2, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+  EXPECT_EQ(error_of(r).first, "CTA (1,0,0) exits while Tensor Memory holds the D of the tcgen05.mma at line " +
+                                   std::to_string(line_of(ptx, "tcgen05.mma")) + " (TMEM lanes 0..127, columns 0..63)" +
+                                   kNotCompleted + " before exiting");
 }
