@@ -22,16 +22,20 @@ struct Tcgen05Cta {
   // one queue per CTA is a valid (stricter) order.
   std::deque<std::function<void()>> pipe;
 
-  // MMAs (and copies) whose D (in this CTA) a tcgen05.ld must not read yet: until each has completed and its
-  // issuing thread has committed it to an mbarrier.
+  // The TMEM cells (in this CTA) of asynchronous operations (mma, cp, shift) that are not settled:
+  // until each has completed and its issuing thread has committed it to an mbarrier. A tcgen05.ld must
+  // not read the cells they write (`writes`); a tcgen05.dealloc must not free, and the CTA must not
+  // exit under, any cells they read or write (PTX 9.7.16.6). One operation may have several records
+  // (D, A, scale factors, metadata) with the same id.
   struct MmaRecord {
     uint64_t id = 0;
     model::tcgen05::TmemRect d;
     uint32_t line = 0;
-    const char* role = "the D of the tcgen05.mma";  // or "the destination of the tcgen05.cp"
+    const char* role = "the D of the tcgen05.mma";  // or "the destination of the tcgen05.cp", ...
     const void* issuer = nullptr;  // the issuing CTA (a cta_group::2 MMA is recorded in both of the pair)
     uint32_t thread = 0;           // issuing thread in that CTA
     bool completed = false, committed = false;
+    bool writes = true;            // false: an operand the operation only reads (A, scale factors, metadata)
   };
   std::vector<MmaRecord> mmas;
   uint64_t next_mma = 0;

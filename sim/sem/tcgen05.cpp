@@ -15,7 +15,8 @@
 //                                 buffers' state is checked at issue (model/tcgen05/collector.h)
 // Reading D with tcgen05.ld while an MMA writing it has not completed, or was never committed to
 // an mbarrier, is reported; so is an MMA reading shared memory written by generic-proxy stores
-// with no fence.proxy.async since. A CTA that exits with TMEM still allocated is a fault.
+// with no fence.proxy.async since. Faults: a tcgen05.dealloc of columns that an unsettled mma / cp /
+// shift uses (writes or reads), a CTA exiting under one, and a CTA exiting with TMEM still allocated.
 #include <algorithm>
 #include <memory>
 
@@ -35,15 +36,41 @@ using sem::tma::hex;
 
 // ---- per-CTA state -------------------------------------------------------------------------------
 
+// Why an operation is not settled, and what the program must do (the ld, dealloc and exit reports
+// end with "before <doing that>").
+std::string why_unsettled(const Tcgen05Cta::MmaRecord& m) {
+  return m.committed ? ", which has not completed: wait on the mbarrier its tcgen05.commit arrives on"
+                     : ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that";
+}
+
+// "<role> at line N (TMEM lanes .., columns ..), which ...": the dealloc and exit reports.
+std::string describe_unsettled(const Tcgen05Cta::MmaRecord& m) {
+  return std::string(m.role) + " at line " + std::to_string(m.line) + " (TMEM lanes " + std::to_string(m.d.lane) + ".." +
+         std::to_string(m.d.lane + m.d.lanes - 1) + ", columns " + std::to_string(m.d.column) + ".." +
+         std::to_string(m.d.column + m.d.columns - 1) + ")" + why_unsettled(m);
+}
+
+// The first unsettled operation using cells in columns [column, column + ncols), if any.
+const Tcgen05Cta::MmaRecord* unsettled_in(const Tcgen05Cta& st, uint32_t column, uint32_t ncols) {
+  const t5::TmemRect cols{0, tm::kLanes, column, ncols};
+  for (const auto& m : st.mmas)
+    if (!(m.completed && m.committed) && m.d.overlaps(cols)) return &m;
+  return nullptr;
+}
+
+// At the exit of the CTA's last warp: an asynchronous tcgen05 operation still using its Tensor
+// Memory (PTX 9.7.16.6: undefined), then any allocation still live.
 void leak_check(Engine&, Cta& cta) {
+  const std::string who = "CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ")";
+  if (const auto* m = unsettled_in(*cta.tcgen05, 0, tm::kColumns))
+    throw KernelFault{who + " exits while Tensor Memory holds " + describe_unsettled(*m) + " before exiting", "error"};
   const auto& live = cta.tcgen05->alloc.live();
   if (live.empty()) return;
   std::string s;
   for (const auto& a : live)
     s += (s.empty() ? "" : ", ") + std::string("columns [") + std::to_string(a.column) + ", " +
          std::to_string(a.column + a.ncols) + ") from the tcgen05.alloc at line " + std::to_string(a.line);
-  throw KernelFault{"CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) +
-                        ") exits with Tensor Memory still allocated: " + s +
+  throw KernelFault{who + " exits with Tensor Memory still allocated: " + s +
                         " (every allocation must be freed with tcgen05.dealloc before the kernel exits)",
                     "error"};
 }
@@ -103,6 +130,7 @@ void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {
   const tm::TmemAddr a = tm::TmemAddr::decode(uniform_u32(c, in.op[0], mask, "tcgen05.dealloc: taddr"));
   const uint32_t ncols = uniform_u32(c, in.op[1], mask, "tcgen05.dealloc: nCols");
   if (a.lane != 0) c.fault("error", "tcgen05.dealloc: taddr " + tm::to_string(a) + " must be lane 0 of the allocation");
+  if (auto e = sem::tcgen05::columns_in_use(st, a.column, ncols)) c.fault("error", "tcgen05.dealloc: " + *e);
   if (auto e = st.alloc.dealloc(a.column, ncols, in.d)) c.fault("error", "tcgen05.dealloc: " + *e);
   c.eng->wake(WaitKind::Custom, uint64_t(reinterpret_cast<uintptr_t>(&st.alloc)), st.alloc.version());
 }
@@ -172,13 +200,11 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
   // Reading D of an MMA that has not completed, or was never committed.
   const t5::TmemRect r{a.lane, t5::lanes_touched(shape), a.column, t5::columns_spanned(shape, in.b, o.split) * (pack ? 2 : 1)};
   for (const auto& m : st.mmas)
-    if (m.d.overlaps(r) && !(m.completed && m.committed)) {
+    if (m.writes && m.d.overlaps(r) && !(m.completed && m.committed)) {
       c.eng->warn(c, std::string("tcgen05 hazard: tcgen05.ld reads TMEM lanes ") + std::to_string(r.lane) + ".." +
                          std::to_string(r.lane + r.lanes - 1) + ", columns " + std::to_string(r.column) + ".." +
                          std::to_string(r.column + r.columns - 1) + ", " + m.role + " at line " + std::to_string(m.line) +
-                         (m.committed ? ", which has not completed: wait on the mbarrier its tcgen05.commit arrives on"
-                                      : ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that") +
-                         " before reading D");
+                         why_unsettled(m) + " before reading D");
       break;
     }
   for_lanes(mask, [&](int l) {
@@ -368,6 +394,20 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
     ra.role = "the A rows shifted by the tcgen05.mma .ashift";
     for (Cta* p : pair) p->tcgen05->mmas.push_back(ra);
   }
+  // The TMEM operands it only reads: they must stay allocated until it completes.
+  auto reads = [&](const char* role, const t5::TmemRect& r) {
+    Tcgen05Cta::MmaRecord rr = rec;
+    rr.d = r;
+    rr.role = role;
+    rr.writes = false;
+    for (Cta* p : pair) p->tcgen05->mmas.push_back(rr);
+  };
+  if (op.a_in_tmem) reads("the A (in Tensor Memory) of the tcgen05.mma", t5::a_rect(op));
+  if (in.b & kBlockScaled) {
+    reads("the scale_A of the tcgen05.mma", t5::sfa_rect(op));
+    reads("the scale_B of the tcgen05.mma", t5::sfb_rect(op));
+  }
+  if (op.ctx.sparse) reads("the sparsity metadata of the tcgen05.mma.sp", t5::meta_rect(op));
   enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta, what, line = in.line] {
     std::vector<t5::MmaCta> v;
     for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}});
@@ -833,6 +873,12 @@ void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()
   ::ptxsim::enqueue(c, in, std::move(what), std::move(work));
 }
 void forget_settled(Tcgen05Cta& st) { ::ptxsim::forget_settled(st); }
+std::optional<std::string> columns_in_use(const Tcgen05Cta& st, uint32_t column, uint32_t ncols) {
+  const Tcgen05Cta::MmaRecord* m = ::ptxsim::unsettled_in(st, column, ncols);
+  if (!m) return std::nullopt;
+  return "columns [" + std::to_string(column) + ", " + std::to_string(column + ncols) + ") include " +
+         ::ptxsim::describe_unsettled(*m) + " before freeing them";
+}
 uint32_t uniform_u32(ExecCtx& c, const Operand& o, uint32_t mask, const char* what) {
   return ::ptxsim::uniform_u32(c, o, mask, what);
 }

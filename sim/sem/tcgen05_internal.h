@@ -3,6 +3,7 @@
 // sim/sem/tcgen05.cpp.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ void use_cta_group(ExecCtx& c, const char* what, unsigned cta_group);
 void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()> work);
 // Drops the hazard records that are completed and committed.
 void forget_settled(Tcgen05Cta& st);
+// tcgen05.dealloc of columns [column, column + ncols): "columns [a, b) include <the first unsettled
+// operation's cells> ... before freeing them" if an asynchronous operation not yet completed and
+// committed uses them (PTX 9.7.16.6: freeing them under it is undefined).
+std::optional<std::string> columns_in_use(const Tcgen05Cta& st, uint32_t column, uint32_t ncols);
 // The CTAs a .cta_group::N operation touches: this one, or its pair (even CTA first). Faults naming
 // `what` if the peer is not in the cluster; cta_pair also if a CTA has no Tensor Memory state yet.
 std::vector<Cta*> cta_group_ctas(ExecCtx& c, unsigned cta_group, const std::string& what);

@@ -112,6 +112,9 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
                            std::to_string(got[1]) + "); a pair's allocations must be collective from the start");
     mine.column = theirs.column = got[0];
   } else if (kind == kDealloc) {
+    for (int v = 0; v < 2; ++v)
+      if (auto e = columns_in_use(*both[v], mine.column, mine.ncols))
+        c.fault("error", what + ": in CTA rank " + std::to_string(pair[v]->rank) + ": " + *e);
     for (int v = 0; v < 2; ++v) {
       if (auto e = both[v]->alloc.dealloc(mine.column, mine.ncols, 2))
         c.fault("error", what + ": in CTA rank " + std::to_string(pair[v]->rank) + ": " + *e);

@@ -140,17 +140,27 @@ TEST_P(Tcgen05Kernel, ReadingDOfAnUncommittedMmaIsReported) {
   const uint64_t a = h.upload(g.a, "A"), bt = h.upload(g.bt, "Bt"), d = h.alloc_n<float>(kM * kN, "D");
   RunResult r = h.launch("tc5_missing_commit", {1, 1, 1}, {128, 1, 1}, h.params("tc5_missing_commit", a, bt, d), 0,
                          nullptr, seed);
-  KTEST_EXPECT_COMPLETED(r);
-  // Four MMAs (K = 16 each) into one D, then four tcgen05.ld per warp, columns 16j..16j+15.
+  // Four MMAs (K = 16 each) into one D, then four tcgen05.ld per warp, columns 16j..16j+15, then the
+  // dealloc of D, which no commit ordered after the MMAs: a fault (first in the list).
   const auto mma_lines = ptx_lines_in_entry("tcgen05", GetParam(), "tc5_missing_commit", "tcgen05.mma");
   const auto ld_lines = ptx_lines_in_entry("tcgen05", GetParam(), "tc5_missing_commit", "tcgen05.ld");
+  const auto dealloc_lines = ptx_lines_in_entry("tcgen05", GetParam(), "tc5_missing_commit", "tcgen05.dealloc");
   ASSERT_EQ(mma_lines.size(), 4u);
   ASSERT_EQ(ld_lines.size(), 4u);
+  ASSERT_EQ(dealloc_lines.size(), 1u);
+  ASSERT_EQ(r.status, RunStatus::Fault) << describe(r);
+  ASSERT_EQ(r.diagnostics.size(), 5u) << describe(r);
+  EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Error);
+  EXPECT_EQ(r.diagnostics[0].loc.line, dealloc_lines[0]);
+  EXPECT_EQ(r.diagnostics[0].message, "tcgen05.dealloc: columns [0, 64) include the D of the tcgen05.mma at line " +
+                                          std::to_string(mma_lines[0]) +
+                                          " (TMEM lanes 0..127, columns 0..63), which no tcgen05.commit covers: commit "
+                                          "it to an mbarrier and wait on that before freeing them [CTA (0,0,0) warp 0 "
+                                          "lanes 0xffffffff]");
   // One warning per tcgen05.ld (ptxsim reports each instruction once, for the first warp that
   // executes it), naming the first MMA whose D it overlaps.
-  ASSERT_EQ(r.diagnostics.size(), 4u) << describe(r);
   for (size_t j = 0; j < 4; ++j) {
-    const Diagnostic& dg = r.diagnostics[j];
+    const Diagnostic& dg = r.diagnostics[j + 1];
     SCOPED_TRACE(dg.format());
     EXPECT_EQ(dg.severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(dg.loc.line, ld_lines[j]);

@@ -953,6 +953,18 @@ TEST(Tcgen05Mma, BlockScaleQualifiersAndDescriptorsAreChecked) {
 
 namespace {
 
+// After thread 0 (%p2 false) issued MMAs: thread 0 commits them to `bar` and the warp waits on it, so
+// that the tcgen05.dealloc after it frees no columns of an MMA in flight (a fault).
+const char* kCommitAndWait = R"(
+  mov.u32 %r26, bar;
+  @!%p2 mbarrier.init.shared::cta.b64 [%r26], 1;
+  @!%p2 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
+$done_w:
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
+  @!%p5 bra $done_w;
+  tcgen05.fence::after_thread_sync;
+)";
+
 // Thread 0 issues one f16 MMA (64 x 8 x 16, zero operands) with or without commit / wait, then
 // warp 0 reads D.
 Launched mma_then_read(bool commit, bool wait, std::string* ptx_out) {
@@ -993,19 +1005,24 @@ TEST(Tcgen05Mma, ReadingDWithoutCommitAndWaitIsAHazard) {
   ASSERT_EQ(ok.result.status, ptxsim::RunStatus::Completed) << ok.all_diagnostics();
   EXPECT_EQ(ok.warning_count(), 0u) << ok.all_diagnostics();
 
+  // Without the wait, the tcgen05.dealloc after the read frees D under the MMA: a fault
+  // (tests/unit/tcgen05_hazard_test.cpp), after the read's warning.
   Launched no_commit = mma_then_read(false, false, &ptx);
-  ASSERT_EQ(no_commit.result.status, ptxsim::RunStatus::Completed) << no_commit.all_diagnostics();
+  ASSERT_EQ(no_commit.result.status, ptxsim::RunStatus::Fault) << no_commit.all_diagnostics();
+  EXPECT_EQ(no_commit.result.diagnostics[0].loc.line, line_of(ptx, "tcgen05.dealloc"));
+  EXPECT_NE(no_commit.result.diagnostics[0].message.find("tcgen05.dealloc: columns [0, 32) include the D of the tcgen05.mma"),
+            std::string::npos);
   ASSERT_EQ(no_commit.warning_count(), 1u) << no_commit.all_diagnostics();
-  EXPECT_EQ(no_commit.result.diagnostics[0].message,
+  EXPECT_EQ(no_commit.result.diagnostics[1].message,
             "tcgen05 hazard: tcgen05.ld reads TMEM lanes 0..31, columns 0..7, the D of the tcgen05.mma at line " +
                 std::to_string(line_of(ptx, "tcgen05.mma")) +
                 ", which no tcgen05.commit covers: commit it to an mbarrier and wait on that before reading D");
-  EXPECT_EQ(no_commit.result.diagnostics[0].loc.line, line_of(ptx, "tcgen05.ld"));
+  EXPECT_EQ(no_commit.result.diagnostics[1].loc.line, line_of(ptx, "tcgen05.ld"));
 
   Launched no_wait = mma_then_read(true, false, &ptx);
-  ASSERT_EQ(no_wait.result.status, ptxsim::RunStatus::Completed) << no_wait.all_diagnostics();
+  ASSERT_EQ(no_wait.result.status, ptxsim::RunStatus::Fault) << no_wait.all_diagnostics();
   ASSERT_EQ(no_wait.warning_count(), 1u) << no_wait.all_diagnostics();
-  EXPECT_NE(no_wait.result.diagnostics[0].message.find(
+  EXPECT_NE(no_wait.result.diagnostics[1].message.find(
                 "which has not completed: wait on the mbarrier its tcgen05.commit arrives on before reading D"),
             std::string::npos)
       << no_wait.all_diagnostics();
@@ -1035,7 +1052,7 @@ TEST(Tcgen05Mma, InvalidDescriptorsAreFaultsNamingTheField) {
   @%p2 bra $skip;
   tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd11, %rd12, IDESC, %p2;
 $skip:
-)";
+)" + std::string(kCommitAndWait);
     body = replace_all(replace_all(body, "ADESC", k.adesc), "IDESC", k.idesc);
     const std::string ptx = module(with_alloc(body, 32));
     ptxsim::model::GlobalMemory mem;
@@ -1061,7 +1078,7 @@ TEST(Tcgen05Mma, OperandsWrittenByGenericStoresWithoutProxyFenceAreAHazard) {
   @%p2 bra $skip;
   tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd10, %rd10, 0x04020010, %p2;
 $skip:
-)";
+)" + std::string(kCommitAndWait);
   const std::string ptx = module(with_alloc(body, 32));
   ptxsim::model::GlobalMemory mem;
   Launched r = launch(ptx, mem, Params{}, {1, 1, 1}, {32, 1, 1});
