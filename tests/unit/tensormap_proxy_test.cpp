@@ -13,11 +13,6 @@ namespace tmap = ptxsim::model::tmap;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
 // One warp: copies the template map (a kernel parameter) into shared memory, rewrites its global
 // address (REPLACE), publishes it to `gmap` in global memory (CPFENCE), acquires it (ACQUIRE), runs
 // POST, then lane 0 loads a 16x16 u32 tile through the map at `gmap` and copies it to `out`.
@@ -98,7 +93,6 @@ ProxyRun run_proxy(const std::string& replace, const std::string& cpfence, const
   ptx = replace_all(ptx, "MAP", map);
   ProxyRun r;
   ptxsim::model::GlobalMemory mem;
-  uint64_t ta = mem.allocate(1024, 256, "A"), tb = mem.allocate(1024, 256, "B"), tc = mem.allocate(1024, 256, "C");
   r.a.resize(1024);
   r.b.resize(1024);
   r.c.resize(1024);
@@ -107,9 +101,8 @@ ProxyRun run_proxy(const std::string& replace, const std::string& cpfence, const
     r.b[i] = uint8_t(255 - i);
     r.c[i] = uint8_t(i * 13 + 5);
   }
-  mem.write(ta, r.a.data(), 1024);
-  mem.write(tb, r.b.data(), 1024);
-  mem.write(tc, r.c.data(), 1024);
+  uint64_t ta = upload(mem, r.a.data(), 1024, "A"), tb = upload(mem, r.b.data(), 1024, "B"),
+           tc = upload(mem, r.c.data(), 1024, "C");
   r.gmap = alloc(mem, 128, "gmap", 0);
   uint64_t out = alloc(mem, 1024, "out");
   auto m = encode(tmap::DataType::kUInt32, 2, ta, {16, 16}, {64}, {16, 16}, {1, 1});
