@@ -5,6 +5,7 @@
 // Randomised tests print their seed (set PTXSIM_TEST_SEED to replay).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -788,36 +789,41 @@ $wait:
 }
 )";
 
-}  // namespace
-
-TEST(TmaEngine, ReadingTheDestinationBeforeWaitingSeesStaleDataAndWarns) {
+// Runs `ptx`, a kernel k(tmap, out), on one thread with the map of a 16x16 u32 tensor (holding
+// `tensor` when given) and an 8-byte poisoned `out`; returns the run and the two words of `out`.
+struct MapRun {
+  Launched run;
+  std::array<uint32_t, 2> out;
+};
+MapRun run_with_16x16_u32_map(const std::string& ptx, const std::vector<uint32_t>& tensor = {}) {
   ptxsim::model::GlobalMemory mem;
-  std::vector<uint32_t> g(256);
-  for (uint32_t i = 0; i < 256; ++i) g[i] = 0x1000 + i;
-  uint64_t ga = upload(mem, g.data(), 1024, "tensor");
+  uint64_t ga = tensor.empty() ? mem.allocate(1024, 256, "tensor") : upload(mem, tensor.data(), 1024, "tensor");
   uint64_t out = alloc(mem, 8, "out");
   auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
   Params p;
   p.add_bytes(&m, 128, 64).add(out);
-  Launched r = launch(replace_all(kEarlyReadPtx, "EXPECT", "1024"), mem, p, {1, 1, 1}, {1, 1, 1});
+  MapRun r;
+  r.run = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  mem.read(out, r.out.data(), 8);
+  return r;
+}
+
+}  // namespace
+
+TEST(TmaEngine, ReadingTheDestinationBeforeWaitingSeesStaleDataAndWarns) {
+  std::vector<uint32_t> g(256);
+  for (uint32_t i = 0; i < 256; ++i) g[i] = 0x1000 + i;
+  auto [r, words] = run_with_16x16_u32_map(replace_all(kEarlyReadPtx, "EXPECT", "1024"), g);
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
   EXPECT_TRUE(r.has_warning("race on an asynchronous copy's destination: plain read of 4 bytes at shared address 0x400"))
       << r.all_diagnostics();
   EXPECT_TRUE(r.has_warning("the data read is stale")) << r.all_diagnostics();
-  uint32_t words[2];
-  mem.read(out, words, 8);
   EXPECT_EQ(words[0], 0xABABABABu) << "the early read must see the stale bytes";
   EXPECT_EQ(words[1], g[0]) << "after the wait the tile is there";
 }
 
 TEST(TmaEngine, ExpectTxLargerThanTheBoxDeadlocksWithTheShortfall) {
-  ptxsim::model::GlobalMemory mem;
-  uint64_t ga = mem.allocate(1024, 256, "tensor");
-  uint64_t out = alloc(mem, 8, "out");
-  auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
-  Params p;
-  p.add_bytes(&m, 128, 64).add(out);
-  Launched r = launch(replace_all(kEarlyReadPtx, "EXPECT", "1536"), mem, p, {1, 1, 1}, {1, 1, 1});
+  Launched r = run_with_16x16_u32_map(replace_all(kEarlyReadPtx, "EXPECT", "1536")).run;
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Deadlock) << r.all_diagnostics();
   EXPECT_NE(r.result.report.find("tx-count short by 512 bytes: expect_tx announced 1536 bytes in this phase but only "
                                  "1024 bytes completed"),
@@ -838,15 +844,9 @@ TEST(TmaEngine, InvalidDescriptorFaultsNamingTheField) {
 }
 
 TEST(TmaEngine, UninitialisedMbarrierFaultsAtIssue) {
-  ptxsim::model::GlobalMemory mem;
-  uint64_t ga = mem.allocate(1024, 256, "tensor");
-  uint64_t out = alloc(mem, 8, "out");
-  auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
-  Params p;
-  p.add_bytes(&m, 128, 64).add(out);
   std::string ptx = replace_all(kEarlyReadPtx, "EXPECT", "1024");
   ptx = replace_all(ptx, "  mbarrier.init.shared::cta.b64 [%r3], 1;\n  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 1024;\n", "");
-  Launched r = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  Launched r = run_with_16x16_u32_map(ptx).run;
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
   EXPECT_NE(r.result.report.find("holds no initialised mbarrier for the complete-tx"), std::string::npos)
       << r.result.report;
@@ -1162,13 +1162,7 @@ TEST(TmaEngine, LoadOverALiveMbarrierFaults) {
   ret;
 }
 )";
-  ptxsim::model::GlobalMemory mem;
-  uint64_t ga = mem.allocate(1024, 256, "tensor");
-  uint64_t out = alloc(mem, 8, "out");
-  auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
-  Params p;
-  p.add_bytes(&m, 128, 64).add(out);
-  Launched r = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  Launched r = run_with_16x16_u32_map(ptx).run;
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
   EXPECT_NE(r.result.report.find("would overwrite the live mbarrier at shared address 0xa00"), std::string::npos)
       << r.result.report;
