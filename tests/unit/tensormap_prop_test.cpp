@@ -209,7 +209,7 @@ RC_GTEST_PROP(TensorMapProp, DecodeOfArbitraryBytesIsTotalAndReencodesConsistent
   // Any 128 bytes decode without crashing; when valid, re-encoding reproduces every bit the
   // layout defines (bits of the reserved control bits and bytes 0x40.. are not carried).
   alignas(64) uint8_t b[128];
-  const std::array<uint8_t, 128> drawn = *fuzz::random_tensormap_bytes_gen();
+  const std::array<uint8_t, 128> drawn = fuzz::draw_random_tensormap_bytes();
   std::memcpy(b, drawn.data(), 128);
   DecodeResult d = decode(b);
   if (!d.valid()) return;
