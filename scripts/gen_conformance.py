@@ -21,6 +21,15 @@ GLOBAL_INDEX = """  mov.u32 %r1, %tid.x;
   mad.lo.u32 %r4, %r2, %r3, %r1;
 """
 
+# With %r1 = tid.x: %r5 = a[tid] (u32), %rd4 = 4 * tid, %rd5 = &a[tid], %rd2 = out, for kernels
+# (.param .u64 pa, .param .u64 pout).
+LOAD_A_OF_TID = """  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+"""
+
 
 def elementwise_operands(elem_bytes):
     """GLOBAL_INDEX, then %rd5 / %rd6 = the addresses of a[%r4] / b[%r4] (elements of elem_bytes) and
@@ -32,6 +41,7 @@ def elementwise_operands(elem_bytes):
   add.s64 %rd5, %rd1, %rd4;
   add.s64 %rd6, %rd2, %rd4;
 """
+
 
 # Loads a[tid], b[tid] (u32) and stores NOUT results to out[tid*NOUT + k].
 SCALAR_INT = r"""
@@ -177,12 +187,7 @@ WARP = r"""
   .reg .b64 %rd<10>;
   .reg .pred %p<4>;
   mov.u32 %r1, %tid.x;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pout];
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  ld.global.u32 %r5, [%rd5];
-  shfl.sync.bfly.b32 %r10, %r5, 5, 31, -1;
+""" + LOAD_A_OF_TID + r"""  shfl.sync.bfly.b32 %r10, %r5, 5, 31, -1;
   shfl.sync.idx.b32 %r11, %r5, 7, 31, -1;
   shfl.sync.up.b32 %r12|%p1, %r5, 3, 0, -1;
   shfl.sync.down.b32 %r13, %r5, 9, 31, -1;
@@ -211,12 +216,7 @@ BARRIER = r"""
   .reg .b32 %r<20>;
   .reg .b64 %rd<10>;
   mov.u32 %r1, %tid.x;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pout];
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  ld.global.u32 %r5, [%rd5];
-  mov.u32 %r2, s;
+""" + LOAD_A_OF_TID + r"""  mov.u32 %r2, s;
   shl.b32 %r3, %r1, 2;
   add.u32 %r4, %r2, %r3;
   st.shared.u32 [%r4], %r5;
@@ -251,12 +251,7 @@ MBARRIER = r"""
   mbarrier.init.shared::cta.b64 [%r2], 128;
 $init_done:
   bar.sync 0;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pout];
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  ld.global.u32 %r5, [%rd5];
-  mov.u32 %r3, s;
+""" + LOAD_A_OF_TID + r"""  mov.u32 %r3, s;
   shl.b32 %r4, %r1, 2;
   add.u32 %r6, %r3, %r4;
   st.shared.u32 [%r6], %r5;
