@@ -13,6 +13,36 @@ TARGETS = ["sm_90a", "sm_100a"]
 
 HEAD = ".version 8.7\n.target {target}\n.address_size 64\n"
 
+# PTX fragments several kernels share.
+# %r4 = the thread's index in the grid (x only).
+GLOBAL_INDEX = """  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+"""
+
+# With %r1 = tid.x: %r5 = a[tid] (u32), %rd4 = 4 * tid, %rd5 = &a[tid], %rd2 = out, for kernels
+# (.param .u64 pa, .param .u64 pout).
+LOAD_A_OF_TID = """  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+"""
+
+
+def elementwise_operands(elem_bytes):
+    """GLOBAL_INDEX, then %rd5 / %rd6 = the addresses of a[%r4] / b[%r4] (elements of elem_bytes) and
+    %rd3 = out, for kernels (.param .u64 pa, .param .u64 pb, .param .u64 pout)."""
+    return GLOBAL_INDEX + f"""  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+  mul.wide.u32 %rd4, %r4, {elem_bytes};
+  add.s64 %rd5, %rd1, %rd4;
+  add.s64 %rd6, %rd2, %rd4;
+"""
+
+
 # Loads a[tid], b[tid] (u32) and stores NOUT results to out[tid*NOUT + k].
 SCALAR_INT = r"""
 .visible .entry scalar_int(.param .u64 pa, .param .u64 pb, .param .u64 pout)
@@ -20,17 +50,7 @@ SCALAR_INT = r"""
   .reg .b32 %r<40>;
   .reg .b64 %rd<10>;
   .reg .pred %p<4>;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.u32 %r4, %r2, %r3, %r1;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pb];
-  ld.param.u64 %rd3, [pout];
-  mul.wide.u32 %rd4, %r4, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  add.s64 %rd6, %rd2, %rd4;
-  ld.global.u32 %r5, [%rd5];
+""" + elementwise_operands(4) + r"""  ld.global.u32 %r5, [%rd5];
   ld.global.u32 %r6, [%rd6];
   mul.wide.u32 %rd7, %r4, 64;
   add.s64 %rd8, %rd3, %rd7;
@@ -66,17 +86,7 @@ SCALAR_FLOAT = r"""
   .reg .f32 %f<40>;
   .reg .b16 %h<4>;
   .reg .b64 %rd<10>;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.u32 %r4, %r2, %r3, %r1;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pb];
-  ld.param.u64 %rd3, [pout];
-  mul.wide.u32 %rd4, %r4, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  add.s64 %rd6, %rd2, %rd4;
-  ld.global.f32 %f1, [%rd5];
+""" + elementwise_operands(4) + r"""  ld.global.f32 %f1, [%rd5];
   ld.global.f32 %f2, [%rd6];
   mul.wide.u32 %rd7, %r4, 48;
   add.s64 %rd8, %rd3, %rd7;
@@ -112,17 +122,7 @@ SCALAR_WIDE_HALF = r"""
   .reg .f32 %f<4>;
   .reg .b16 %rs<4>;
   .reg .b64 %rd<12>;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.u32 %r4, %r2, %r3, %r1;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pb];
-  ld.param.u64 %rd3, [pout];
-  mul.wide.u32 %rd4, %r4, 8;
-  add.s64 %rd5, %rd1, %rd4;
-  add.s64 %rd6, %rd2, %rd4;
-  ld.global.f64 %fd1, [%rd5];
+""" + elementwise_operands(8) + r"""  ld.global.f64 %fd1, [%rd5];
   ld.global.f64 %fd2, [%rd6];
   ld.global.v2.b32 {%r5, %r6}, [%rd5];
   ld.global.v2.b32 {%r7, %r8}, [%rd6];
@@ -158,11 +158,7 @@ ATOMICS = r"""
   .reg .b32 %r<20>;
   .reg .f32 %f<4>;
   .reg .b64 %rd<10>;
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.u32 %r4, %r2, %r3, %r1;
-  ld.param.u64 %rd1, [pa];
+""" + GLOBAL_INDEX + r"""  ld.param.u64 %rd1, [pa];
   ld.param.u64 %rd2, [pctr];
   mul.wide.u32 %rd4, %r4, 4;
   add.s64 %rd5, %rd1, %rd4;
@@ -191,12 +187,7 @@ WARP = r"""
   .reg .b64 %rd<10>;
   .reg .pred %p<4>;
   mov.u32 %r1, %tid.x;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pout];
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  ld.global.u32 %r5, [%rd5];
-  shfl.sync.bfly.b32 %r10, %r5, 5, 31, -1;
+""" + LOAD_A_OF_TID + r"""  shfl.sync.bfly.b32 %r10, %r5, 5, 31, -1;
   shfl.sync.idx.b32 %r11, %r5, 7, 31, -1;
   shfl.sync.up.b32 %r12|%p1, %r5, 3, 0, -1;
   shfl.sync.down.b32 %r13, %r5, 9, 31, -1;
@@ -225,12 +216,7 @@ BARRIER = r"""
   .reg .b32 %r<20>;
   .reg .b64 %rd<10>;
   mov.u32 %r1, %tid.x;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pout];
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  ld.global.u32 %r5, [%rd5];
-  mov.u32 %r2, s;
+""" + LOAD_A_OF_TID + r"""  mov.u32 %r2, s;
   shl.b32 %r3, %r1, 2;
   add.u32 %r4, %r2, %r3;
   st.shared.u32 [%r4], %r5;
@@ -265,12 +251,7 @@ MBARRIER = r"""
   mbarrier.init.shared::cta.b64 [%r2], 128;
 $init_done:
   bar.sync 0;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pout];
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  ld.global.u32 %r5, [%rd5];
-  mov.u32 %r3, s;
+""" + LOAD_A_OF_TID + r"""  mov.u32 %r3, s;
   shl.b32 %r4, %r1, 2;
   add.u32 %r6, %r3, %r4;
   st.shared.u32 [%r6], %r5;
@@ -830,6 +811,16 @@ def rnd(seed, dtype, lo, hi):
     return {"random": {"seed": seed, "dtype": dtype, "min": lo, "max": hi}}
 
 
+def poisoned(nbytes):
+    """An output buffer, filled with 0xcd before the launch so that bytes nobody wrote show."""
+    return {"bytes": nbytes, "init": {"fill_u8": 0xcd}}
+
+
+def ptrs(*buffers):
+    """Kernel parameters that are the addresses of the named buffers, in order."""
+    return [{"ptr": b} for b in buffers]
+
+
 def tmap(swizzle, box_inner):
     return {"tensormap": {"buffer": "g", "dtype": "bfloat16", "rank": 2, "dims": [256, 64], "strides": [512],
                           "box": [box_inner, 32], "swizzle": swizzle}}
@@ -840,96 +831,96 @@ def cases():
     out.append(("scalar_int", SCALAR_INT, {"grid": [2], "block": [128],
         "buffers": {"a": {"bytes": 1024, "init": rnd(11, "u32", 0, 4294967295)},
                     "b": {"bytes": 1024, "init": rnd(12, "u32", 0, 4294967295)},
-                    "out": {"bytes": 16384, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(16384)},
+        "params": ptrs("a", "b", "out"), "outputs": ["out"]}))
     out.append(("scalar_float", SCALAR_FLOAT, {"grid": [2], "block": [128],
         "buffers": {"a": {"bytes": 1024, "init": rnd(21, "f32", -1000, 1000)},
                     "b": {"bytes": 1024, "init": rnd(22, "f32", -2, 2)},
-                    "out": {"bytes": 12288, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(12288)},
+        "params": ptrs("a", "b", "out"), "outputs": ["out"]}))
     # Random bit patterns: NaNs, infinities, subnormals and both zeros all occur.
     out.append(("scalar_float_random_bits", SCALAR_FLOAT, {"grid": [2], "block": [128],
         "buffers": {"a": {"bytes": 1024, "init": rnd(23, "u32", 0, 4294967295)},
                     "b": {"bytes": 1024, "init": rnd(24, "u32", 0, 4294967295)},
-                    "out": {"bytes": 12288, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(12288)},
+        "params": ptrs("a", "b", "out"), "outputs": ["out"]}))
     out.append(("scalar_f64_f16x2", SCALAR_WIDE_HALF, {"grid": [1], "block": [128],
         "buffers": {"a": {"bytes": 1024, "init": rnd(25, "f64", -100, 100)},
                     "b": {"bytes": 1024, "init": rnd(26, "f64", -3, 3)},
-                    "out": {"bytes": 8192, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(8192)},
+        "params": ptrs("a", "b", "out"), "outputs": ["out"]}))
     out.append(("atomics", ATOMICS, {"grid": [4], "block": [128],
         "buffers": {"a": {"bytes": 2048, "init": rnd(31, "s32", -100000, 100000)},
                     "ctr": {"bytes": 320, "init": "zero"}, "old": {"bytes": 4, "init": "zero"}},
-        "params": [{"ptr": "a"}, {"ptr": "ctr"}, {"ptr": "old"}], "outputs": ["ctr"]}))
+        "params": ptrs("a", "ctr", "old"), "outputs": ["ctr"]}))
     out.append(("warp_collectives", WARP, {"grid": [1], "block": [32],
         "buffers": {"a": {"bytes": 128, "init": rnd(41, "s32", -1000, 1000)},
-                    "out": {"bytes": 1536, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(1536)},
+        "params": ptrs("a", "out"), "outputs": ["out"]}))
     out.append(("cta_barrier", BARRIER, {"grid": [1], "block": [256],
         "buffers": {"a": {"bytes": 1024, "init": rnd(51, "u32", 0, 65535)},
-                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(1024)},
+        "params": ptrs("a", "out"), "outputs": ["out"]}))
     out.append(("mbarrier_phases", MBARRIER, {"grid": [1], "block": [128],
         "buffers": {"a": {"bytes": 512, "init": rnd(61, "u32", 0, 65535)},
-                    "out": {"bytes": 512, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(512)},
+        "params": ptrs("a", "out"), "outputs": ["out"]}))
     for sw, inner in [("none", 64), ("32B", 16), ("64B", 32), ("128B", 64)]:
         smem = inner * 2 * 32
         out.append((f"tma_tile_swizzle_{sw}", TMA.replace("SMEM", str(smem)), {"grid": [1], "block": [128],
             "buffers": {"g": {"bytes": 32768, "init": rnd(70, "u16", 0, 65535)},
-                        "out": {"bytes": smem, "init": {"fill_u8": 0xcd}}},
+                        "out": poisoned(smem)},
             "params": [tmap(sw, inner), {"ptr": "out"}, {"u32": smem}, {"u32": 16}, {"u32": 8}],
             "outputs": ["out"]}))
     out.append(("bulk_copy", BULK, {"grid": [1], "block": [128],
         "buffers": {"in": {"bytes": 4096, "init": rnd(81, "u32", 0, 4294967295)},
-                    "out": {"bytes": 4096, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "in"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(4096)},
+        "params": ptrs("in", "out"), "outputs": ["out"]}))
     out.append(("mma_sync_f16", MMA, {"grid": [1], "block": [32],
         "buffers": {"a": {"bytes": 512, "init": rnd(91, "f16", -2, 2)},
                     "b": {"bytes": 256, "init": rnd(92, "f16", -2, 2)},
                     "c": {"bytes": 512, "init": rnd(93, "f32", -4, 4)},
-                    "d": {"bytes": 512, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "c"}, {"ptr": "d"}], "outputs": ["d"]}))
+                    "d": poisoned(512)},
+        "params": ptrs("a", "b", "c", "d"), "outputs": ["d"]}))
     out.append(("ldmatrix_stmatrix", LDMATRIX, {"grid": [1], "block": [32],
         "buffers": {"a": {"bytes": 1024, "init": rnd(101, "u16", 0, 65535)},
-                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(1024)},
+        "params": ptrs("a", "out"), "outputs": ["out"]}))
     out.append(("tensormap_replace", TMAP_REPLACE, {"grid": [1], "block": [32],
         "buffers": {"a": {"bytes": 1024, "init": rnd(111, "u32", 0, 4294967295)},
                     "b": {"bytes": 1024, "init": rnd(112, "u32", 0, 4294967295)},
                     "gmap": {"bytes": 128, "init": "zero"},
-                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
+                    "out": poisoned(1024)},
         "params": [{"tensormap": {"buffer": "a", "dtype": "uint32", "rank": 2, "dims": [16, 16], "strides": [64],
                                   "box": [16, 16]}},
                    {"ptr": "gmap"}, {"ptr": "b"}, {"ptr": "out"}],
         "outputs": ["out"]}))
     out.append(("cluster_barrier", CLUSTER_BARRIER, {"grid": [4], "block": [64], "cluster": [2],
         "buffers": {"a": {"bytes": 1024, "init": rnd(121, "u32", 0, 1000000)},
-                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "a"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(1024)},
+        "params": ptrs("a", "out"), "outputs": ["out"]}))
     out.append(("cp_async", CP_ASYNC, {"grid": [1], "block": [128],
         "buffers": {"in": {"bytes": 4096, "init": rnd(131, "u32", 0, 4294967295)},
-                    "out": {"bytes": 4096, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "in"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(4096)},
+        "params": ptrs("in", "out"), "outputs": ["out"]}))
     out.append(("st_red_async", ST_ASYNC, {"grid": [2], "block": [32], "cluster": [2],
         "buffers": {"vals": {"bytes": 1024, "init": rnd(141, "u32", 0, 4294967295)},
                     "init": {"bytes": 1024, "init": rnd(142, "u32", 0, 4294967295)},
-                    "out": {"bytes": 1024, "init": {"fill_u8": 0xcd}}},
-        "params": [{"ptr": "vals"}, {"ptr": "init"}, {"ptr": "out"}], "outputs": ["out"]}))
+                    "out": poisoned(1024)},
+        "params": ptrs("vals", "init", "out"), "outputs": ["out"]}))
     # Hang by design: expect_tx announces twice the bytes the copy delivers.
     out.append(("hang_wrong_expect_tx", TMA.replace("SMEM", "4096"), {"grid": [1], "block": [128],
         "expect": "hang",
         "comment": "expect_tx announces 8192 bytes, the copy delivers 4096: the phase never completes",
         "buffers": {"g": {"bytes": 32768, "init": rnd(70, "u16", 0, 65535)},
-                    "out": {"bytes": 4096, "init": {"fill_u8": 0xcd}}},
+                    "out": poisoned(4096)},
         "params": [tmap("128B", 64), {"ptr": "out"}, {"u32": 8192}, {"u32": 0}, {"u32": 0}],
         "outputs": ["out"]}))
     out.append(("hang_missing_arrive", MISSING_ARRIVE, {"grid": [1], "block": [32],
         "expect": "hang",
         "comment": "the mbarrier expects 2 arrivals and gets 1",
         "buffers": {"out": {"bytes": 4, "init": "zero"}},
-        "params": [{"ptr": "out"}], "outputs": ["out"]}))
+        "params": ptrs("out"), "outputs": ["out"]}))
     return out
 
 
@@ -940,14 +931,14 @@ def target_cases(target):
         out.append(("wgmma_gemm", WGMMA, {"grid": [1], "block": [128],
             "buffers": {"a": {"bytes": 2048, "init": rnd(151, "f16", -2, 2)},
                         "b": {"bytes": 256, "init": rnd(152, "f16", -2, 2)},
-                        "out": {"bytes": 2048, "init": {"fill_u8": 0xcd}}},
-            "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+                        "out": poisoned(2048)},
+            "params": ptrs("a", "b", "out"), "outputs": ["out"]}))
     if target == "sm_100a":
         out.append(("tcgen05_gemm", TCGEN05, {"grid": [1], "block": [128],
             "buffers": {"a": {"bytes": 4096, "init": rnd(161, "f16", -2, 2)},
                         "b": {"bytes": 512, "init": rnd(162, "f16", -2, 2)},
-                        "out": {"bytes": 8192, "init": {"fill_u8": 0xcd}}},
-            "params": [{"ptr": "a"}, {"ptr": "b"}, {"ptr": "out"}], "outputs": ["out"]}))
+                        "out": poisoned(8192)},
+            "params": ptrs("a", "b", "out"), "outputs": ["out"]}))
     return out
 
 

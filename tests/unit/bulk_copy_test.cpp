@@ -13,11 +13,6 @@ using namespace tma_test;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
 // Thread 0 copies N bytes global -> shared (DST_SPACE) with an mbarrier, waits, then copies them
 // back shared::cta -> global with a bulk group (STORE_MODS, STORE_EXTRA operands) and waits.
 const char* kRoundTripPtx = R"(.version 8.7
@@ -61,8 +56,7 @@ Launched round_trip(const std::string& target, const std::string& dst_space, uin
   ptxsim::model::GlobalMemory mem;
   src->resize(4096);
   for (size_t i = 0; i < src->size(); ++i) (*src)[i] = uint8_t(i * 31 + 7);
-  uint64_t s = mem.allocate(4096, 256, "src");
-  mem.write(s, src->data(), 4096);
+  uint64_t s = upload(mem, src->data(), 4096, "src");
   uint64_t d = alloc(mem, 4096, "dst");
   Params p;
   p.add(s + src_off).add(d).add(n);
@@ -112,8 +106,8 @@ TEST(BulkCopy, SizeAndAlignmentAreChecked) {
 
 namespace {
 
-// Four CTAs each multicast a 256-byte slice of `src` to every CTA (at buf + 256 r), with the same
-// "ready"/"go" handshake as the TMA multicast test; each CTA copies its buf to out + 1024 rank.
+// Four CTAs each multicast a 256-byte slice of `src` to every CTA (at buf + 256 r), after the
+// "ready"/"go" handshake (with_ready_go_handshake); each CTA copies its buf to out + 1024 rank.
 const char* kMulticastPtx = R"(.version 8.7
 .target sm_90a
 .address_size 64
@@ -131,29 +125,7 @@ const char* kMulticastPtx = R"(.version 8.7
   mov.u32 %r3, full;
   mov.u32 %r4, ready;
   mov.u32 %r14, go;
-  setp.ne.u32 %p4, %r2, 0;
-  @%p4 bra $not0;
-  mbarrier.init.shared::cta.b64 [%r4], 4;
-$not0:
-  mbarrier.init.shared::cta.b64 [%r3], 1;
-  mbarrier.init.shared::cta.b64 [%r14], 1;
-  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 1024;
-  mov.u32 %r5, 0;
-  mapa.shared::cluster.u32 %r6, %r4, %r5;
-  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
-  @%p4 bra $wait_go;
-$wait_ready:
-  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r4], 0;
-  @!%p3 bra $wait_ready;
-$release:
-  mapa.shared::cluster.u32 %r6, %r14, %r5;
-  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
-  add.u32 %r5, %r5, 1;
-  setp.lt.u32 %p2, %r5, 4;
-  @%p2 bra $release;
-$wait_go:
-  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r14], 0;
-  @!%p3 bra $wait_go;
+  READY_GO_HANDSHAKE
   mov.u32 %r7, buf;
   shl.b32 %r8, %r2, 8;
   add.u32 %r7, %r7, %r8;
@@ -254,12 +226,11 @@ TEST(BulkCopy, MulticastToEveryCtaOfTheCluster) {
   std::vector<uint8_t> src(1024);
   std::mt19937_64 rng(seed);
   for (auto& b : src) b = uint8_t(rng());
-  uint64_t s = mem.allocate(1024, 256, "src");
-  mem.write(s, src.data(), 1024);
+  uint64_t s = upload(mem, src.data(), 1024, "src");
   uint64_t out = alloc(mem, 4096, "out");
   Params p;
   p.add(s).add(out);
-  Launched r = launch(kMulticastPtx, mem, p, {4, 1, 1}, {1, 1, 1}, {4, 1, 1}, rng());
+  Launched r = launch(with_ready_go_handshake(kMulticastPtx, 1024), mem, p, {4, 1, 1}, {1, 1, 1}, {4, 1, 1}, rng());
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
   EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
   auto got = read(mem, out, 4096);
@@ -372,10 +343,8 @@ template <class T>
 std::vector<T> run_reduce(const std::string& op, const std::vector<T>& old, const std::vector<T>& src) {
   ptxsim::model::GlobalMemory mem;
   auto ob = bytes_of(old), sb = bytes_of(src);
-  uint64_t vals = mem.allocate(sb.size(), 256, "vals");
-  mem.write(vals, sb.data(), sb.size());
-  uint64_t dst = mem.allocate(ob.size(), 256, "dst");
-  mem.write(dst, ob.data(), ob.size());
+  uint64_t vals = upload(mem, sb.data(), sb.size(), "vals");
+  uint64_t dst = upload(mem, ob.data(), ob.size(), "dst");
   Params p;
   p.add(vals).add(dst).add(uint32_t(ob.size()));
   Launched r = launch(replace_all(kReducePtx, "OP", op), mem, p, {1, 1, 1}, {1, 1, 1});

@@ -77,6 +77,21 @@ RunResult run(const std::string& body, Device& dev, Dim3 grid, Dim3 block, const
   return launch(*prog, info.name, cfg, params, dev.mem);
 }
 
+// A run of a kernel k(A, B) with A = `in` and B = `out_words` poisoned words, and B's words after it.
+struct InOutRun {
+  RunResult result;
+  std::vector<uint32_t> out;
+};
+InOutRun run_in_out(const std::string& body, const std::vector<uint32_t>& in, size_t out_words, Dim3 grid,
+                    Dim3 block) {
+  Device dev;
+  uint64_t A = dev.upload(in), B = dev.alloc(4 * out_words);
+  InOutRun r;
+  r.result = run(body, dev, grid, block, {A, B});
+  r.out = dev.download<uint32_t>(B, out_words);
+  return r;
+}
+
 #define EXPECT_COMPLETED(r) \
   ASSERT_EQ((r).status, RunStatus::Completed) << to_string((r).status) << "\n" << (r).report
 
@@ -105,6 +120,12 @@ const char* kPrologue = R"(
   add.s64 %rd5, %rd3, %rd1;
 )";
 
+// A module: `decls` (module-scope declarations, or ""), then the entry k(A, B) opening with kPrologue
+// and going on with `body`.
+std::string ab_kernel(const std::string& decls, const std::string& body) {
+  return decls + ".visible .entry k(.param .u64 A, .param .u64 B)\n{" + kPrologue + body;
+}
+
 std::vector<uint32_t> random_u32(std::mt19937_64& rng, size_t n, uint32_t mod = 0) {
   std::vector<uint32_t> v(n);
   for (auto& x : v) x = mod ? uint32_t(rng() % mod) : uint32_t(rng());
@@ -116,7 +137,7 @@ std::vector<uint32_t> random_u32(std::mt19937_64& rng, size_t n, uint32_t mod = 
 TEST(SchedDivergence, NestedIfElseReconvergesBeforeFullMaskShfl) {
   // if (x & 1) { if (x & 2) y = x * 3; else y = x + 7; } else { y = x ^ 0x5a5a; }
   // then a butterfly sum over the warp with membermask 0xffffffff.
-  const std::string body = std::string(".visible .entry k(.param .u64 A, .param .u64 B)\n{") + kPrologue + R"(
+  const std::string body = ab_kernel("", R"(
   ld.global.u32 %r3, [%rd4];
   and.b32 %r4, %r3, 1;
   setp.eq.u32 %p1, %r4, 0;
@@ -149,16 +170,13 @@ JOIN:
   st.global.v2.u32 [%rd7], {%r5, %r9};
   ret;
 }
-)";
+)");
   std::mt19937_64 rng(seed_for_test());
   const int kThreads = 128;
   for (int iter = 0; iter < 4; ++iter) {
-    Device dev;
     auto x = random_u32(rng, kThreads);
-    uint64_t A = dev.upload(x), B = dev.alloc(8 * kThreads);
-    auto r = run(body, dev, {2, 1, 1}, {kThreads, 1, 1}, {A, B});
+    auto [r, out] = run_in_out(body, x, 2 * kThreads, {2, 1, 1}, {kThreads, 1, 1});
     EXPECT_COMPLETED(r);
-    auto out = dev.download<uint32_t>(B, 2 * kThreads);
     for (int w = 0; w < kThreads / 32; ++w) {
       uint32_t sum = 0;
       for (int l = 0; l < 32; ++l) {
@@ -176,7 +194,7 @@ JOIN:
 TEST(SchedDivergence, LaneDependentLoopTripCounts) {
   // Each lane iterates n[tid] times (0..40) with a shfl among the lanes still looping
   // (membermask = activemask, CUDA's idiom for divergent loops); afterwards the full warp reduces.
-  const std::string body = std::string(".visible .entry k(.param .u64 A, .param .u64 B)\n{") + kPrologue + R"(
+  const std::string body = ab_kernel("", R"(
   ld.global.u32 %r3, [%rd4];
   and.b32 %r4, %r3, 63;
   min.u32 %r4, %r4, 40;
@@ -204,16 +222,13 @@ DONE:
   st.global.u32 [%rd7+8], %r12;
   ret;
 }
-)";
+)");
   std::mt19937_64 rng(seed_for_test());
   const int kThreads = 64;
   for (int iter = 0; iter < 4; ++iter) {
-    Device dev;
     auto x = random_u32(rng, kThreads);
-    uint64_t A = dev.upload(x), B = dev.alloc(12 * kThreads);
-    auto r = run(body, dev, {1, 1, 1}, {kThreads, 1, 1}, {A, B});
+    auto [r, out] = run_in_out(body, x, 3 * kThreads, {1, 1, 1}, {kThreads, 1, 1});
     EXPECT_COMPLETED(r);
-    auto out = dev.download<uint32_t>(B, 3 * kThreads);
     for (int w = 0; w < kThreads / 32; ++w) {
       // Simulate the warp iteration by iteration: in iteration i the lanes with n > i take part;
       // the lowest such lane is the one they read (activemask's lowest set bit).
@@ -241,7 +256,7 @@ DONE:
 }
 
 TEST(SchedDivergence, CallInOneBranchReconvergesAfterReturn) {
-  const std::string body = std::string(R"(
+  const std::string body = ab_kernel(R"(
 .func (.param .b32 fret) mix(.param .b32 fx)
 {
   .reg .b32 %t<4>;
@@ -252,8 +267,7 @@ TEST(SchedDivergence, CallInOneBranchReconvergesAfterReturn) {
   st.param.b32 [fret], %t2;
   ret;
 }
-.visible .entry k(.param .u64 A, .param .u64 B)
-{)") + kPrologue + R"(
+)", R"(
   ld.global.u32 %r3, [%rd4];
   setp.lt.u32 %p1, %r2, 11;
   @%p1 bra SKIP;
@@ -271,14 +285,11 @@ SKIP:
   st.global.u32 [%rd5], %r4;
   ret;
 }
-)";
+)");
   std::mt19937_64 rng(seed_for_test());
-  Device dev;
   auto x = random_u32(rng, 32);
-  uint64_t A = dev.upload(x), B = dev.alloc(128);
-  auto r = run(body, dev, {1, 1, 1}, {32, 1, 1}, {A, B});
+  auto [r, out] = run_in_out(body, x, 32, {1, 1, 1}, {32, 1, 1});
   EXPECT_COMPLETED(r);
-  auto out = dev.download<uint32_t>(B, 32);
   uint32_t want = 0xffffffffu;
   for (int l = 0; l < 32; ++l) {
     uint32_t v = x[l];
@@ -297,11 +308,7 @@ TEST(SchedSpin, LanesWaitForLanesOfTheSameWarpLaterInProgramOrder) {
   // Lanes 0..15 spin on a shared flag (the loop comes first in program order); lanes 16..31 do a
   // long computation, publish results and then set the flag. Pre-Volta lock-step execution would
   // hang; independent thread scheduling must let the writers run.
-  const std::string body = std::string(
-                               ".shared .align 4 .b32 flag[2];\n"
-                               ".shared .align 4 .b32 data[64];\n"
-                               ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
-                           kPrologue + R"(
+  const std::string body = ab_kernel(".shared .align 4 .b32 flag[2];\n.shared .align 4 .b32 data[64];\n", R"(
   ld.global.u32 %r3, [%rd4];
   mov.u32 %r20, flag;
   shr.u32 %r24, %r1, 5;
@@ -339,14 +346,11 @@ DONE:
   st.global.u32 [%rd5], %r6;
   ret;
 }
-)";
+)");
   std::mt19937_64 rng(seed_for_test());
-  Device dev;
   auto x = random_u32(rng, 64);
-  uint64_t A = dev.upload(x), B = dev.alloc(256);
-  auto r = run(body, dev, {1, 1, 1}, {64, 1, 1}, {A, B});
+  auto [r, out] = run_in_out(body, x, 64, {1, 1, 1}, {64, 1, 1});
   EXPECT_COMPLETED(r);
-  auto out = dev.download<uint32_t>(B, 64);
   auto work = [](uint32_t v) {
     for (int i = 0; i < 100; ++i) v = v * 1103515245u + 12345u;
     return v;
@@ -361,10 +365,7 @@ DONE:
 TEST(SchedSpin, ChainOfFlagsAcrossAllLanesOfAWarp) {
   // Lane l waits until lane l+1 has published, then publishes one more. Lane 31 starts the chain;
   // every link needs the scheduler to run a group other than the spinning one.
-  const std::string body = std::string(
-                               ".shared .align 4 .b32 flags[33];\n"
-                               ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
-                           kPrologue + R"(
+  const std::string body = ab_kernel(".shared .align 4 .b32 flags[33];\n", R"(
   mov.u32 %r20, flags;
   shl.b32 %r21, %r2, 2;
   add.u32 %r22, %r20, %r21;
@@ -389,7 +390,7 @@ PUBLISH:
   st.global.u32 [%rd5], %r7;
   ret;
 }
-)";
+)");
   Device dev;
   uint64_t A = dev.alloc(4), B = dev.alloc(128);
   auto r = run(body, dev, {1, 1, 1}, {32, 1, 1}, {A, B});
@@ -400,11 +401,7 @@ PUBLISH:
 
 TEST(SchedSpin, PingPongBetweenWarps) {
   // Warp 0 and warp 1 hand a token back and forth 25 times through shared memory.
-  const std::string body = std::string(
-                               ".shared .align 4 .b32 ping;\n"
-                               ".shared .align 4 .b32 pong;\n"
-                               ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
-                           kPrologue + R"(
+  const std::string body = ab_kernel(".shared .align 4 .b32 ping;\n.shared .align 4 .b32 pong;\n", R"(
   mov.u32 %r20, ping;
   mov.u32 %r21, pong;
   setp.eq.u32 %p1, %r1, 0;
@@ -443,7 +440,7 @@ DONE:
   st.global.u32 [%rd5], %r9;
   ret;
 }
-)";
+)");
   Device dev;
   uint64_t A = dev.alloc(4), B = dev.alloc(256);
   auto r = run(body, dev, {1, 1, 1}, {64, 1, 1}, {A, B});
@@ -457,51 +454,45 @@ DONE:
 // Threads of warp `gone` exit (after `spin` loop iterations); the others exchange values through
 // shared memory across a bar.sync.
 std::string exit_then_barrier_kernel(int gone, int spin) {
-  return std::string(
-             ".shared .align 4 .b32 s[96];\n"
-             ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
-         kPrologue +
-         "  ld.global.u32 %r3, [%rd4];\n"
-         "  shr.u32 %r4, %r1, 5;\n"
-         "  setp.ne.u32 %p1, %r4, " + std::to_string(gone) + ";\n"
-         "  @%p1 bra LIVE;\n"
-         "  mov.u32 %r5, " + std::to_string(spin) + ";\n"
-         "BUSY:\n"
-         "  setp.eq.u32 %p2, %r5, 0;\n"
-         "  @%p2 exit;\n"
-         "  sub.u32 %r5, %r5, 1;\n"
-         "  bra BUSY;\n"
-         "LIVE:\n"
-         "  mov.u32 %r6, s;\n"
-         "  shl.b32 %r7, %r1, 2;\n"
-         "  add.u32 %r8, %r6, %r7;\n"
-         "  st.shared.u32 [%r8], %r3;\n"
-         "  bar.sync 0;\n"
-         "  add.u32 %r9, %r1, 32;\n"          // the same lane of the next live warp
-         "  rem.u32 %r9, %r9, 96;\n"
-         "  shr.u32 %r10, %r9, 5;\n"
-         "  setp.ne.u32 %p3, %r10, " + std::to_string(gone) + ";\n"
-         "  @%p3 bra READ;\n"
-         "  add.u32 %r9, %r9, 32;\n"
-         "  rem.u32 %r9, %r9, 96;\n"
-         "READ:\n"
-         "  shl.b32 %r9, %r9, 2;\n"
-         "  add.u32 %r9, %r6, %r9;\n"
-         "  ld.shared.u32 %r11, [%r9];\n"
-         "  st.global.u32 [%rd5], %r11;\n"
-         "  ret;\n}\n";
+  return ab_kernel(".shared .align 4 .b32 s[96];\n",
+                   "  ld.global.u32 %r3, [%rd4];\n"
+                   "  shr.u32 %r4, %r1, 5;\n"
+                   "  setp.ne.u32 %p1, %r4, " + std::to_string(gone) + ";\n"
+                   "  @%p1 bra LIVE;\n"
+                   "  mov.u32 %r5, " + std::to_string(spin) + ";\n"
+                   "BUSY:\n"
+                   "  setp.eq.u32 %p2, %r5, 0;\n"
+                   "  @%p2 exit;\n"
+                   "  sub.u32 %r5, %r5, 1;\n"
+                   "  bra BUSY;\n"
+                   "LIVE:\n"
+                   "  mov.u32 %r6, s;\n"
+                   "  shl.b32 %r7, %r1, 2;\n"
+                   "  add.u32 %r8, %r6, %r7;\n"
+                   "  st.shared.u32 [%r8], %r3;\n"
+                   "  bar.sync 0;\n"
+                   "  add.u32 %r9, %r1, 32;\n"          // the same lane of the next live warp
+                   "  rem.u32 %r9, %r9, 96;\n"
+                   "  shr.u32 %r10, %r9, 5;\n"
+                   "  setp.ne.u32 %p3, %r10, " + std::to_string(gone) + ";\n"
+                   "  @%p3 bra READ;\n"
+                   "  add.u32 %r9, %r9, 32;\n"
+                   "  rem.u32 %r9, %r9, 96;\n"
+                   "READ:\n"
+                   "  shl.b32 %r9, %r9, 2;\n"
+                   "  add.u32 %r9, %r6, %r9;\n"
+                   "  ld.shared.u32 %r11, [%r9];\n"
+                   "  st.global.u32 [%rd5], %r11;\n"
+                   "  ret;\n}\n");
 }
 
 TEST(SchedBarrier, WholeWarpExitDoesNotBlockBarSync) {
   std::mt19937_64 rng(seed_for_test());
   for (int gone : {0, 1, 2}) {
     for (int spin : {0, 2000}) {  // exit before / long after the other warps reach the barrier
-      Device dev;
       auto x = random_u32(rng, 96);
-      uint64_t A = dev.upload(x), B = dev.alloc(4 * 96);
-      auto r = run(exit_then_barrier_kernel(gone, spin), dev, {1, 1, 1}, {96, 1, 1}, {A, B});
+      auto [r, out] = run_in_out(exit_then_barrier_kernel(gone, spin), x, 96, {1, 1, 1}, {96, 1, 1});
       ASSERT_EQ(r.status, RunStatus::Completed) << "warp " << gone << " exits after " << spin << " iterations\n" << r.report;
-      auto out = dev.download<uint32_t>(B, 96);
       for (int t = 0; t < 96; ++t) {
         if (t / 32 == gone) {
           EXPECT_EQ(out[t], kPoison32) << "exited thread " << t << " wrote";
@@ -563,10 +554,7 @@ TEST(SchedBarrier, PartialWarpExitsAfterLiveLanesReachBarSync) { check_partial_e
 // barrier.sync (not .aligned): lanes 0..15 of warp 1 arrive; lanes 16..31 of warp 1 exit later.
 // Per the ISA the barrier waits only for non-exited threads, so it must complete.
 TEST(SchedBarrier, NonAlignedBarrierCompletesWhenRemainingLanesExit) {
-  const std::string body = std::string(
-                               ".shared .align 4 .b32 s[64];\n"
-                               ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
-                           kPrologue + R"(
+  const std::string body = ab_kernel(".shared .align 4 .b32 s[64];\n", R"(
   ld.global.u32 %r3, [%rd4];
   mov.u32 %r6, s;
   shl.b32 %r7, %r1, 2;
@@ -589,14 +577,11 @@ BUSY:
   @%p2 bra BUSY;
   exit;
 }
-)";
+)");
   std::mt19937_64 rng(seed_for_test());
-  Device dev;
   auto x = random_u32(rng, 64);
-  uint64_t A = dev.upload(x), B = dev.alloc(256);
-  auto r = run(body, dev, {1, 1, 1}, {64, 1, 1}, {A, B});
+  auto [r, out] = run_in_out(body, x, 64, {1, 1, 1}, {64, 1, 1});
   EXPECT_COMPLETED(r);
-  auto out = dev.download<uint32_t>(B, 64);
   for (int t = 0; t < 64; ++t) EXPECT_EQ(out[t], t < 48 ? x[t ^ 1] : kPoison32) << "thread " << t;
 }
 
@@ -604,10 +589,7 @@ TEST(SchedBarrier, NamedBarriersProducerConsumer) {
   // Warps 0-1 produce into a shared buffer, warps 2-3 consume it, 20 rounds. Barrier 1 (64
   // producer + 64 consumer threads): "full"; barrier 2: "empty". Producers bar.arrive on 1 and
   // bar.sync on 2; consumers the reverse.
-  const std::string body = std::string(
-                               ".shared .align 4 .b32 buf[64];\n"
-                               ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
-                           kPrologue + R"(
+  const std::string body = ab_kernel(".shared .align 4 .b32 buf[64];\n", R"(
   ld.global.u32 %r3, [%rd4];
   mov.u32 %r20, buf;
   and.b32 %r21, %r1, 63;
@@ -639,14 +621,11 @@ CONSUMER:
   st.global.u32 [%rd5], %r9;
   ret;
 }
-)";
+)");
   std::mt19937_64 rng(seed_for_test());
-  Device dev;
   auto x = random_u32(rng, 128);
-  uint64_t A = dev.upload(x), B = dev.alloc(4 * 128);
-  auto r = run(body, dev, {1, 1, 1}, {128, 1, 1}, {A, B});
+  auto [r, out] = run_in_out(body, x, 128, {1, 1, 1}, {128, 1, 1});
   EXPECT_COMPLETED(r);
-  auto out = dev.download<uint32_t>(B, 128);
   for (int t = 0; t < 128; ++t) {
     if (t < 64) {
       EXPECT_EQ(out[t], 20u) << "producer " << t;
@@ -699,7 +678,7 @@ TEST(SchedDeadlock, ReportNamesThePtxLineOfTheBarrier) {
 }
 
 TEST(SchedFault, ShflMembermaskNamesExitedLanes) {
-  const std::string body = std::string(".visible .entry k(.param .u64 A, .param .u64 B)\n{") + kPrologue + R"(
+  const std::string body = ab_kernel("", R"(
   ld.global.u32 %r3, [%rd4];
   setp.ge.u32 %p1, %r2, 16;
   @%p1 exit;
@@ -707,7 +686,7 @@ TEST(SchedFault, ShflMembermaskNamesExitedLanes) {
   st.global.u32 [%rd5], %r4;
   ret;
 }
-)";
+)");
   Device dev;
   uint64_t A = dev.upload(std::vector<uint32_t>(32, 5)), B = dev.alloc(128);
   auto r = run(body, dev, {1, 1, 1}, {32, 1, 1}, {A, B});
@@ -719,7 +698,7 @@ TEST(SchedFault, ShflMembermaskNamesExitedLanes) {
 
 // The same, but the lanes exit after the others already wait at the shfl.
 TEST(SchedFault, ShflMembermaskNamesLanesThatExitLater) {
-  const std::string body = std::string(".visible .entry k(.param .u64 A, .param .u64 B)\n{") + kPrologue + R"(
+  const std::string body = ab_kernel("", R"(
   ld.global.u32 %r3, [%rd4];
   setp.ge.u32 %p1, %r2, 16;
   @%p1 bra LATER;
@@ -729,7 +708,7 @@ TEST(SchedFault, ShflMembermaskNamesLanesThatExitLater) {
 LATER:
   exit;
 }
-)";
+)");
   Device dev;
   uint64_t A = dev.upload(std::vector<uint32_t>(32, 5)), B = dev.alloc(128);
   auto r = run(body, dev, {1, 1, 1}, {32, 1, 1}, {A, B});
@@ -739,16 +718,16 @@ LATER:
 }
 
 TEST(SchedFault, AlignedBarrierReachedByDivergedWarp) {
-  for (const char* bar : {"bar.sync 0", "barrier.sync.aligned 0"}) {
-    const std::string body = std::string(".visible .entry k(.param .u64 A, .param .u64 B)\n{") + kPrologue +
-                             "  setp.lt.u32 %p1, %r2, 16;\n"
-                             "  @%p1 bra LOW;\n"
-                             "  " + bar + "; // high half\n"
-                             "  bra JOIN;\n"
-                             "LOW:\n"
-                             "  " + bar + "; // low half\n"
-                             "JOIN:\n"
-                             "  ret;\n}\n";
+  for (const std::string bar : {"bar.sync 0", "barrier.sync.aligned 0"}) {
+    const std::string body = ab_kernel("",
+                                       "  setp.lt.u32 %p1, %r2, 16;\n"
+                                       "  @%p1 bra LOW;\n"
+                                       "  " + bar + "; // high half\n"
+                                       "  bra JOIN;\n"
+                                       "LOW:\n"
+                                       "  " + bar + "; // low half\n"
+                                       "JOIN:\n"
+                                       "  ret;\n}\n");
     Device dev;
     auto r = run(body, dev, {1, 1, 1}, {64, 1, 1}, {0, 0});
     ASSERT_EQ(r.status, RunStatus::Fault) << bar << ": " << to_string(r.status) << "\n" << r.report;
@@ -761,10 +740,7 @@ TEST(SchedFault, AlignedBarrierReachedByDivergedWarp) {
 // sm_70+: threads may meet at *different* bar.warp.sync instructions (the ISA restricts only
 // sm_6x to "the same bar.warp.sync instruction in convergence").
 TEST(SchedFault, WarpSyncAtDifferentInstructionsCompletes) {
-  const std::string body = std::string(
-                               ".shared .align 4 .b32 s[32];\n"
-                               ".visible .entry k(.param .u64 A, .param .u64 B)\n{") +
-                           kPrologue + R"(
+  const std::string body = ab_kernel(".shared .align 4 .b32 s[32];\n", R"(
   ld.global.u32 %r3, [%rd4];
   mov.u32 %r6, s;
   shl.b32 %r7, %r2, 2;
@@ -785,14 +761,11 @@ JOIN:
   st.global.u32 [%rd5], %r10;
   ret;
 }
-)";
+)");
   std::mt19937_64 rng(seed_for_test());
-  Device dev;
   auto x = random_u32(rng, 32);
-  uint64_t A = dev.upload(x), B = dev.alloc(128);
-  auto r = run(body, dev, {1, 1, 1}, {32, 1, 1}, {A, B});
+  auto [r, out] = run_in_out(body, x, 32, {1, 1, 1}, {32, 1, 1});
   EXPECT_COMPLETED(r);
-  auto out = dev.download<uint32_t>(B, 32);
   for (int l = 0; l < 32; ++l) {
     int src = l ^ 16;
     EXPECT_EQ(out[l], src < 16 ? x[src] + 1 : x[src]) << "lane " << l;

@@ -11,11 +11,6 @@ using namespace tma_test;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
 // Every lane owns a 16-byte slot of buf. CTA 1 fills its buf from `init`, arms its `full` mbarrier
 // with TX bytes (ARM), and both CTAs meet at the cluster barrier. CTA 0 then loads 16 bytes of
 // `vals` per lane into %r10-%r13 / %rd10-%rd11 and runs OPERATION with %r20 = CTA 1's slot and

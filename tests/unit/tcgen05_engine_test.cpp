@@ -17,11 +17,6 @@ using namespace tma_test;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
 std::string module(const std::string& body, const std::string& params = "", const std::string& target = "sm_100a") {
   return ".version 8.7\n.target " + target + "\n.address_size 64\n.visible .entry k(" + params +
          ")\n{\n  .shared .align 1024 .b8 sa[16384];\n  .shared .align 1024 .b8 sb[16384];\n"

@@ -20,11 +20,6 @@ using namespace tma_test;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
 std::string module(const std::string& body, const std::string& params = "", const std::string& target = "sm_100a",
                    const std::string& version = "8.7") {
   return ".version " + version + "\n.target " + target + "\n.address_size 64\n.visible .entry k(" + params +

@@ -22,11 +22,6 @@ using namespace tma_test;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
 uint32_t line_of(const std::string& ptx, const std::string& needle) {
   size_t at = ptx.find(needle);
   if (at == std::string::npos) return 0;

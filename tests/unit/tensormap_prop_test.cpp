@@ -10,6 +10,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "model/tensormap/encoder.h"
 #include "model/tensormap/replace.h"
 #include "model/tensormap/tensormap.h"
+#include "tools/fuzz/tensormap_blob_gen.h"
 #include "tools/fuzz/tensormap_gen.h"
 
 namespace ptxsim::tmapprop {
@@ -207,13 +209,8 @@ RC_GTEST_PROP(TensorMapProp, DecodeOfArbitraryBytesIsTotalAndReencodesConsistent
   // Any 128 bytes decode without crashing; when valid, re-encoding reproduces every bit the
   // layout defines (bits of the reserved control bits and bytes 0x40.. are not carried).
   alignas(64) uint8_t b[128];
-  for (int i = 0; i < 128; ++i) b[i] = *rc::gen::arbitrary<uint8_t>();
-  if (*rc::gen::inRange(0, 2)) {  // make validity likely: small sane control word and sizes
-    std::memset(b + 0x08, 0, 4);
-    b[0x08] = uint8_t((*rc::gen::inRange(0, 5)) << 4 | 2);
-    b[0x00] &= 0xF0;
-    b[0x37] = 15;
-  }
+  const std::array<uint8_t, 128> drawn = fuzz::draw_random_tensormap_bytes();
+  std::memcpy(b, drawn.data(), 128);
   DecodeResult d = decode(b);
   if (!d.valid()) return;
   uint8_t again[128];

@@ -13,9 +13,22 @@ namespace tmap = ptxsim::model::tmap;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
+// The warp copies the template map (the kernel parameter `tmap`) into `smap`, a word a lane, for
+// the kernels below (a line COPY_TEMPLATE_TO_SHARED): %r1 = lane, %r2 = 4 * lane, %rd3 = %r2,
+// %r4 = smap, %r5 = smap + %r2.
+std::string with_template_copy(const char* kernel) {
+  return replace_all(kernel, "  COPY_TEMPLATE_TO_SHARED\n", R"(  mov.u32 %r1, %laneid;
+  shl.b32 %r2, %r1, 2;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  cvt.u64.u32 %rd3, %r2;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.u32 %r3, [%rd4];
+  mov.u32 %r4, smap;
+  add.u32 %r5, %r4, %r2;
+  st.shared.u32 [%r5], %r3;
+  bar.warp.sync 0xffffffff;
+)");
 }
 
 // One warp: copies the template map (a kernel parameter) into shared memory, rewrites its global
@@ -33,17 +46,7 @@ const char* kProxyPtx = R"(.version 8.7
   .reg .b32 %r<20>;
   .reg .b64 %rd<20>;
   .reg .pred %p<4>;
-  mov.u32 %r1, %laneid;
-  shl.b32 %r2, %r1, 2;
-  mov.u64 %rd1, tmap;
-  cvta.param.u64 %rd2, %rd1;
-  cvt.u64.u32 %rd3, %r2;
-  add.s64 %rd4, %rd2, %rd3;
-  ld.u32 %r3, [%rd4];
-  mov.u32 %r4, smap;
-  add.u32 %r5, %r4, %r2;
-  st.shared.u32 [%r5], %r3;
-  bar.warp.sync 0xffffffff;
+  COPY_TEMPLATE_TO_SHARED
   ld.param.u64 %rd5, [gmap];
   ld.param.u64 %rd6, [newaddr];
   ld.param.u64 %rd7, [other];
@@ -91,14 +94,13 @@ struct ProxyRun {
 
 ProxyRun run_proxy(const std::string& replace, const std::string& cpfence, const std::string& acquire,
                    const std::string& post, const std::string& map = "%rd5") {
-  std::string ptx = replace_all(kProxyPtx, "REPLACE", replace);
+  std::string ptx = replace_all(with_template_copy(kProxyPtx), "REPLACE", replace);
   ptx = replace_all(ptx, "CPFENCE", cpfence);
   ptx = replace_all(ptx, "ACQUIRE", acquire);
   ptx = replace_all(ptx, "POST", post);
   ptx = replace_all(ptx, "MAP", map);
   ProxyRun r;
   ptxsim::model::GlobalMemory mem;
-  uint64_t ta = mem.allocate(1024, 256, "A"), tb = mem.allocate(1024, 256, "B"), tc = mem.allocate(1024, 256, "C");
   r.a.resize(1024);
   r.b.resize(1024);
   r.c.resize(1024);
@@ -107,9 +109,8 @@ ProxyRun run_proxy(const std::string& replace, const std::string& cpfence, const
     r.b[i] = uint8_t(255 - i);
     r.c[i] = uint8_t(i * 13 + 5);
   }
-  mem.write(ta, r.a.data(), 1024);
-  mem.write(tb, r.b.data(), 1024);
-  mem.write(tc, r.c.data(), 1024);
+  uint64_t ta = upload(mem, r.a.data(), 1024, "A"), tb = upload(mem, r.b.data(), 1024, "B"),
+           tc = upload(mem, r.c.data(), 1024, "C");
   r.gmap = alloc(mem, 128, "gmap", 0);
   uint64_t out = alloc(mem, 1024, "out");
   auto m = encode(tmap::DataType::kUInt32, 2, ta, {16, 16}, {64}, {16, 16}, {1, 1});
@@ -195,17 +196,7 @@ const char* kFieldsPtx = R"(.version 8.7
   .shared .align 128 .b8 smap[128];
   .reg .b32 %r<20>;
   .reg .b64 %rd<20>;
-  mov.u32 %r1, %laneid;
-  shl.b32 %r2, %r1, 2;
-  mov.u64 %rd1, tmap;
-  cvta.param.u64 %rd2, %rd1;
-  cvt.u64.u32 %rd3, %r2;
-  add.s64 %rd4, %rd2, %rd3;
-  ld.u32 %r3, [%rd4];
-  mov.u32 %r4, smap;
-  add.u32 %r5, %r4, %r2;
-  st.shared.u32 [%r5], %r3;
-  bar.warp.sync 0xffffffff;
+  COPY_TEMPLATE_TO_SHARED
   ld.param.u64 %rd5, [addr];
   ld.param.u32 %r6, [v32];
   ld.param.u64 %rd6, [v64];
@@ -266,7 +257,7 @@ TEST(TensormapProxy, EveryFieldMatchesTheModel) {
     uint64_t out = alloc(mem, 128, "out" + std::to_string(upto));
     Params p;
     p.add_bytes(&m, 128, 64).add(out).add(addr).add(v32).add(v64);
-    Launched r = launch(replace_all(kFieldsPtx, "REPLACES", body), mem, p, {1, 1, 1}, {32, 1, 1});
+    Launched r = launch(replace_all(with_template_copy(kFieldsPtx), "REPLACES", body), mem, p, {1, 1, 1}, {32, 1, 1});
     ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
     EXPECT_EQ(read(mem, out, 128), expect);
   }

@@ -5,6 +5,7 @@
 // Randomised tests print their seed (set PTXSIM_TEST_SEED to replay).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -16,11 +17,6 @@ using namespace tma_test;
 namespace tmap = ptxsim::model::tmap;
 
 namespace {
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
 
 // One CTA of 128 threads poisons SMEM bytes of shared memory, thread 0 loads a box with TMA at
 // buf + dstoff, everyone waits on the mbarrier and copies all of shared memory to `out`.
@@ -180,8 +176,7 @@ void run_load_case(const LoadCase& c, std::mt19937_64& rng) {
   const uint64_t gbytes = tensor_bytes(t);
   std::vector<uint8_t> g(gbytes);
   for (auto& b : g) b = uint8_t(rng());
-  uint64_t ga = mem.allocate(gbytes, 256, "tensor");
-  mem.write(ga, g.data(), gbytes);
+  uint64_t ga = upload(mem, g.data(), gbytes, "tensor");
   uint64_t out = alloc(mem, kSmem, "out", 0x5A);
   tmap::CUtensorMap m = encode(c.dt.t, t.rank, ga, t.dims, t.strides, t.box, t.es, t.sw,
                                t.nan_fill ? tmap::OobFill::kNanRequestZeroFma : tmap::OobFill::kNone);
@@ -257,10 +252,8 @@ TEST(TmaEngine, OutOfBoundBoxIsZeroOrNanFilled) {
 namespace {
 
 // Four CTAs; CTA r loads rows 16r..16r+15 of a 16x64 f32 tensor and multicasts them to every CTA
-// at buf + 1024 r, so every CTA expects 4096 bytes. Nothing may be multicast into a CTA before its
-// barrier exists: every CTA initialises its barriers and then arrives on CTA 0's `ready` (count
-// 4); CTA 0 (which the engine starts first, so `ready` exists before the others arrive) then
-// releases every CTA through its `go` barrier.
+// at buf + 1024 r, so every CTA expects 4096 bytes, after the "ready"/"go" handshake
+// (with_ready_go_handshake) that makes every CTA's barriers exist first.
 const char* kMulticastPtx = R"(.version 8.7
 .target sm_90a
 .address_size 64
@@ -281,29 +274,7 @@ const char* kMulticastPtx = R"(.version 8.7
   mov.u32 %r14, go;
   setp.ne.u32 %p1, %r1, 0;
   @%p1 bra $consumer;
-  setp.ne.u32 %p4, %r2, 0;
-  @%p4 bra $not0;
-  mbarrier.init.shared::cta.b64 [%r4], 4;
-$not0:
-  mbarrier.init.shared::cta.b64 [%r3], 1;
-  mbarrier.init.shared::cta.b64 [%r14], 1;
-  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 4096;
-  mov.u32 %r5, 0;
-  mapa.shared::cluster.u32 %r6, %r4, %r5;
-  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
-  @%p4 bra $wait_go;
-$wait_ready:
-  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r4], 0;
-  @!%p3 bra $wait_ready;
-$release:
-  mapa.shared::cluster.u32 %r6, %r14, %r5;
-  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
-  add.u32 %r5, %r5, 1;
-  setp.lt.u32 %p2, %r5, 4;
-  @%p2 bra $release;
-$wait_go:
-  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r14], 0;
-  @!%p3 bra $wait_go;
+  READY_GO_HANDSHAKE
   mov.u32 %r7, buf;
   shl.b32 %r8, %r2, 10;
   add.u32 %r7, %r7, %r8;
@@ -349,13 +320,12 @@ TEST(TmaEngine, MulticastDeliversTheBoxToEveryCtaOfTheMask) {
     ptxsim::model::GlobalMemory mem;
     std::vector<uint8_t> g(4096);
     for (auto& b : g) b = uint8_t(rng());
-    uint64_t ga = mem.allocate(4096, 256, "tensor");
-    mem.write(ga, g.data(), 4096);
+    uint64_t ga = upload(mem, g.data(), 4096, "tensor");
     uint64_t out = alloc(mem, 4 * 4096, "out");
     auto m = encode(tmap::DataType::kFloat32, 2, ga, {16, 64}, {64}, {16, 16}, {1, 1});
     Params p;
     p.add_bytes(&m, 128, 64).add(out);
-    Launched r = launch(kMulticastPtx, mem, p, {4, 1, 1}, {64, 1, 1}, {4, 1, 1}, rng());
+    Launched r = launch(with_ready_go_handshake(kMulticastPtx, 4096), mem, p, {4, 1, 1}, {64, 1, 1}, {4, 1, 1}, rng());
     ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
     EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
     auto got = read(mem, out, 4 * 4096);
@@ -438,8 +408,7 @@ TEST(TmaEngine, CtaGroup2SignalsTheBarrierInThePeerCta) {
     ptxsim::model::GlobalMemory mem;
     std::vector<uint8_t> g(1024);
     for (size_t i = 0; i < g.size(); ++i) g[i] = uint8_t(i * 7 + 3);
-    uint64_t ga = mem.allocate(1024, 256, "tensor");
-    mem.write(ga, g.data(), 1024);
+    uint64_t ga = upload(mem, g.data(), 1024, "tensor");
     uint64_t out = alloc(mem, 1024, "out");
     auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
     Params p;
@@ -527,8 +496,7 @@ StoreRun run_store(const std::string& op, tmap::DataType dt, tmap::Swizzle sw, s
   ptx = replace_all(ptx, "AFTER_COMMIT", after_commit);
   ptxsim::model::GlobalMemory mem;
   const uint32_t gbytes = uint32_t(init.size());  // a 2-D tensor of 32 x (gbytes/128) u32
-  uint64_t ga = mem.allocate(gbytes, 256, "tensor");
-  mem.write(ga, init.data(), gbytes);
+  uint64_t ga = upload(mem, init.data(), gbytes, "tensor");
   uint64_t check = alloc(mem, gbytes, "check");
   auto m = encode(dt, 2, ga, {32, gbytes / 128}, {128}, box, {1, 1}, sw);
   Params p;
@@ -766,8 +734,7 @@ TEST(TmaEngine, ProducerConsumerPipelineDeliversEveryTile) {
       ptxsim::model::GlobalMemory mem;
       std::vector<uint8_t> g(tiles * 1024);
       for (auto& b : g) b = uint8_t(rng());
-      uint64_t ga = mem.allocate(g.size(), 256, "tensor");
-      mem.write(ga, g.data(), g.size());
+      uint64_t ga = upload(mem, g.data(), g.size(), "tensor");
       uint64_t out = alloc(mem, g.size(), "out");
       auto m = encode(tmap::DataType::kFloat32, 2, ga, {32, tiles * 8}, {128}, {32, 8}, {1, 1});
       Params p;
@@ -822,37 +789,41 @@ $wait:
 }
 )";
 
-}  // namespace
-
-TEST(TmaEngine, ReadingTheDestinationBeforeWaitingSeesStaleDataAndWarns) {
+// Runs `ptx`, a kernel k(tmap, out), on one thread with the map of a 16x16 u32 tensor (holding
+// `tensor` when given) and an 8-byte poisoned `out`; returns the run and the two words of `out`.
+struct MapRun {
+  Launched run;
+  std::array<uint32_t, 2> out;
+};
+MapRun run_with_16x16_u32_map(const std::string& ptx, const std::vector<uint32_t>& tensor = {}) {
   ptxsim::model::GlobalMemory mem;
-  std::vector<uint32_t> g(256);
-  for (uint32_t i = 0; i < 256; ++i) g[i] = 0x1000 + i;
-  uint64_t ga = mem.allocate(1024, 256, "tensor");
-  mem.write(ga, g.data(), 1024);
+  uint64_t ga = tensor.empty() ? mem.allocate(1024, 256, "tensor") : upload(mem, tensor.data(), 1024, "tensor");
   uint64_t out = alloc(mem, 8, "out");
   auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
   Params p;
   p.add_bytes(&m, 128, 64).add(out);
-  Launched r = launch(replace_all(kEarlyReadPtx, "EXPECT", "1024"), mem, p, {1, 1, 1}, {1, 1, 1});
+  MapRun r;
+  r.run = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  mem.read(out, r.out.data(), 8);
+  return r;
+}
+
+}  // namespace
+
+TEST(TmaEngine, ReadingTheDestinationBeforeWaitingSeesStaleDataAndWarns) {
+  std::vector<uint32_t> g(256);
+  for (uint32_t i = 0; i < 256; ++i) g[i] = 0x1000 + i;
+  auto [r, words] = run_with_16x16_u32_map(replace_all(kEarlyReadPtx, "EXPECT", "1024"), g);
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
   EXPECT_TRUE(r.has_warning("race on an asynchronous copy's destination: plain read of 4 bytes at shared address 0x400"))
       << r.all_diagnostics();
   EXPECT_TRUE(r.has_warning("the data read is stale")) << r.all_diagnostics();
-  uint32_t words[2];
-  mem.read(out, words, 8);
   EXPECT_EQ(words[0], 0xABABABABu) << "the early read must see the stale bytes";
   EXPECT_EQ(words[1], g[0]) << "after the wait the tile is there";
 }
 
 TEST(TmaEngine, ExpectTxLargerThanTheBoxDeadlocksWithTheShortfall) {
-  ptxsim::model::GlobalMemory mem;
-  uint64_t ga = mem.allocate(1024, 256, "tensor");
-  uint64_t out = alloc(mem, 8, "out");
-  auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
-  Params p;
-  p.add_bytes(&m, 128, 64).add(out);
-  Launched r = launch(replace_all(kEarlyReadPtx, "EXPECT", "1536"), mem, p, {1, 1, 1}, {1, 1, 1});
+  Launched r = run_with_16x16_u32_map(replace_all(kEarlyReadPtx, "EXPECT", "1536")).run;
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Deadlock) << r.all_diagnostics();
   EXPECT_NE(r.result.report.find("tx-count short by 512 bytes: expect_tx announced 1536 bytes in this phase but only "
                                  "1024 bytes completed"),
@@ -873,15 +844,9 @@ TEST(TmaEngine, InvalidDescriptorFaultsNamingTheField) {
 }
 
 TEST(TmaEngine, UninitialisedMbarrierFaultsAtIssue) {
-  ptxsim::model::GlobalMemory mem;
-  uint64_t ga = mem.allocate(1024, 256, "tensor");
-  uint64_t out = alloc(mem, 8, "out");
-  auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
-  Params p;
-  p.add_bytes(&m, 128, 64).add(out);
   std::string ptx = replace_all(kEarlyReadPtx, "EXPECT", "1024");
   ptx = replace_all(ptx, "  mbarrier.init.shared::cta.b64 [%r3], 1;\n  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 1024;\n", "");
-  Launched r = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  Launched r = run_with_16x16_u32_map(ptx).run;
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
   EXPECT_NE(r.result.report.find("holds no initialised mbarrier for the complete-tx"), std::string::npos)
       << r.result.report;
@@ -995,8 +960,7 @@ TEST(TmaEngine, Gather4AndScatter4MoveFourRows) {
   ptxsim::model::GlobalMemory mem;
   std::vector<uint16_t> t(64 * 32);
   for (auto& v : t) v = uint16_t(rng());
-  uint64_t ta = mem.allocate(t.size() * 2, 256, "T");
-  mem.write(ta, t.data(), t.size() * 2);
+  uint64_t ta = upload(mem, t.data(), t.size() * 2, "T");
   uint64_t ua = alloc(mem, t.size() * 2, "U", 0xEE);
   uint64_t out = alloc(mem, 256, "out");
   auto m = encode(tmap::DataType::kUInt16, 2, ta, {64, 32}, {128}, {32, 1}, {1, 1});
@@ -1096,8 +1060,7 @@ TEST(TmaEngine, Im2colLoadAndNoOffsStoreMatchTheModel) {
   ptxsim::model::GlobalMemory mem;
   std::vector<uint8_t> t(bytes);
   for (auto& b : t) b = uint8_t(rng());
-  uint64_t ta = mem.allocate(bytes, 256, "T");
-  mem.write(ta, t.data(), bytes);
+  uint64_t ta = upload(mem, t.data(), bytes, "T");
   uint64_t ua = alloc(mem, bytes, "U", 0);
   uint64_t out = alloc(mem, 1024, "out");
   tmap::CUtensorMap m, m2;
@@ -1153,8 +1116,7 @@ TEST(TmaEngine, Im2colWideLoadMatchesTheModelAndSignalsItsHaloBytes) {
   ptxsim::model::GlobalMemory mem;
   std::vector<uint8_t> t(bytes);
   for (auto& b : t) b = uint8_t(rng());
-  uint64_t ta = mem.allocate(bytes, 256, "T");
-  mem.write(ta, t.data(), bytes);
+  uint64_t ta = upload(mem, t.data(), bytes, "T");
   uint64_t out = alloc(mem, 1024, "out");
   tmap::CUtensorMap m;
   ASSERT_TRUE(tmap::encode_im2col_wide(&m, tmap::DataType::kFloat16, 4, ta, dims, strides, -1, 0, 32, 10, es,
@@ -1200,13 +1162,7 @@ TEST(TmaEngine, LoadOverALiveMbarrierFaults) {
   ret;
 }
 )";
-  ptxsim::model::GlobalMemory mem;
-  uint64_t ga = mem.allocate(1024, 256, "tensor");
-  uint64_t out = alloc(mem, 8, "out");
-  auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
-  Params p;
-  p.add_bytes(&m, 128, 64).add(out);
-  Launched r = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  Launched r = run_with_16x16_u32_map(ptx).run;
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
   EXPECT_NE(r.result.report.find("would overwrite the live mbarrier at shared address 0xa00"), std::string::npos)
       << r.result.report;

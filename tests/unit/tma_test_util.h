@@ -85,6 +85,46 @@ inline Launched launch(const std::string& ptx, ptxsim::model::GlobalMemory& mem,
   return r;
 }
 
+// Every occurrence of `from` in `s` replaced by `to` (fills the placeholders of the PTX templates).
+inline std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+// The "ready"/"go" handshake of the 4-CTA multicast kernels (a line READY_GO_HANDSHAKE in the
+// kernel). Nothing may be multicast into a CTA before its barriers exist: every CTA initialises
+// `full` (armed for `tx_bytes`) and `go`, then arrives on CTA 0's `ready` (count 4); CTA 0 (which the
+// engine starts first, so `ready` exists before the others arrive) waits for all four and releases
+// every CTA through its `go`. Expects %r2 = %cluster_ctarank, %r3 = full, %r4 = ready, %r14 = go;
+// writes %r5, %r6, %p2..%p4.
+inline std::string with_ready_go_handshake(const std::string& kernel, uint32_t tx_bytes) {
+  static const char* kHandshake = R"(  setp.ne.u32 %p4, %r2, 0;
+  @%p4 bra $not0;
+  mbarrier.init.shared::cta.b64 [%r4], 4;
+$not0:
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+  mbarrier.init.shared::cta.b64 [%r14], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], TX_BYTES;
+  mov.u32 %r5, 0;
+  mapa.shared::cluster.u32 %r6, %r4, %r5;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
+  @%p4 bra $wait_go;
+$wait_ready:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r4], 0;
+  @!%p3 bra $wait_ready;
+$release:
+  mapa.shared::cluster.u32 %r6, %r14, %r5;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
+  add.u32 %r5, %r5, 1;
+  setp.lt.u32 %p2, %r5, 4;
+  @%p2 bra $release;
+$wait_go:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r14], 0;
+  @!%p3 bra $wait_go;
+)";
+  return replace_all(kernel, "  READY_GO_HANDSHAKE\n", replace_all(kHandshake, "TX_BYTES", std::to_string(tx_bytes)));
+}
+
 inline std::string hex_addr(uint64_t a) {
   char b[32];
   std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)a);
@@ -96,6 +136,12 @@ inline uint64_t alloc(ptxsim::model::GlobalMemory& mem, size_t n, const std::str
   uint64_t a = mem.allocate(n, 256, name);
   std::vector<uint8_t> v(n, fill);
   mem.write(a, v.data(), n);
+  return a;
+}
+// A global buffer holding the n bytes at `data`.
+inline uint64_t upload(ptxsim::model::GlobalMemory& mem, const void* data, size_t n, const std::string& name) {
+  uint64_t a = mem.allocate(n, 256, name);
+  mem.write(a, data, n);
   return a;
 }
 inline std::vector<uint8_t> read(ptxsim::model::GlobalMemory& mem, uint64_t a, size_t n) {

@@ -9,6 +9,18 @@ namespace ptxsim::fuzz {
 
 namespace tm = model::tmap;
 
+std::array<uint8_t, 128> draw_random_tensormap_bytes() {
+  std::array<uint8_t, 128> bytes;
+  for (auto& x : bytes) x = *rc::gen::arbitrary<uint8_t>();
+  if (*rc::gen::inRange(0, 2)) {  // make validity likely: a small sane control word and sizes
+    std::memset(bytes.data() + 0x08, 0, 4);
+    bytes[0x08] = uint8_t((*rc::gen::inRange(0, 5)) << 4 | 2);
+    bytes[0x00] &= 0xF0;
+    bytes[0x37] = 15;
+  }
+  return bytes;
+}
+
 rc::Gen<TmapBlob> tensormap_blob_gen() {
   return rc::gen::exec([] {
     TmapBlob b;
@@ -27,13 +39,7 @@ rc::Gen<TmapBlob> tensormap_blob_gen() {
         b.bytes[size_t(b.flipped_bit / 8)] ^= uint8_t(1u << (b.flipped_bit % 8));
       }
     } else {
-      for (auto& x : b.bytes) x = *rc::gen::arbitrary<uint8_t>();
-      if (*rc::gen::inRange(0, 2)) {  // make validity likely: a small sane control word and sizes
-        std::memset(b.bytes.data() + 0x08, 0, 4);
-        b.bytes[0x08] = uint8_t((*rc::gen::inRange(0, 5)) << 4 | 2);
-        b.bytes[0x00] &= 0xF0;
-        b.bytes[0x37] = 15;
-      }
+      b.bytes = draw_random_tensormap_bytes();
     }
     return b;
   });

@@ -21,6 +21,10 @@ struct TmapBlob {
   int flipped_bit = -1;  // for kFlipped
 };
 
+// 128 random bytes; half the time with a small sane control word and sizes, so that a fair share
+// decodes as valid (the kRandom source of tensormap_blob_gen, also drawn by tensormap_prop_test).
+// It draws with RapidCheck's operator*, so call it only inside a generator or a property.
+std::array<uint8_t, 128> draw_random_tensormap_bytes();
 rc::Gen<TmapBlob> tensormap_blob_gen();
 Verdict tensormap_blob_property(const TmapBlob& b);
 nlohmann::json to_json(const TmapBlob& b);
