@@ -15,11 +15,6 @@ using namespace tma_test;
 
 namespace {
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
 std::string module(const std::string& body) {
   return ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n"
          "  .shared .align 1024 .b8 sa[16384];\n  .shared .align 1024 .b8 sb[16384];\n  .shared .align 8 .b64 bar;\n"
@@ -207,7 +202,6 @@ TEST(Tcgen05Lifetime, ExitingWithAnOperationInFlightIsAFault) {
 }
 
 namespace {
-
 // A cluster of two CTAs, one warp each: a pair allocation of 64 columns, then CTA 0's thread 0 issues
 // an f16 MMA over the pair (M = 256, N = 64: each CTA holds 128 rows of D, columns 0..63) and
 // commits it to `bar` in both CTAs; then PEER_EXIT, WAIT and the pair's dealloc.
