@@ -162,7 +162,7 @@ TmemRect sfa_rect(const MmaOp& op) {
 
 TmemRect meta_rect(const MmaOp& op) {
   const tmem::TmemAddr a = tmem::TmemAddr::decode(op.sp_meta);
-  return {a.lane, 128, a.column, meta_columns(op.ctx.kind, InstrDescriptor::decode(op.idesc).sparse_id2)};
+  return {a.lane, 128, a.column, meta_columns(op.ctx.kind, sparse_id2(op.idesc))};
 }
 
 TmemRect sfb_rect(const MmaOp& op) {
@@ -196,8 +196,7 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     }
   }
   if (ctx.sparse) {
-    const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
-    if (auto e = sparse_unsupported(ctx.kind, g.M, ctx.cta_group, ctx.ws, id.sparse_id2, op.sp_meta, op.a_in_tmem))
+    if (auto e = sparse_unsupported(ctx.kind, g.M, ctx.cta_group, ctx.ws, sparse_id2(op.idesc), op.sp_meta, op.a_in_tmem))
       return e;
     if (!g.b_mn_major && SmemDescriptor::decode(op.b_desc).layout_type != uint32_t(SmemLayout::kNone) &&
         SmemDescriptor::decode(op.b_desc).swizzle_bytes() < b_units(ctx) * unit_bytes(ctx.kind))
@@ -314,10 +313,9 @@ void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major,
   });
 }
 
-// Unpacks storage units into elements: kind::mxf4 / mxf4nvf4 hold two E2M1 per byte, the element
-// with the lower K in the low nibble (PTX 9.7.16.10.4.5/6); every other kind one element per unit.
-void unpack(Kind kind, std::vector<uint32_t>& units, uint32_t rows, std::vector<uint32_t>& elems) {
-  const uint32_t U = k_units(kind);
+// Unpacks rows x U storage units into elements: kind::mxf4 / mxf4nvf4 hold two E2M1 per byte, the
+// element with the lower K in the low nibble (PTX 9.7.16.10.4.5/6); every other kind one element per unit.
+void unpack(Kind kind, std::vector<uint32_t>& units, uint32_t rows, uint32_t U, std::vector<uint32_t>& elems) {
   if (kind != Kind::MXF4 && kind != Kind::MXF4NVF4) {
     elems.swap(units);  // no copy: the caller gathers into units afresh every time
     return;
@@ -355,7 +353,7 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
   for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, UB, v * nper, packed_bits(kind, fb), bu);
-  unpack(kind, bu, N, bt);
+  unpack(kind, bu, N, UB, bt);
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
   if (ws) {  // .ws: columns of B the zero-column mask forces to zero (model/tcgen05/ws.h)
@@ -407,7 +405,7 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
       const SmemDescriptor adesc = SmemDescriptor::decode(op.a_desc);
       gather(cta.smem, adesc, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
     }
-    unpack(kind, au, arows, a);
+    unpack(kind, au, arows, U, a);
     if (kind != Kind::I8)
       for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
     // The accumulator input: D (scaled by 2^-scale_input_d) or zero, per row of A.
@@ -445,6 +443,25 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
           }
           c[size_t(r) * N + n] = x;
         }
+    // Block-scaled kinds: the scale factors of output (m, n), read from the 32-lane partition of its D lane.
+    const tc::ScaleFmt sf = ids.ue8m0() ? tc::ScaleFmt::UE8M0 : tc::ScaleFmt::UE4M3;
+    const tc::BlockScaledModel* bs_model =
+        scaled ? tc::find_block_scaled_model(tc::Arch::SM100, tc::Unit::Tcgen05,
+                                             std::string_view(kind_name(kind)).substr(6), fa, fb, sf)
+               : nullptr;
+    const uint32_t nsf = scaled ? op.ctx.scale_vec : 1, vec = K / nsf;  // vec: elements of K per scale factor
+    auto scales = [&](uint32_t m, uint32_t n, uint8_t* xa, uint8_t* xb) {
+      const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
+      auto byte = [&](tmem::TmemAddr base, const ScaleCell& s) {
+        return uint8_t(t.read(base.lane + s.cell.lane, base.column + s.cell.column) >> (8 * s.byte));
+      };
+      const uint32_t lane = d_offset(M, groups, N, m, n).lane;
+      const bool lb = layout_b(op, g);
+      for (uint32_t j = 0; j < nsf; ++j) {
+        xa[j] = byte(sa, sfa_cell(lane, m, ids.a_sf_id, j));
+        xb[j] = byte(sb, sfb_cell(lane, n, N, lb, ids.b_sf_id, j));
+      }
+    };
     // D = A * B + C with A as the datapath sees it (`ax`: rows x K elements).
     auto product = [&](const std::vector<uint32_t>& ax, uint32_t rows, std::vector<uint32_t>& out) {
       out.resize(size_t(rows) * N);
@@ -453,25 +470,12 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
         tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, int(rows), int(N), int(K),
                          a8.data(), b8.data(), reinterpret_cast<const int32_t*>(c.data()), reinterpret_cast<int32_t*>(out.data()));
       } else if (scaled) {
-        // Each output element reads the scale factors from the 32-lane partition of its D lane.
-        const tc::ScaleFmt sf = ids.ue8m0() ? tc::ScaleFmt::UE8M0 : tc::ScaleFmt::UE4M3;
-        const tc::BlockScaledModel& model = *tc::find_block_scaled_model(
-            tc::Arch::SM100, tc::Unit::Tcgen05, std::string_view(kind_name(kind)).substr(6), fa, fb, sf);
-        const uint32_t nsf = op.ctx.scale_vec, vec = K / nsf;
-        const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
-        auto scale_byte = [&](tmem::TmemAddr base, const ScaleCell& s) {
-          return uint8_t(t.read(base.lane + s.cell.lane, base.column + s.cell.column) >> (8 * s.byte));
-        };
-        const bool lb = layout_b(op, g);
         for (uint32_t m = 0; m < mrows; ++m)
           for (uint32_t n = 0; n < N; ++n) {
-            const uint32_t lane = d_offset(M, groups, N, m, n).lane, r = row_of(m, n);
+            const uint32_t r = row_of(m, n);
             uint8_t xa[4], xb[4];
-            for (uint32_t j = 0; j < nsf; ++j) {
-              xa[j] = scale_byte(sa, sfa_cell(lane, m, ids.a_sf_id, j));
-              xb[j] = scale_byte(sb, sfb_cell(lane, n, N, lb, ids.b_sf_id, j));
-            }
-            out[size_t(r) * N + n] = tc::block_scaled_dot(model, fa, ax.data() + size_t(r) * K, fb,
+            scales(m, n, xa, xb);
+            out[size_t(r) * N + n] = tc::block_scaled_dot(*bs_model, fa, ax.data() + size_t(r) * K, fb,
                                                           bt.data() + size_t(n) * K, int(K), sf, xa, xb, int(vec),
                                                           c[size_t(r) * N + n]);
           }
@@ -484,11 +488,13 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
     if (!sparse) {
       product(a, arows, d);
     } else {
-      // Sparse A (never in TMEM, so never duplicated, and never block-scaled): the metadata says
-      // which column of K each stored element stands for; with .ws and M < 128 each part of N (its
-      // own lanes of D) reads its own copy. Each output is one dense dot of the K/2 stored elements
-      // with the B elements they select, as for wgmma.mma_async.sp (docs/matrix-units.md: an
-      // inference from how NVIDIA describes the sparse tensor core, awaiting hardware).
+      // Sparse A (never in TMEM, so never duplicated): the metadata says which column of K each
+      // stored element stands for; with .ws and M < 128 each part of N (its own lanes of D) reads its
+      // own copy. Each output is one dense dot of the K/2 stored elements with the B elements they
+      // select, as for wgmma.mma_async.sp (docs/matrix-units.md: an inference from how NVIDIA
+      // describes the sparse tensor core, awaiting hardware). Block-scaled: a scale factor covers
+      // K / nsf elements of the (doubled) K, so vec / 2 stored ones: chunks never straddle blocks
+      // (vec >= 32), and the dot has the dense MMA's shape (CUTLASS: "32 or 64 elements for sparse").
       const uint32_t parts = ws ? 128 / M : 1, cols = N / parts, KP = K / 2;
       thread_local std::vector<uint32_t> pos, bsel;
       bsel.resize(size_t(N) * KP);
@@ -503,7 +509,14 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
           const uint32_t* arow = a.data() + size_t(m) * KP;
           const uint32_t* brow = bsel.data() + size_t(part * cols) * KP;
           const uint32_t* crow = c.data() + size_t(m) * N + part * cols;
-          if (kind == Kind::I8) {
+          if (scaled) {
+            for (uint32_t j = 0; j < cols; ++j) {
+              uint8_t xa[4], xb[4];
+              scales(m, part * cols + j, xa, xb);
+              dd[j] = tc::block_scaled_dot(*bs_model, fa, arow, fb, brow + size_t(j) * KP, int(KP), sf, xa, xb,
+                                           int(vec / 2), crow[j]);
+            }
+          } else if (kind == Kind::I8) {
             std::vector<uint8_t> a8(arow, arow + KP), b8(brow, brow + size_t(cols) * KP);
             tc::mma_tile_int(id.a_format == fmt::kS8, id.b_format == fmt::kS8, id.saturate != 0, 1, int(cols), int(KP),
                              a8.data(), b8.data(), reinterpret_cast<const int32_t*>(crow),

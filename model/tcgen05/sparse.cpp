@@ -8,6 +8,8 @@ SparseLayout sparse_layout(Kind k) {
   switch (k) {
     case Kind::TF32: return {2, 1, true};
     case Kind::F16: return {4, 2, true};
+    case Kind::MXF4:
+    case Kind::MXF4NVF4: return {8, 4, false, 2};
     default: return {4, 2, false};
   }
 }
@@ -25,7 +27,6 @@ std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_g
                                               uint32_t meta_addr, bool a_in_tmem) {
   const std::string why = " (CUTLASS pins the metadata layout only for 128 rows per CTA, and for .ws M = 32/64/128; "
                           "the PTX ISA gives it only as a figure)";
-  if (is_block_scaled(k)) return std::string("sparse ") + kind_name(k) + " is not simulated";
   if (!ws && M / cta_group != 128)
     return "sparse M = " + std::to_string(M) + " with .cta_group::" + std::to_string(cta_group) + " is not simulated" + why;
   if (a_in_tmem) return "sparse A in Tensor Memory is not simulated (its packed layout is figure-only; CUTLASS has no such atom)";
@@ -81,15 +82,21 @@ std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, cons
         dst[nib == 0x4 ? 0 : 1] = src[0];
         if (pos) pos[0] = s.chunk * c + (nib == 0x4 ? 0 : 1);
       } else {
-        const uint32_t i0 = nib & 3, i1 = nib >> 2;
+        const uint32_t i0 = nib & 3, i1 = nib >> 2, g = s.group;
         if (i0 == i1)
-          return fail("names column " + std::to_string(i0) +
-                      " of its chunk twice (the two indices of a 2:4 chunk must differ; 0x0, 0x5, 0xa and 0xf are invalid)");
-        dst[i0] = src[0];
-        dst[i1] = src[1];
-        if (pos) {
-          pos[0] = s.chunk * c + i0;
-          pos[1] = s.chunk * c + i1;
+          return fail(g == 1 ? "names column " + std::to_string(i0) +
+                                   " of its chunk twice (the two indices of a 2:4 chunk must differ; 0x0, 0x5, 0xa and "
+                                   "0xf are invalid)"
+                             : "names pair " + std::to_string(i0) +
+                                   " of its chunk twice (the two pair indices of a 4:8 pair-wise chunk must differ; 0x0, "
+                                   "0x5, 0xa and 0xf are invalid)");
+        for (uint32_t e = 0; e < g; ++e) {
+          dst[g * i0 + e] = src[e];
+          dst[g * i1 + e] = src[g + e];
+          if (pos) {
+            pos[e] = s.chunk * c + g * i0 + e;
+            pos[g + e] = s.chunk * c + g * i1 + e;
+          }
         }
       }
     }
@@ -100,10 +107,9 @@ std::optional<std::string> expand_sparse_a(const MmaOp& op, const tmem::Tmem& t,
                                            const std::vector<uint32_t>& packed, std::vector<uint32_t>& dense,
                                            std::vector<uint32_t>* positions) {
   const Kind k = op.ctx.kind;
-  const InstrDescriptor id = InstrDescriptor::decode(op.idesc);
   const tmem::TmemAddr base = tmem::TmemAddr::decode(op.sp_meta);
-  const uint32_t M = id.m(), K = 2 * dense_k(k);
-  auto cell = [&](uint32_t m, uint32_t c) { return meta_cell(k, M, id.sparse_id2, m, c, part); };
+  const uint32_t M = geometry(op).M, K = 2 * dense_k(k), id2 = sparse_id2(op.idesc);
+  auto cell = [&](uint32_t m, uint32_t c) { return meta_cell(k, M, id2, m, c, part); };
   uint32_t bm = 0, bc = 0;
   auto e = sparse_expand(
       k, rows, K, packed,

@@ -7,16 +7,22 @@
 //                                         equal indices (0x0, 0x5, 0xA, 0xF) are invalid
 //   kind::tf32                           1:2 — chunk of 2 elements, 1 stored; nibble 0x4 puts it at
 //                                         index 0, 0xE at index 1; any other nibble is invalid
-// (the nibble rules are those of mma.sp, PTX 9.7.14.6.1, which this metadata shares).
+//   kind::mxf4, mxf4nvf4 (E2M1 pairs)    4:8 pair-wise — chunk of 8 elements = 4 pairs, 2 pairs stored;
+//                                         bits 1:0 place stored pair 0 (elements 4c, 4c + 1), bits 3:2
+//                                         pair 1; equal indices are invalid as for 2:4
+// (the nibble rules are those of mma.sp, PTX 9.7.14.6.1, which this metadata shares; mxf8f6f4 is 2:4
+// like f8f6f4).
 //
 // Where the nibble of chunk c of row m sits (CUTLASS cute/atom/mma_traits_sm100_frag.hpp
 // tmem_e_frg for M = 128 per CTA and tmem_e_frg_ws for .ws M = 32/64/128; PTX gives these layouts
 // only as figures), relative to the metadata address:
 //   16/32-bit kinds (f16, tf32)  lane 16*(m/16) + m%8 + 8*(c/4), column id2, bits 16*((m/8)%2) + 4*(c%4)
 //                                (one column per MMA: 8 chunks of a row in two 16-lane halves)
-//   8-bit kinds (f8f6f4, i8)     lane m, column c/8, bits 4*(c%8)   (two columns per MMA; CUTLASS
-//                                uses this uint8_t atom for every f8f6f4 type, its 4/6-bit types
-//                                being the same one-byte "unpacksmem" containers as for dense MMAs)
+//   8-bit kinds (f8f6f4, i8,     lane m, column c/8, bits 4*(c%8)   (two columns per MMA; CUTLASS
+//   mxf8f6f4) and E2M1 pairs     uses this uint8_t atom for every f8f6f4 / mxf8f6f4 type, its 4/6-bit
+//   (mxf4, mxf4nvf4)             types being the same one-byte "unpacksmem" containers as for dense
+//                                MMAs; for mxf4* tmem_e_frg<fp4> is the same 128-lane atom over K = 128
+//                                at half a bit per element, i.e. the same nibble per chunk of 8)
 // With .ws and M = 64 / 32 the metadata of rows 0..M-1 is repeated at lanes +M, +2M, ... (128/M
 // copies, CUTLASS's extra mode of stride M); the part of D in lanes [jM, (j+1)M) reads copy j.
 // id2 is the sparsity selector (instruction-descriptor bits 1:0): CUTLASS keeps bit 0 of its
@@ -39,6 +45,7 @@ struct SparseLayout {
   uint32_t chunk = 4;      // elements per chunk
   uint32_t kept = 2;       // stored elements per chunk
   bool wide = false;       // 16/32-bit kinds: the interleaved one-column layout; else row per lane
+  uint32_t group = 1;      // elements one metadata index places (2: the E2M1 pairs of mxf4*)
 };
 SparseLayout sparse_layout(Kind k);
 
@@ -50,6 +57,9 @@ struct MetaCell {
 MetaCell meta_cell(Kind k, uint32_t M, uint32_t id2, uint32_t m, uint32_t c, uint32_t part);
 // Columns of metadata one MMA reads (from the metadata address; id2 included).
 uint32_t meta_columns(Kind k, uint32_t id2);
+// The sparsity selector: bits 1:0 of either instruction descriptor (reserved, so 0, in the
+// block-scaled one, where CUTLASS always passes 0).
+inline uint32_t sparse_id2(uint32_t idesc) { return idesc & 3; }
 
 // Whether ptxsim simulates this sparse MMA's metadata layout; the reason when not.
 std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_group, bool ws, uint32_t id2,

@@ -734,7 +734,6 @@ void bind_tcgen05_mma(Binder& b) {
   if (!block_scale)
     for (const char* q : {".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32"})
       if (b.has(q)) b.error(std::string("Modifier '") + q + "' requires modifier '.block_scale' for instruction 'tcgen05.mma'");
-  if (sparse && block_scale) b.unimplemented("sparse block-scaled kinds (" + std::string(t5::kind_name(kind)) + ")");
   // Operands: [d], a-desc | [a-tmem], b-desc, {[sp-meta-tmem],} idesc, then
   //   tcgen05.mma(.sp)      {disable-output-lane,} enable-input-d {, scale-input-d}
   //                         or, block-scaled, [scale-A-tmem], [scale-B-tmem], enable-input-d
@@ -766,10 +765,12 @@ void bind_tcgen05_mma(Binder& b) {
   }
   if (t5::is_block_scaled(kind)) {
     b.in.c = uint8_t(scale_vec_size(b, kind));
-    expect(b, n == 7 && b.op_kind(4) == Operand::Kind::Addr && b.op_kind(5) == Operand::Kind::Addr,
-           "expected [d-tmem], a-desc|[a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d");
+    expect(b, n == 7 + sp && b.op_kind(4 + sp) == Operand::Kind::Addr && b.op_kind(5 + sp) == Operand::Kind::Addr,
+           sparse ? "expected [d-tmem], a-desc|[a-tmem], b-desc, [sp-meta-tmem], idesc, [scale-A-tmem], [scale-B-tmem], "
+                    "enable-input-d"
+                  : "expected [d-tmem], a-desc|[a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d");
     flags |= kBlockScaled;
-    next = 6;
+    next = 6 + sp;
   } else if (b.op_kind(next) == Operand::Kind::Vec) {
     const uint32_t want = g == 1 ? 4 : 8;
     if (b.in.op[next].count != want)

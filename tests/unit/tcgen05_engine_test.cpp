@@ -174,14 +174,10 @@ TEST(Tcgen05Alloc, TargetsAndQualifiersAreCheckedAtLoad) {
   EXPECT_NO_THROW(ptxsim::load_program(module(i8, "", "sm_100a"), "t.ptx"));
   EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_100f"), "t.ptx"), ptxsim::PtxError);
   EXPECT_THROW(ptxsim::load_program(module(i8, "", "sm_103a"), "t.ptx"), ptxsim::PtxError);
-  for (const char* unimpl : {"  tcgen05.mma.sp.cta_group::1.kind::mxf8f6f4.block_scale [%r3], %rd1, %rd2, [%r4], %r6, [%r4], [%r4], %p1;\n"}) {
-    try {
-      ptxsim::load_program(module(unimpl), "t.ptx");
-      ADD_FAILURE() << unimpl;
-    } catch (const ptxsim::PtxError& e) {
-      EXPECT_NE(std::string(e.what()).find("unimplemented"), std::string::npos) << e.what();
-    }
-  }
+  // Sparse block-scaled: [sp-meta-tmem] between b-desc and idesc, then the scale-factor addresses.
+  EXPECT_NO_THROW(ptxsim::load_program(
+      module("  tcgen05.mma.sp.cta_group::1.kind::mxf8f6f4.block_scale [%r3], %rd1, %rd2, [%r4], %r6, [%r4], [%r4], %p1;\n"),
+      "t.ptx"));
 }
 
 // ---- tcgen05.ld / tcgen05.st -----------------------------------------------------------------------
@@ -739,19 +735,22 @@ TEST(Tcgen05Mma, EveryKindMAndLayoutAgainstAnExactReference) {
 
 namespace {
 
-// Warp w stores lanes 32w..32w+31 of the 12 scale-factor columns 256..267 (from gsf: lane-major,
-// 12 words a lane): scale_A in columns 256..259, scale_B in 260..267.
+// Warp w stores lanes 32w..32w+31 of the 16 columns 256..271 (from gsf: lane-major, 16 words a
+// lane): scale_A in columns 256..259, scale_B in 260..267, the sparsity metadata in 268..269.
 const char* kScaleStore = R"(
   ld.param.u64 %rd7, [gsf];
-  mul.wide.u32 %rd8, %r0, 48;
+  mul.wide.u32 %rd8, %r0, 64;
   add.u64 %rd7, %rd7, %rd8;
   ld.global.v4.u32 {%r50, %r51, %r52, %r53}, [%rd7];
   ld.global.v4.u32 {%r54, %r55, %r56, %r57}, [%rd7+16];
   ld.global.v4.u32 {%r60, %r61, %r62, %r63}, [%rd7+32];
+  ld.global.v4.u32 {%r64, %r65, %r66, %r67}, [%rd7+48];
   add.u32 %r58, %r28, 256;
   tcgen05.st.sync.aligned.32x32b.x4.b32 [%r58], {%r50, %r51, %r52, %r53};
   add.u32 %r58, %r28, 260;
   tcgen05.st.sync.aligned.32x32b.x8.b32 [%r58], {%r54, %r55, %r56, %r57, %r60, %r61, %r62, %r63};
+  add.u32 %r58, %r28, 268;
+  tcgen05.st.sync.aligned.32x32b.x4.b32 [%r58], {%r64, %r65, %r66, %r67};
 )";
 
 struct ScaledCase {
@@ -763,6 +762,11 @@ struct ScaledCase {
   uint32_t a_id, b_id;      // scale-factor IDs
   uint32_t N;
   Layout la, lb;
+  bool sparse = false;  // tcgen05.mma.sp: A 2:4 (mxf4*: 4:8 pair-wise) sparse, metadata at column 268
+  // Sparse fault case: the nibble of row bad_row, chunk 0 of the step names its first index twice,
+  // and the MMA must fault with `error`.
+  int bad_row = -1;
+  std::string error = {};
 };
 
 // Values {0, +-0.5, +-1, +-1.5, +-2} (as 2v) in E4M3 or E2M1 bits.
@@ -780,10 +784,36 @@ void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
   SCOPED_TRACE(g.kind + " N=" + std::to_string(g.N) + " A " + layout_name(g.la) + " B " + layout_name(g.lb) + " seed " +
                std::to_string(seed));
   std::mt19937_64 rng(seed);
-  const uint32_t M = 128, steps = 2, kel = g.fp4_pairs ? 64 : 32, ktot = kel * steps, vec = kel / g.nsf;
+  // kel: elements of K one MMA multiplies (doubled by .sp); A stores kel / 2 of them per row when sparse.
+  const uint32_t M = 128, steps = 2, kel = (g.fp4_pairs ? 64 : 32) * (g.sparse ? 2 : 1), ktot = kel * steps;
+  const uint32_t vec = kel / g.nsf, astored = g.sparse ? ktot / 2 : ktot;
   std::vector<int> A(size_t(M) * ktot), B(size_t(ktot) * g.N);  // 2 * value
-  for (int& x : A) x = int(rng() % 9) - 4;
+  std::vector<int> P(size_t(M) * astored);  // A as stored: packed when sparse
   for (int& x : B) x = int(rng() % 9) - 4;
+  // Sparse: per row, chunk c of each step keeps 2 of its 4 elements (mxf4*: 2 of its 4 pairs) at the
+  // indices of nibble c, the same for both steps (both MMAs read the one metadata image).
+  const uint32_t grp = g.fp4_pairs ? 2 : 1, chunk = 4 * grp, chunks = kel / chunk;
+  std::vector<uint32_t> nib(size_t(M) * chunks);
+  for (uint32_t m = 0; m < M; ++m) {
+    if (!g.sparse) {
+      for (uint32_t k = 0; k < ktot; ++k) P[m * ktot + k] = A[m * ktot + k] = int(rng() % 9) - 4;
+      continue;
+    }
+    for (uint32_t c = 0; c < chunks; ++c) {
+      const uint32_t i0 = rng() % 4, i1 = (i0 + 1 + rng() % 3) % 4;  // distinct, either order
+      nib[m * chunks + c] = i0 | i1 << 2;
+    }
+    for (uint32_t s = 0; s < steps; ++s)
+      for (uint32_t c = 0; c < chunks; ++c)
+        for (uint32_t h = 0; h < 2; ++h)
+          for (uint32_t e = 0; e < grp; ++e) {
+            const uint32_t idx = (nib[m * chunks + c] >> (2 * h)) & 3;
+            const int v = int(rng() % 9) - 4;
+            P[m * astored + s * kel / 2 + c * 2 * grp + h * grp + e] = v;
+            A[m * ktot + s * kel + c * chunk + idx * grp + e] = v;
+          }
+  }
+  if (g.bad_row >= 0) nib[size_t(g.bad_row) * chunks] = 0x5;  // index 1 twice
   // Scales: exponent in [-2, 2] (and 1.5x for UE4M3, with a random ignored sign bit), per step.
   std::vector<int> SAe(size_t(M) * g.nsf * steps), SBe(size_t(g.N) * g.nsf * steps);
   std::vector<int> SAh(SAe.size()), SBh(SBe.size());
@@ -793,9 +823,10 @@ void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
     if (!g.ue4m3) return uint32_t(127 + e);
     return uint32_t((e + 7) << 3 | (h ? 4 : 0) | (rng() % 2 ? 0x80 : 0));
   };
-  // Shared-memory images in storage units (bytes): an E2M1 pair per byte for mxf4*.
-  const uint32_t ku = 32 * steps;
-  Operand oa{M, ku, 1, g.la}, ob{g.N, ku, 1, g.lb};
+  // Shared-memory images in storage units (bytes): an E2M1 pair per byte for mxf4*. A holds 32 units
+  // of K per MMA (packed when sparse), B 32 or, sparse, 64.
+  const uint32_t ku = 32 * steps, kub = ku * (g.sparse ? 2 : 1);
+  Operand oa{M, ku, 1, g.la}, ob{g.N, kub, 1, g.lb};
   std::vector<uint8_t> ia(16384, 0), ib(16384, 0);
   auto unit = [&](const std::vector<int>& X, size_t at, size_t stride, uint32_t code) {
     if (!g.fp4_pairs) return encode_half(code, false, X[at]);
@@ -811,28 +842,34 @@ void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
   for (uint32_t m = 0; m < M; ++m)
     for (uint32_t u = 0; u < ku; ++u) {
       ASSERT_LT(oa.offset(m, u), ia.size());
-      place(ia, oa.offset(m, u), unit(A, size_t(m) * ktot + u * per, 1, g.a_code), g.a_code);
+      place(ia, oa.offset(m, u), unit(P, size_t(m) * astored + u * per, 1, g.a_code), g.a_code);
     }
   for (uint32_t n = 0; n < g.N; ++n)
-    for (uint32_t u = 0; u < ku; ++u) {
+    for (uint32_t u = 0; u < kub; ++u) {
       ASSERT_LT(ob.offset(n, u), ib.size());
       place(ib, ob.offset(n, u), unit(B, size_t(u * per) * g.N + n, g.N, g.b_code), g.b_code);
     }
   // Scale factors in TMEM (both steps use the same cells, so the reference uses step 0's scales
   // for both): row m of A at lane m%32 of every partition, column m/32, byte a_id + j; column n of B
   // likewise in columns 4 + n/32.
-  std::vector<uint32_t> sf(128 * 12, 0);
+  std::vector<uint32_t> sf(128 * 16, 0);
   for (uint32_t r = 0; r < 4; ++r)
     for (uint32_t i = 0; i < 32; ++i) {
       const uint32_t lane = 32 * r + i;
       for (uint32_t m = i; m < M; m += 32)
         for (uint32_t j = 0; j < g.nsf; ++j)
-          sf[lane * 12 + m / 32] |= scale_bits(SAe[m * g.nsf + j], SAh[m * g.nsf + j]) << (8 * (g.a_id + j));
+          sf[lane * 16 + m / 32] |= scale_bits(SAe[m * g.nsf + j], SAh[m * g.nsf + j]) << (8 * (g.a_id + j));
       for (uint32_t n = i; n < g.N; n += 32)
         for (uint32_t j = 0; j < g.nsf; ++j)
-          sf[lane * 12 + 4 + n / 32] |= scale_bits(SBe[n * g.nsf + j], SBh[n * g.nsf + j]) << (8 * (g.b_id + j));
+          sf[lane * 16 + 4 + n / 32] |= scale_bits(SBe[n * g.nsf + j], SBh[n * g.nsf + j]) << (8 * (g.b_id + j));
     }
-  const uint32_t idesc = g.b_id << 4 | g.a_code << 7 | g.b_code << 10 | uint32_t(oa.mn_major()) << 15 |
+  // Metadata (CUTLASS tmem_e_frg, cute/atom/mma_traits_sm100_frag.hpp: lane m, and element k of the
+  // MMA's K at bit k of the lane for 8-bit types, at bit k / 2 for fp4, so the nibble of chunk c is
+  // bits 4c..4c+3 from the metadata column), at columns 268..269.
+  if (g.sparse)
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t c = 0; c < chunks; ++c) sf[m * 16 + 12 + c / 8] |= nib[m * chunks + c] << (4 * (c % 8));
+  const uint32_t idesc = uint32_t(g.sparse) << 2 | g.b_id << 4 | g.a_code << 7 | g.b_code << 10 | uint32_t(oa.mn_major()) << 15 |
                          uint32_t(ob.mn_major()) << 16 | (g.N >> 3) << 17 | uint32_t(!g.ue4m3) << 23 | (M >> 7) << 27 |
                          g.a_id << 29;
 
@@ -841,27 +878,37 @@ void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
   body = replace_all(body, "ATMEM_STORE", kScaleStore);
   body = replace_all(body, "FENCE", "fence.proxy.async.shared::cta;");
   body = replace_all(body, "KIND", g.kind);
-  body = replace_all(body, "A0, %rd12, %r33,", "%rd10, %rd12, %r33, [%r38], [%r39],");
-  body = replace_all(body, "A1, %rd13, %r33,", "%rd11, %rd13, %r33, [%r38], [%r39],");
+  const std::string meta = g.sparse ? "[%r59], " : "";
+  if (g.sparse) body = replace_all(body, "tcgen05.mma.cta_group::1.", "tcgen05.mma.sp.cta_group::1.");
+  body = replace_all(body, "A0, %rd12, %r33,", "%rd10, %rd12, " + meta + "%r33, [%r38], [%r39],");
+  body = replace_all(body, "A1, %rd13, %r33,", "%rd11, %rd13, " + meta + "%r33, [%r38], [%r39],");
   // As CUTLASS does, the scale addresses carry the SF ID in bits 31:30 (ignored by the MMA).
   body = replace_all(body, "  add.u32 %r37, %r10, 256;",
                      "  add.u32 %r38, %r10, " + std::to_string(256u | g.a_id << 30) + ";\n  add.u32 %r39, %r10, " +
-                         std::to_string(260u | g.b_id << 30) + ";");
+                         std::to_string(260u | g.b_id << 30) + ";\n  add.u32 %r59, %r10, 268;");
   body = replace_all(body, "NCOLS", std::to_string(g.N));
   const std::string ptx = replace_all(
       module(body, ".param .u64 ga, .param .u64 gb, .param .u64 gd, .param .u64 gsf, .param .u64 ad0, "
                    ".param .u64 ad1, .param .u64 bd0, .param .u64 bd1, .param .u32 idesc, .param .u32 steps"),
       ".version 8.7", ".version 8.8");  // .block16 / .block32
   ptxsim::model::GlobalMemory mem;
-  const uint64_t ga = mem.allocate(16384, 256, "A"), gb = mem.allocate(16384, 256, "B"), gsf = mem.allocate(6144, 256, "SF");
+  const uint64_t ga = mem.allocate(16384, 256, "A"), gb = mem.allocate(16384, 256, "B"), gsf = mem.allocate(8192, 256, "SF");
   mem.write(ga, ia.data(), ia.size());
   mem.write(gb, ib.data(), ib.size());
   mem.write(gsf, sf.data(), sf.size() * 4);
   const uint64_t gd = alloc(mem, size_t(128) * g.N * 4, "D");
   Params p;
-  p.add(ga).add(gb).add(gd).add(gsf).add(oa.desc(0, 32)).add(oa.desc(1, 32)).add(ob.desc(0, 32)).add(ob.desc(1, 32))
-      .add(idesc).add(steps);
+  p.add(ga).add(gb).add(gd).add(gsf).add(oa.desc(0, 32)).add(oa.desc(1, 32)).add(ob.desc(0, kub / steps))
+      .add(ob.desc(1, kub / steps)).add(idesc).add(steps);
   Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1}, {1, 1, 1}, seed);
+  if (!g.error.empty()) {
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+    const ptxsim::Diagnostic* e = first_error(r);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->message, g.error);
+    EXPECT_EQ(e->loc.line, line_of(ptx, "tcgen05.mma.sp.cta_group::1"));
+    return;
+  }
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
   EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
   std::vector<uint32_t> d(size_t(128) * g.N);
@@ -895,6 +942,30 @@ TEST(Tcgen05Mma, BlockScaledKindsAgainstAnExactReference) {
   };
   uint64_t s = seed;
   for (const ScaledCase& g : cases) run_scaled_gemm(g, s++);
+}
+
+// tcgen05.mma.sp with the block-scaled kinds (CUTLASS SM100_MMA_MXF8F6F4_SS_SPARSE /
+// SM100_MMA_MXF4NVF4_SS_SPARSE): K doubles, A is stored packed, and each scale factor covers twice
+// the elements of K it covers in the dense MMA (same count per MMA).
+TEST(Tcgen05Mma, SparseBlockScaledKindsAgainstAnExactReference) {
+  const uint64_t seed = test_seed();
+  const ScaledCase cases[] = {
+      {"kind::mxf8f6f4.block_scale", false, 0, 5, 1, false, 1, 3, 64, Layout::K128B, Layout::MNNone, true},
+      {"kind::mxf8f6f4.block_scale.scale_vec::1X", false, 5, 0, 1, false, 2, 0, 40, Layout::MN128B, Layout::K128B, true},
+      {"kind::mxf4.block_scale", true, 1, 1, 2, false, 2, 0, 32, Layout::K128B, Layout::KNone, true},
+      {"kind::mxf4nvf4.block_scale.block16", true, 1, 1, 4, true, 0, 0, 128, Layout::K128B, Layout::KNone, true},
+      {"kind::mxf4nvf4.block_scale.scale_vec::2X", true, 1, 1, 2, false, 0, 2, 8, Layout::KNone, Layout::K128B, true},
+  };
+  uint64_t s = seed;
+  for (const ScaledCase& g : cases) run_scaled_gemm(g, s++);
+  // A pair index named twice in a 4:8 pair-wise chunk is a fault at the MMA, naming the TMEM cell.
+  ScaledCase bad = cases[2];
+  bad.bad_row = 37;
+  bad.error = "tcgen05.mma.sp.cta_group::1.kind::mxf4: invalid sparsity metadata for row 37 chunk 0 (columns 0..7 of A): "
+              "nibble 0x5 names pair 1 of its chunk twice (the two pair indices of a 4:8 pair-wise chunk must differ; "
+              "0x0, 0x5, 0xa and 0xf are invalid); it is bits 3:0 of TMEM lane 37, column 268 (sp-meta-tmem + lane 37, "
+              "column 0) [CTA (0,0,0) warp 0 lanes 0x1]";
+  run_scaled_gemm(bad, s);
 }
 
 TEST(Tcgen05Mma, BlockScaleQualifiersAndDescriptorsAreChecked) {
@@ -1292,7 +1363,7 @@ TEST(Tcgen05Mma, BlockScaledCtaPairReadsEachCtasScaleFactors) {
     auto ue4m3 = [](int e) { return uint32_t((e + 7) << 3); };
     Operand oa{Mh, 32, 1, Layout::K128B}, ob{Nh, 32, 1, Layout::KNone};
     std::vector<uint8_t> img_a(2 * 16384, 0), img_b(2 * 16384, 0);
-    std::vector<uint32_t> sf(2 * 128 * 12, 0);
+    std::vector<uint32_t> sf(2 * 128 * 16, 0);
     for (uint32_t v = 0; v < 2; ++v) {
       for (uint32_t m = 0; m < Mh; ++m)
         for (uint32_t u = 0; u < 32; ++u)
@@ -1304,7 +1375,7 @@ TEST(Tcgen05Mma, BlockScaledCtaPairReadsEachCtasScaleFactors) {
               uint8_t(e2m1(B[(2 * u) * N + v * Nh + n]) | e2m1(B[(2 * u + 1) * N + v * Nh + n]) << 4);
       for (uint32_t p = 0; p < 4; ++p)
         for (uint32_t i = 0; i < 32; ++i) {
-          uint32_t* lane = &sf[(v * 128 + 32 * p + i) * 12];
+          uint32_t* lane = &sf[(v * 128 + 32 * p + i) * 16];
           for (uint32_t m = i; m < Mh; m += 32)
             for (uint32_t j = 0; j < nsf; ++j) lane[m / 32] |= ue4m3(SA[(v * Mh + m) * nsf + j]) << (8 * j);
           for (uint32_t n = 0; n < N; ++n) {
@@ -1323,7 +1394,7 @@ TEST(Tcgen05Mma, BlockScaledCtaPairReadsEachCtasScaleFactors) {
     std::string store = kScaleStore;
     for (int r = 60; r < 64; ++r) store = replace_all(store, "%r" + std::to_string(r), "%r" + std::to_string(r + 10));
     store = replace_all(store, "  ld.param.u64 %rd7, [gsf];",
-                        "  ld.param.u64 %rd7, [gsf];\n  mul.wide.u32 %rd9, %r60, 6144;\n  add.u64 %rd7, %rd7, %rd9;");
+                        "  ld.param.u64 %rd7, [gsf];\n  mul.wide.u32 %rd9, %r60, 8192;\n  add.u64 %rd7, %rd7, %rd9;");
     body = replace_all(body, "  tcgen05.wait::st.sync.aligned;", store + "  tcgen05.wait::st.sync.aligned;");
     body = replace_all(body, "[%r10], %rd10, %rd12, %r33, %p2;",
                        "[%r10], %rd10, %rd12, %r33, [%r38], [%r39], %p2;");

@@ -774,8 +774,9 @@ TEST(Tcgen05MmaWs, QualifiersAndOperandsAreCheckedAtLoadWithPtxasWords) {
        "Illegal modifier '.ashift' for instruction 'tcgen05.mma.ws'"},
       {"  tcgen05.mma.sp.cta_group::1.kind::f16 [%r2], %rd1, %rd1, %r3, %r1, %p1;",
        "Arguments mismatch for instruction 'tcgen05.mma.sp': sp-meta-tmem is an address [sp-meta-tmem]"},
-      {"  tcgen05.mma.sp.cta_group::1.kind::mxf4.block_scale [%r2], %rd1, %rd1, [%r3], %r1, [%r3], [%r3], %p1;",
-       "unimplemented: 'tcgen05.mma.sp.cta_group::1.kind::mxf4.block_scale' (sparse block-scaled kinds (kind::mxf4))"},
+      {"  tcgen05.mma.sp.cta_group::1.kind::mxf4.block_scale [%r2], %rd1, %rd1, [%r3], %r1, [%r3], %p1;",
+       "Arguments mismatch for instruction 'tcgen05.mma.sp': expected [d-tmem], a-desc|[a-tmem], b-desc, [sp-meta-tmem], "
+       "idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d"},
   };
   for (const Bad& b : bad) {
     SCOPED_TRACE(b.line);
