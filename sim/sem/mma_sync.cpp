@@ -254,7 +254,8 @@ void exec_mma_m8n8k4_f16(ExecCtx& c, const Instr& in, uint32_t mask) {
 // the lanes sp-sel picks says where each packed element sits (sim/sem/sparse_a.h). Each element of
 // D is the dense datapath on the K/2 kept products and the B elements they select: the mma.sync
 // model row of the same types (K/2 = 16 .f16/.bf16, 8 .tf32: one T-FDPA group), exact for 8-bit.
-// Instr fields: in.a = SparseKind, in.b = sp-sel | ordered << 2 | .satfinite << 3 | fp8 << 4, in.d =
+// Instr fields: in.a = SparseKind, in.b = sp-sel | ordered << 2 | .satfinite << 3 | fp8 << 4 |
+// .s4/.u4 << 5, in.d =
 // A signed (bit 0), B signed (bit 1) for .s8/.u8, in.imm = the tc::DotModel* (float), in.types =
 // {d, a, b, c}.
 struct SparseShapes {
@@ -288,15 +289,23 @@ void exec_mma_sp(ExecCtx& c, const Instr& in, uint32_t mask) {
     c.fault("error", std::string(ordered ? "mma.sp::ordered_metadata" : "mma.sp") + ": invalid sparsity metadata " +
                          hex32(err.word) + " in lane " + std::to_string(err.lane) + " (sp-sel " + std::to_string(sel) +
                          "): " + err.describe(0) + " (PTX ISA 9.7.14.6.1)");
-  if (kind == frag::SparseKind::Byte && !(in.b & 16)) {  // .s8/.u8 (bit 4: .e4m3/.e5m2)
-    const bool sa = in.d & 1, sb = in.d & 2;
+  if (kind == frag::SparseKind::Byte && !(in.b & 16)) {  // .s8/.u8 (bit 4: .e4m3/.e5m2); bit 5: .s4/.u4
+    const bool sa = in.d & 1, sb = in.d & 2, nibbles = in.b & 32;
+    // .s4/.u4 m16n8k128 is m16n8k64 8-bit on byte units: a byte holds two 4-bit elements (the lower K
+    // in bits 3:0) and the metadata places byte pairs, i.e. 4:8 pair-wise sparsity.
+    auto product = [&](uint64_t a, uint64_t b) -> int64_t {
+      if (!nibbles) return (sa ? sext(a, 8) : int64_t(a)) * (sb ? sext(b, 8) : int64_t(b));
+      int64_t sum = 0;
+      for (int h = 0; h < 2; ++h) {
+        const uint64_t x = (a >> (4 * h)) & 0xF, y = (b >> (4 * h)) & 0xF;
+        sum += (sa ? sext(x, 4) : int64_t(x)) * (sb ? sext(y, 4) : int64_t(y));
+      }
+      return sum;
+    };
     for (int i = 0; i < 16; ++i)
       for (int j = 0; j < 8; ++j) {
         int64_t acc = int32_t(uint32_t(C[i * 8 + j]));
-        for (int p = 0; p < KP; ++p) {
-          const uint64_t a = A[i * KP + p], b = B[cols[size_t(i * KP + p)] * 8 + j];
-          acc += (sa ? sext(a, 8) : int64_t(a)) * (sb ? sext(b, 8) : int64_t(b));
-        }
+        for (int p = 0; p < KP; ++p) acc += product(A[i * KP + p], B[cols[size_t(i * KP + p)] * 8 + j]);
         if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
         D[i * 8 + j] = uint32_t(acc);
       }
@@ -467,11 +476,73 @@ void bind_mma_m8n8k4_f16(Binder& b, const std::string& lay) {
 
 }  // namespace
 
+// Common tail of the mma.sp binders: operands d, a, b, c, e (register), f (constant in range), the
+// register vectors of the packed A, the sparse B and C/D, and the Instr fields but the types.
+void bind_mma_sp_operands(Binder& b, frag::SparseKind kind, bool ordered, bool sat, bool fp8, bool nibbles,
+                          frag::ElemClass cc, frag::ElemClass cd) {
+  if (ordered && b.dec.program().ptx_version < 85)
+    b.error("Feature '.sp::ordered_metadata' requires PTX ISA .version 8.5 or later");
+  b.require_ops(6, 6);
+  if (b.op_kind(4) != Operand::Kind::Reg) b.error("Arguments mismatch for instruction 'mma' (the metadata e must be a register)");
+  if (b.op_kind(5) != Operand::Kind::Imm) b.error("Arguments mismatch for instruction 'mma' (the sparsity selector f must be a constant)");
+  // ptxas 13.0's words; it accepts 2 and 3 for .f16/.bf16 m16n8k32, where the PTX ISA says the
+  // selector "must be either 0 (threads T0, T1) or 1 (threads T2, T3)": ptxsim follows the ISA.
+  const int64_t sel = b.imm(5), max_sel = frag::sparse_max_sel(kind);
+  if (sel < 0 || sel > max_sel)
+    b.error("Argument 6 of instruction 'Sparse mma': value '" + std::to_string(sel) +
+            "' out of range, expected to be in range [0.." + std::to_string(max_sel) + "]");
+  const SparseShapes sh = sparse_shapes(kind);
+  sem::check_reg_vector(b, 0, frag::mma_regs(sh.b, frag::Operand::C, cd), 32, "mma");
+  sem::check_reg_vector(b, 1, frag::mma_regs(sh.a, frag::Operand::A, sh.cls), 32, "mma");
+  sem::check_reg_vector(b, 2, frag::mma_regs(sh.b, frag::Operand::B, sh.cls), 32, "mma");
+  sem::check_reg_vector(b, 3, frag::mma_regs(sh.b, frag::Operand::C, cc), 32, "mma");
+  b.in.a = uint8_t(kind);
+  b.in.b = uint8_t(sel | (ordered ? 4 : 0) | (sat ? 8 : 0) | (fp8 ? 16 : 0) | (nibbles ? 32 : 0));
+  b.in.fn = exec_mma_sp;
+}
+
+// mma.sp with .s4/.u4 (PTX ISA 9.7.14.6.2.8, m16n8k128; sm_80, PTX 7.1): 4:8 pair-wise sparsity, so
+// each kept pair is one byte of the packed A and the whole instruction is m16n8k64 .s8/.u8 on byte
+// units. The A layout of the ISA (8 kept elements of 16 consecutive per register, first columns
+// 16 * threadID_in_group, + 64 for a16..a31) is the byte image of the 8-bit one; CUTLASS's
+// SparseMma<16x8x128, int4b_t> has the 8-bit kind's metadata parameters (2 bits per kept unit, one
+// sparsity selector); the B layout (its figure was not readable) is taken to be the byte image of
+// the 8-bit B as well, as the dense m16n8k64 .s4 B is of the dense m16n8k32 .s8 B. The half-K
+// m16n8k64 .s4/.u4 form is recognised, not simulated (as the other half-K shapes).
+void bind_mma_sp_s4(Binder& b, const std::string& shape_name, frag::MmaShape s, bool ordered, const char* name) {
+  const std::vector<std::string> ab = mods_in_order(b, {"s4", "u4"});
+  if (ab.size() != 2 || b.type_count() != 2 || b.type(0) != DType::S32 || b.type(1) != DType::S32)
+    b.error("Unexpected instruction types specified for 'mma'");
+  if (s == frag::MmaShape::M16N8K64)
+    b.unimplemented(std::string(name) + shape_name +
+                    " with .s4/.u4 (one metadata lane per quad; its metadata figure is not modelled, the doubled-K shape is)");
+  if (s != frag::MmaShape::M16N8K128)
+    b.error("Incorrect instruction type specified for Sparse mma with shape '" + shape_name + "'");
+  const std::string lay = layouts(b);
+  if (lay != ".row.col") {
+    if (lay.size() != 8) b.error("'.alayout.blayout' modifier required for instruction 'mma'");
+    if (lay.substr(0, 4) != ".row") b.error("Illegal alayout '" + lay.substr(0, 4) + "' for instruction 'mma'");
+    b.error("Illegal blayout '" + lay.substr(4) + "' for instruction 'mma'");
+  }
+  if (b.has(".rn") || b.has(".rz") || b.has(".rm") || b.has(".rp")) b.error("Illegal rounding modifier for instruction 'mma'");
+  if (b.has(".and") || b.has(".xor") || b.has(".popc"))
+    b.error("'.and/.xor .popc' is only defined with .b1 for instruction 'mma' (PTX ISA 9.7.14.5.14)");
+  bind_mma_sp_operands(b, frag::SparseKind::Byte, ordered, b.has(".satfinite"), false, true, frag::ElemClass::Acc32,
+                       frag::ElemClass::Acc32);
+  b.in.d = uint8_t((ab[0] == "s4" ? 1 : 0) | (ab[1] == "s4" ? 2 : 0));
+  b.in.types[0] = DType::S32;
+  b.in.types[1] = DType::None;
+  b.in.types[2] = DType::None;
+  b.in.types[3] = DType::S32;
+  b.in.ntypes = 4;
+}
+
 // mma.sp{::ordered_metadata}.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c, e, f.
 // Simulated: m16n8k32 .f16/.bf16, m16n8k16 .tf32, m16n8k64 .s8/.u8 and .e4m3/.e5m2 (the shapes
-// CUTLASS uses, whose metadata figures are those of wgmma.mma_async.sp). Recognised, not simulated:
-// the half-K shapes (m16n8k16 .f16/.bf16, m16n8k8 .tf32, m16n8k32 8-bit: one lane per quad,
-// metadata figures not modelled), .s4/.u4, fp8 on sm_120+ and the sm_120a .kind forms.
+// CUTLASS uses, whose metadata figures are those of wgmma.mma_async.sp), m16n8k128 .s4/.u4 (above).
+// Recognised, not simulated: the half-K shapes (m16n8k16 .f16/.bf16, m16n8k8 .tf32, m16n8k32 8-bit,
+// m16n8k64 4-bit: one lane per quad, metadata figures not modelled), fp8 on sm_120+ and the sm_120a
+// .kind forms.
 void bind_mma_sp(Binder& b) {
   const bool ordered = b.src.opcode.rfind("mma.sp::ordered_metadata", 0) == 0;
   const char* name = ordered ? "mma.sp::ordered_metadata" : "mma.sp";
@@ -487,8 +558,7 @@ void bind_mma_sp(Binder& b) {
       shape = &sn;
     }
   if (!shape) b.error("a shape modifier (.m16n8k32, ...) is required for instruction 'mma'");
-  if (b.has(".s4") || b.has(".u4"))
-    b.unimplemented(std::string(name) + " with .s4/.u4 (4:8 pair-wise sparsity; not simulated)");
+  if (b.has(".s4") || b.has(".u4")) return bind_mma_sp_s4(b, shape->mod, shape->shape, ordered, name);
   if (b.type_count() != 4) b.error("Unexpected instruction types specified for 'mma' (need .dtype.atype.btype.ctype)");
   const DType td = b.type(0), ta = b.type(1), tb = b.type(2), tcy = b.type(3);
   const std::string shape_name = shape->mod, lay = layouts(b);
@@ -543,25 +613,7 @@ void bind_mma_sp(Binder& b) {
   } else {
     bad_types();
   }
-  if (ordered && b.dec.program().ptx_version < 85)
-    b.error("Feature '.sp::ordered_metadata' requires PTX ISA .version 8.5 or later");
-  b.require_ops(6, 6);
-  if (b.op_kind(4) != Operand::Kind::Reg) b.error("Arguments mismatch for instruction 'mma' (the metadata e must be a register)");
-  if (b.op_kind(5) != Operand::Kind::Imm) b.error("Arguments mismatch for instruction 'mma' (the sparsity selector f must be a constant)");
-  // ptxas 13.0's words; it accepts 2 and 3 for .f16/.bf16 m16n8k32, where the PTX ISA says the
-  // selector "must be either 0 (threads T0, T1) or 1 (threads T2, T3)": ptxsim follows the ISA.
-  const int64_t sel = b.imm(5), max_sel = frag::sparse_max_sel(kind);
-  if (sel < 0 || sel > max_sel)
-    b.error("Argument 6 of instruction 'Sparse mma': value '" + std::to_string(sel) +
-            "' out of range, expected to be in range [0.." + std::to_string(max_sel) + "]");
-  const SparseShapes sh = sparse_shapes(kind);
-  const frag::ElemClass cc = class_of(tcy, true), cd = class_of(td, true);
-  sem::check_reg_vector(b, 0, frag::mma_regs(sh.b, frag::Operand::C, cd), 32, "mma");
-  sem::check_reg_vector(b, 1, frag::mma_regs(sh.a, frag::Operand::A, sh.cls), 32, "mma");
-  sem::check_reg_vector(b, 2, frag::mma_regs(sh.b, frag::Operand::B, sh.cls), 32, "mma");
-  sem::check_reg_vector(b, 3, frag::mma_regs(sh.b, frag::Operand::C, cc), 32, "mma");
-  b.in.a = uint8_t(kind);
-  b.in.b = uint8_t(sel | (ordered ? 4 : 0) | (sat ? 8 : 0) | (is_fp8(ta) ? 16 : 0));
+  bind_mma_sp_operands(b, kind, ordered, sat, is_fp8(ta), false, class_of(tcy, true), class_of(td, true));
   if (is_int8(ta)) {
     b.in.d = uint8_t((ta == DType::S8 ? 1 : 0) | (tb == DType::S8 ? 2 : 0));
   } else {
@@ -571,7 +623,6 @@ void bind_mma_sp(Binder& b) {
     if (!m) b.unimplemented("no tensor-core arithmetic model for this mma.sp type combination");
     b.in.imm = reinterpret_cast<uint64_t>(m);
   }
-  b.in.fn = exec_mma_sp;
 }
 
 void bind_mma(Binder& b) {

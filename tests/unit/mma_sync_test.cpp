@@ -574,13 +574,13 @@ TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
 
 struct SpCase {
   std::string mods;  // after "mma.sp[::ordered_metadata].sync.aligned."
-  int kind;          // 0 .f16/.bf16 (K 32), 1 .tf32 (K 16), 2 8-bit (K 64)
+  int kind;          // 0 .f16/.bf16 (K 32), 1 .tf32 (K 16), 2 8-bit (K 64), 3 .s4/.u4 (K 128, 4:8 pair-wise)
   tc::ElemFmt fa, fb;
   tc::AccFmt acc;
   bool ordered = false, sa = false, sb = false, sat = false;
   int sel = 0;
   bool fp8 = false;  // kind 2 with .e4m3/.e5m2 (fa, fb) instead of .s8/.u8
-  bool exact_int() const { return kind == 2 && !fp8; }
+  bool exact_int() const { return kind >= 2 && !fp8; }
 };
 
 struct SpRun {
@@ -593,6 +593,10 @@ RCp sparse_b(int kind, int t, int i) {
   const int g = t >> 2, q = t % 4;
   if (kind == 0) return {2 * q + (i & 1) + 8 * (i >> 1), g};
   if (kind == 1) return {q + 4 * i, g};
+  // .s4/.u4 m16n8k128: eight per register. Its figure was not readable; this is the 8-bit layout on
+  // byte units (rows 8q..8q+7 per register, + 32 per register), as the dense m16n8k64 .s4 B is of
+  // the dense m16n8k32 .s8 B.
+  if (kind == 3) return {8 * q + (i & 7) + 32 * (i >> 3), g};
   return {4 * q + (i & 3) + 16 * (i >> 2), g};
 }
 
@@ -625,8 +629,8 @@ std::string sp_kernel(const std::string& opcode, int na, int nb, int nc, int nd,
 // the metadata nibbles. `corrupt` >= 0: bits 7:4 of that lane's metadata are replaced by `bad`.
 SpRun run_sp(const SpCase& sc, const std::vector<uint64_t>& P, const std::vector<uint64_t>& B,
              const std::vector<uint64_t>& C, const std::vector<uint32_t>& nib, int corrupt = -1, uint32_t bad = 0) {
-  const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : 64, KP = K / 2, chunks = sc.kind == 2 ? 16 : 8;
-  const Cls cls = sc.kind == 0 ? F16 : sc.kind == 1 ? TF32 : I8;
+  const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : sc.kind == 2 ? 64 : 128, KP = K / 2, chunks = sc.kind >= 2 ? 16 : 8;
+  const Cls cls = sc.kind == 0 ? F16 : sc.kind == 1 ? TF32 : sc.kind == 2 ? I8 : I4;
   const int per = 32 / cls_bits(cls);
   const bool int_acc = sc.exact_int(), f16acc = sc.acc == tc::AccFmt::F16;
   const Cls cc = f16acc ? Acc16 : Acc32;
@@ -642,7 +646,7 @@ SpRun run_sp(const SpCase& sc, const std::vector<uint64_t>& P, const std::vector
   for (int t = 0; t < 32; ++t) {
     const int q = t / 4, u = t % 4;
     uint32_t w = 0;
-    if (sc.kind == 2) {  // every lane: row q + 8 (u % 2), chunks 8 (u / 2) .. +7
+    if (sc.kind >= 2) {  // every lane: row q + 8 (u % 2), chunks 8 (u / 2) .. +7
       for (int j = 0; j < 8; ++j) w |= nib[size_t((q + 8 * (u % 2)) * chunks + 8 * (u / 2) + j)] << (4 * j);
     } else if (u / 2 == sc.sel) {  // the lane pair sp-sel picks: rows q (bits 15:0), q + 8 (31:16)
       for (int half = 0; half < 2; ++half)
@@ -679,6 +683,8 @@ std::vector<SpCase> sp_cases() {
   };
   v.push_back({"m16n8k64.row.col.f32.e4m3.e5m2.f32", 2, ElemFmt::E4M3, ElemFmt::E5M2, AccFmt::F32});
   v.push_back({"m16n8k64.row.col.f32.e5m2.e5m2.f32", 2, ElemFmt::E5M2, ElemFmt::E5M2, AccFmt::F32});
+  v.push_back({"m16n8k128.row.col.s32.s4.u4.s32", 3, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, false, true, false});
+  v.push_back({"m16n8k128.row.col.satfinite.s32.u4.s4.s32", 3, ElemFmt::F16, ElemFmt::F16, AccFmt::F32, true, false, true, true});
   v[1].sel = 1;
   v[3].sel = 1;
   v[2].ordered = true;
@@ -692,7 +698,8 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
   std::mt19937_64 rng(seed_for_test());
   for (const SpCase& sc : sp_cases()) {
     SCOPED_TRACE(std::string(sc.ordered ? "mma.sp::ordered_metadata." : "mma.sp.") + sc.mods + " sel " + std::to_string(sc.sel));
-    const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : 64, KP = K / 2, chunk = sc.kind == 1 ? 2 : 4, chunks = K / chunk;
+    const int K = sc.kind == 0 ? 32 : sc.kind == 1 ? 16 : sc.kind == 2 ? 64 : 128, KP = K / 2;
+    const int grp = sc.kind == 3 ? 2 : 1, chunk = sc.kind == 1 ? 2 : 4 * grp, chunks = K / chunk;  // .s4/.u4: pairs
     std::vector<uint32_t> nib(size_t(16 * chunks));
     std::vector<int> cols(size_t(16 * KP));  // the logical column of each packed element
     for (int r = 0; r < 16; ++r)
@@ -707,15 +714,17 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
         if (i1 >= i0) ++i1;
         if (sc.ordered ? i0 > i1 : rng() % 2) std::swap(i0, i1);
         nib[size_t(r * chunks + ch)] = uint32_t(i0 | i1 << 2);
-        cols[size_t(r * KP + 2 * ch)] = 4 * ch + i0;
-        cols[size_t(r * KP + 2 * ch + 1)] = 4 * ch + i1;
+        for (int e = 0; e < grp; ++e) {
+          cols[size_t(r * KP + 2 * grp * ch + e)] = chunk * ch + grp * i0 + e;
+          cols[size_t(r * KP + 2 * grp * ch + grp + e)] = chunk * ch + grp * i1 + e;
+        }
       }
     auto bits = [&](int w) { return rng() & (w == 32 ? 0xFFFFFFFFull : (uint64_t{1} << w) - 1); };
     // Finite values near 1 for the float kinds (wide-exponent random bits would mostly be dominated
     // by one term), raw bits for 8-bit.
     auto elem = [&](tc::ElemFmt f) -> uint64_t {
       const uint64_t r = rng(), hi = (r >> 40) & 1;
-      if (sc.exact_int()) return r & 0xFF;
+      if (sc.exact_int()) return r & (sc.kind == 3 ? 0xF : 0xFF);
       if (f == tc::ElemFmt::E4M3) return (r & 0x87) | (hi ? 0x38 : 0x30);
       if (f == tc::ElemFmt::E5M2) return (r & 0x83) | (hi ? 0x3C : 0x38);
       if (f == tc::ElemFmt::F16) return (r & 0x83FF) | (hi ? 0x3C00 : 0x3800);
@@ -737,7 +746,9 @@ TEST(MmaSparse, KeptProductsAgainstTheModelReference) {
           int64_t acc = int32_t(uint32_t(C[size_t(i * 8 + j)]));
           for (int p = 0; p < KP; ++p) {
             const uint64_t a = P[size_t(i * KP + p)], b = B[size_t(cols[size_t(i * KP + p)] * 8 + j)];
-            acc += (sc.sa ? int64_t(int8_t(a)) : int64_t(a)) * (sc.sb ? int64_t(int8_t(b)) : int64_t(b));
+            const int sh = sc.kind == 3 ? 4 : 0;  // sign-extend 4- or 8-bit elements
+            acc += (sc.sa ? int64_t(int8_t(uint8_t(a << sh)) >> sh) : int64_t(a)) *
+                   (sc.sb ? int64_t(int8_t(uint8_t(b << sh)) >> sh) : int64_t(b));
           }
           want = sc.sat ? uint32_t(int32_t(std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX))) : uint32_t(acc);
         } else {
@@ -818,7 +829,13 @@ TEST(MmaSparse, FormsGatesAndUnimplemented) {
                   "Instruction 'mma with with F16 accumulator and F8 floating point type' not supported on .target 'sm_100a'"));
   EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 " + f4 + ", " + r4 + ", " + b4 + ", " + f4 + ", %r1, 0;", "sm_90a", "8.3"),
                   "8.4"));
-  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;"),
+  EXPECT_EQ(one("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;", "sm_80", "7.1"), "");
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 1;"),
+                  "Argument 6 of instruction 'Sparse mma': value '1' out of range, expected to be in range [0..0]"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.s4.s32 " + r4 + ", {%r4, %r5}, " + b4 + ", " + r4 + ", %r1, 0;"), "mma"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32 " + r4 + ", " + r4 + ", " + b4 + ", " + r4 + ", %r1, 0;"),
+                  "Incorrect instruction type specified for Sparse mma with shape '.m16n8k32'"));
+  EXPECT_TRUE(has(one("mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 " + r4 + ", {%r4, %r5}, {%r8, %r9}, " + r4 + ", %r1, 0;"),
                   "unimplemented"));
 }
 
