@@ -1035,3 +1035,98 @@ TEST(Tcgen05MmaSparse, UnsimulatedMetadataAddressingIsNamed) {
   EXPECT_EQ(t5::meta_columns(Kind::TF32, 1), 2u);
   EXPECT_EQ(t5::meta_columns(Kind::I8, 0), 2u);
 }
+
+// Sparse block-scaled over a CTA pair (CUTLASS SM100_MMA_MXF4NVF4_2x1SM_SS_SPARSE, M = 256): each CTA
+// holds its 128 rows of the packed A, their metadata and scale_A, half of B's columns, and scale_B
+// for all N columns (ScaleFactorDuplicated4by1), at the same TMEM addresses in both CTAs. The TMEM
+// image of a lane is 16 words at column 256: the metadata (256..257), scale_A (260..263), scale_B
+// (264..271). E2M1 values are small halves and the UE8M0 scales powers of two, so the reference
+// (the dense product of the decompressed A) is exact.
+TEST(Tcgen05MmaSparse, CtaPairM256BlockScaledReadsEachCtasMetadataAndScales) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("kind::mxf4nvf4.block_scale.block16 .sp cta_group::2 M=256 seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const uint32_t M = 256, N = 64, K = 128, Mh = 128, Nh = N / 2, nsf = 4, vec = K / nsf, chunks = K / 8;
+  auto half = [](int v2) { return uint32_t(std::abs(v2)) | (v2 < 0 ? 8u : 0u); };  // 2v in -4..4 as E2M1
+  std::vector<int> A(size_t(M) * K, 0), P(size_t(M) * K / 2), B(size_t(K) * N);
+  std::vector<uint32_t> nib(size_t(M) * chunks);
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t c = 0; c < chunks; ++c) {  // 4:8 pair-wise: two of the chunk's four pairs kept
+      const uint32_t i0 = rng() % 4, i1 = (i0 + 1 + rng() % 3) % 4;
+      nib[m * chunks + c] = i0 | i1 << 2;
+      for (uint32_t e = 0; e < 4; ++e) {
+        const int v = int(rng() % 9) - 4;
+        P[m * (K / 2) + 4 * c + e] = v;
+        A[m * K + 8 * c + 2 * (e < 2 ? i0 : i1) + e % 2] = v;
+      }
+    }
+  for (int& x : B) x = int(rng() % 9) - 4;
+  std::vector<int> SA(size_t(M) * nsf), SB(size_t(N) * nsf);  // UE8M0 exponents
+  for (int& x : SA) x = int(rng() % 5) - 2;
+  for (int& x : SB) x = int(rng() % 5) - 2;
+  Operand oa{Mh, K / 4, 1, Layout::K128B}, ob{Nh, K / 2, 1, Layout::KNone};  // bytes: two E2M1 each
+  std::vector<uint8_t> img_a(2 * 16384, 0), img_b(2 * 16384, 0);
+  std::vector<uint32_t> tm(2 * 128 * 16, 0);
+  for (uint32_t v = 0; v < 2; ++v) {
+    for (uint32_t m = 0; m < Mh; ++m) {
+      const uint32_t row = v * Mh + m;
+      for (uint32_t u = 0; u < K / 4; ++u)
+        img_a[v * 16384 + oa.offset(m, u)] = uint8_t(half(P[row * (K / 2) + 2 * u]) | half(P[row * (K / 2) + 2 * u + 1]) << 4);
+      for (uint32_t c = 0; c < chunks; ++c) tm[(v * 128 + m) * 16 + c / 8] |= nib[row * chunks + c] << (4 * (c % 8));
+      for (uint32_t p = 0; p < 4; ++p)  // scale_A of row m in every 32-lane partition
+        for (uint32_t j = 0; j < nsf; ++j)
+          tm[(v * 128 + 32 * p + m % 32) * 16 + 4 + m / 32] |= uint32_t(127 + SA[row * nsf + j]) << (8 * j);
+    }
+    for (uint32_t n = 0; n < Nh; ++n)
+      for (uint32_t u = 0; u < K / 2; ++u)
+        img_b[v * 16384 + ob.offset(n, u)] =
+            uint8_t(half(B[(2 * u) * N + v * Nh + n]) | half(B[(2 * u + 1) * N + v * Nh + n]) << 4);
+    for (uint32_t n = 0; n < N; ++n)
+      for (uint32_t p = 0; p < 4; ++p)
+        for (uint32_t j = 0; j < nsf; ++j)
+          tm[(v * 128 + 32 * p + n % 32) * 16 + 8 + n / 32] |= uint32_t(127 + SB[n * nsf + j]) << (8 * j);
+  }
+  // Block-scaled descriptor: sparse, A/B E2M1 (1), N >> 3, UE8M0 (bit 23), M >> 7 (bits 28:27).
+  const uint32_t idesc = 1u << 2 | 1u << 7 | 1u << 10 | (N >> 3) << 17 | 1u << 23 | (M >> 7) << 27;
+  std::string ptx = replace_all(kPairKernel, "KIND", "kind::mxf4nvf4.block_scale.block16");
+  ptx = replace_all(ptx, ".version 8.7", ".version 8.8");
+  ptx = replace_all(ptx, "NCOLS", std::to_string(N));
+  ptx = replace_all(ptx, "DBYTES", std::to_string(128 * N * 4));
+  ptx = replace_all(ptx, "  mul.wide.u32 %rd9, %r60, 1024;", "  mul.wide.u32 %rd9, %r60, 8192;");
+  ptx = replace_all(ptx, R"(  mul.wide.u32 %rd8, %r0, 8;
+  add.u64 %rd7, %rd7, %rd8;
+  ld.global.v2.u32 {%r50, %r51}, [%rd7];
+  add.u32 %r58, %r28, 256;
+  tcgen05.st.sync.aligned.32x32b.x2.b32 [%r58], {%r50, %r51};)",
+                    R"(  mul.wide.u32 %rd8, %r0, 64;
+  add.u64 %rd7, %rd7, %rd8;
+  ld.global.v4.u32 {%r50, %r51, %r52, %r53}, [%rd7];
+  ld.global.v4.u32 {%r54, %r55, %r56, %r57}, [%rd7+16];
+  ld.global.v4.u32 {%r64, %r65, %r66, %r67}, [%rd7+32];
+  ld.global.v4.u32 {%r68, %r69, %r70, %r71}, [%rd7+48];
+  add.u32 %r58, %r28, 256;
+  tcgen05.st.sync.aligned.32x32b.x16.b32 [%r58], {%r50, %r51, %r52, %r53, %r54, %r55, %r56, %r57, %r64, %r65, %r66, %r67, %r68, %r69, %r70, %r71};)");
+  ptx = replace_all(ptx, "  add.u32 %r37, %r10, 256;\n", "  add.u32 %r37, %r10, 256;\n  add.u32 %r38, %r10, 260;\n  add.u32 %r39, %r10, 264;\n");
+  ptx = replace_all(ptx, "[%r37], %r33, %p2;", "[%r37], %r33, [%r38], [%r39], %p2;");
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t ga = mem.allocate(img_a.size(), 256, "A"), gb = mem.allocate(img_b.size(), 256, "B"),
+                 gm = mem.allocate(tm.size() * 4, 256, "tmem image");
+  mem.write(ga, img_a.data(), img_a.size());
+  mem.write(gb, img_b.data(), img_b.size());
+  mem.write(gm, tm.data(), tm.size() * 4);
+  const uint64_t gd = alloc(mem, size_t(2) * 128 * N * 4, "D");
+  Params p;
+  p.add(ga).add(gb).add(gd).add(gm).add(oa.desc(0)).add(ob.desc(0)).add(idesc);
+  Launched r = launch(ptx, mem, p, {2, 1, 1}, {128, 1, 1}, {2, 1, 1}, seed);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+  std::vector<uint32_t> d(size_t(2) * 128 * N);
+  mem.read(gd, d.data(), d.size() * 4);
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t n = 0; n < N; ++n) {
+      double sum = 0;
+      for (uint32_t k = 0; k < K; ++k)
+        sum += std::ldexp(A[m * K + k] * 0.5, SA[m * nsf + k / vec]) * std::ldexp(B[k * N + n] * 0.5, SB[n * nsf + k / vec]);
+      ASSERT_EQ(std::bit_cast<float>(d[(size_t(m / Mh) * 128 + m % Mh) * N + n]), float(sum)) << "D(" << m << ", " << n << ")";
+    }
+}
