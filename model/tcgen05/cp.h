@@ -14,8 +14,8 @@
 // copy_traits_sm100.hpp: Src/DstLayout (4, 256) : (32, 128) in (lane, bit) of the 128 x 256b
 // atom, i.e. row r at lane 32r); the PTX gives it only as a figure. CUTLASS calls the shape a
 // "refresh" of one row per 32-lane subpartition, the row tcgen05.shift leaves stale (shift.h).
-// With .b8x16.b6x16_p32 each 16-byte chunk of a row is widened on the way (decompress.h); the
-// .b4x16_p64 form is not simulated.
+// With .b8x16.b6x16_p32 / .b8x16.b4x16_p64 each 16-byte chunk of a row is widened on the way
+// (decompress.h).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/numerics/half_ops.h"
+#include "model/tcgen05/decompress.h"
 #include "model/tcgen05/shift.h"
 #include "model/tcgen05/sparse.h"
 #include "model/tcgen05/ws.h"
@@ -37,8 +38,8 @@ tc::ElemFmt elem_fmt(Kind k, uint32_t code) {
   }
 }
 
-// The element's value bits inside its container, and its sign bit. A 6-bit element's container
-// (shared memory slot, or byte in TMEM) holds it in bits 5:0 (decompress.h).
+// The element's value bits inside its storage unit, and its sign bit. A 4/6-bit element's shared
+// memory slot holds it in the low bits; in TMEM its holder byte is shifted first (decompress.h).
 uint32_t value_mask(tc::ElemFmt f) {
   switch (f) {
     case tc::ElemFmt::E2M3:
@@ -210,13 +211,6 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     if (op.a_in_tmem && g.M != 128)
       return "A in Tensor Memory with .ws and M = " + std::to_string(g.M) +
              " is not simulated (its TMEM layout is figure-only; CUTLASS pins none)";
-  }
-  if (op.a_in_tmem && (ctx.kind == Kind::F8F6F4 || ctx.kind == Kind::MXF8F6F4)) {
-    const uint32_t a_code = scaled ? InstrDescriptorBlockScaled::decode(op.idesc).a_format
-                                   : InstrDescriptor::decode(op.idesc).a_format;
-    if (elem_fmt(ctx.kind, a_code) == tc::ElemFmt::E2M1)
-      return std::string("A in Tensor Memory with type E2M1 and ") + kind_name(ctx.kind) +
-             " is not simulated (where E2M1 sits in its 8-bit container is not pinned: see model/tcgen05/decompress.h)";
   }
   if (op.ashift && !(g.M == 128 || g.M == 256))
     return ".ashift is only allowed with M = 128 or M = 256, not M = " + std::to_string(g.M);
@@ -394,12 +388,15 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
     au.resize(size_t(arows) * U);
     if (op.a_in_tmem) {
       const tmem::TmemAddr abase = tmem::TmemAddr::decode(op.a_tmem);
+      const uint32_t a_w = packed_bits(kind, fa);
       for (uint32_t r = 0; r < arows; ++r)
         for (uint32_t k = 0; k < U; ++k) {
           const uint32_t lane = dup ? r % mrows + 64 * (r / mrows) : d_offset(M, groups, N, r, 0, ws).lane;
           const uint32_t byte = k * b;
           const uint32_t cell = t.read(abase.lane + lane, abase.column + byte / 4);
-          au[size_t(r) * U + k] = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
+          const uint32_t unit = b == 4 ? cell : (cell >> (8 * (byte % 4))) & ((1u << (8 * b)) - 1);
+          // A 4/6-bit element of kind::f8f6f4 / mxf8f6f4 sits in the middle of its holder byte.
+          au[size_t(r) * U + k] = a_w ? from_holder(uint8_t(unit), a_w) : unit;
         }
     } else {
       const SmemDescriptor adesc = SmemDescriptor::decode(op.a_desc);

@@ -812,9 +812,6 @@ void bind_tcgen05_cp(Binder& b) {
   const bool b8 = b.has(".b8x16"), b6 = b.has(".b6x16_p32"), b4 = b.has(".b4x16_p64");
   if (int(b8) + int(b6) + int(b4) != 0 && (!b8 || int(b6) + int(b4) != 1))
     b.error("Unexpected number of 'format conversion' modifiers specified for instruction 'tcgen05.cp'");
-  if (b4)
-    b.unimplemented("4-bit decompression: where the widened E2M1 value sits in its 8-bit container is not pinned, "
-                    "see model/tcgen05/decompress.h");
   const bool w0213 = b.has(".warpx2::02_13"), w0123 = b.has(".warpx2::01_23"), w4 = b.has(".warpx4");
   const int nw = int(w0213) + int(w0123) + int(w4);
   if (nw > 1) b.error("Multiple .warptype modifiers specified for instruction 'tcgen05.cp'");
@@ -844,7 +841,7 @@ void bind_tcgen05_cp(Binder& b) {
   expect(b, b.op_count() == 2 && b.op_kind(0) == Operand::Kind::Addr && b.in.op[0].aux == kNoSlot && is_reg_or_imm(b.in.op[1]),
          "expected [taddr], s-desc");
   b.in.a = uint8_t(shape);
-  b.in.b = uint8_t(b6 ? t5::CpSrcFmt::kB6x16P32 : t5::CpSrcFmt::kNone);
+  b.in.b = uint8_t(b6 ? t5::CpSrcFmt::kB6x16P32 : b4 ? t5::CpSrcFmt::kB4x16P64 : t5::CpSrcFmt::kNone);
   b.in.d = uint8_t(g);
   b.in.fn = exec_cp;
 }

@@ -328,12 +328,13 @@ TEST(Tcgen05Cp4x256b, ATaddrBeyondLane31IsAFault) {
   EXPECT_EQ(e->loc.line, line_of(run.ptx(), "tcgen05.cp.cta_group::1.4x256b"));
 }
 
-// ---- tcgen05.cp .b8x16.b6x16_p32 ----------------------------------------------------------------------
+// ---- tcgen05.cp .b8x16.b6x16_p32 / .b8x16.b4x16_p64 ---------------------------------------------------
 
-// Every 16-byte chunk of the source holds 16 six-bit elements in its first 12 bytes (element i in
-// bits [6i, 6i + 6), little-endian) and 4 padding bytes; the copy writes element i to byte i, in
-// bits 5:0 with bits 7:6 zero (docs/tcgen05.md). The padding is random and must not leak.
-TEST(Tcgen05CpDecompress, SixBitElementsWidenToBytesInEveryShape) {
+// Every 16-byte chunk of the source holds 16 w-bit elements (w = 6: .b6x16_p32, w = 4: .b4x16_p64) in
+// its first 2w bytes (element i in bits [wi, wi + w), little-endian) and padding; the copy writes
+// element i to byte i in the middle of the byte: 0xxxxxx0 for 6 bits, 00xxxx00 for 4 (NVIDIA's
+// CuTeDSL cp_narrow_a_to_tmem_mma example; docs/tcgen05.md). The padding is random and must not leak.
+TEST(Tcgen05CpDecompress, NarrowElementsWidenToMiddleOfBytesInEveryShape) {
   const uint64_t seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -350,9 +351,11 @@ TEST(Tcgen05CpDecompress, SixBitElementsWidenToBytesInEveryShape) {
       {".4x256b", 4, 32, [](uint32_t r) { return std::vector<uint32_t>{32 * r}; }},
   };
   // With .cta_group::2 (one thread of the even CTA issues it) each CTA copies its own shared memory.
+  for (uint32_t w : {6u, 4u})
   for (unsigned group : {1u, 2u})
     for (const Case& k : cases) {
-      SCOPED_TRACE(std::string(k.mods) + " cta_group::" + std::to_string(group));
+      SCOPED_TRACE(std::string(k.mods) + " cta_group::" + std::to_string(group) + " w " + std::to_string(w));
+      const uint32_t shift = w == 6 ? 1 : 2;  // the holder bytes 0xxxxxx0 / 00xxxx00
       Harness run(group, 16, rng);
       KMajor src{k.bytes, true};
       // values[v][r * bytes + e]: element e of row r in CTA v (16 per 16-byte chunk).
@@ -363,18 +366,18 @@ TEST(Tcgen05CpDecompress, SixBitElementsWidenToBytesInEveryShape) {
           for (uint32_t q = 0; q < k.bytes / 16; ++q) {
             uint8_t chunk[16] = {};
             for (uint32_t e = 0; e < 16; ++e) {
-              const uint8_t x = uint8_t(rng() & 63);
-              values[v][r * k.bytes + 16 * q + e] = x;
-              for (uint32_t bit = 0; bit < 6; ++bit)
-                if (x >> bit & 1) chunk[(6 * e + bit) / 8] |= uint8_t(1u << ((6 * e + bit) % 8));
+              const uint8_t x = uint8_t(rng() & ((1u << w) - 1));
+              values[v][r * k.bytes + 16 * q + e] = uint8_t(x << shift);
+              for (uint32_t bit = 0; bit < w; ++bit)
+                if (x >> bit & 1) chunk[(w * e + bit) / 8] |= uint8_t(1u << ((w * e + bit) % 8));
             }
-            for (uint32_t j = 12; j < 16; ++j) chunk[j] = uint8_t(rng());
+            for (uint32_t j = 2 * w; j < 16; ++j) chunk[j] = uint8_t(rng());
             for (uint32_t j = 0; j < 16; ++j) run.sa[v][src.offset(r, 16 * q + j)] = chunk[j];
           }
       }
       run.p[0] = src.desc();
       run.ops = "  add.u32 %r80, %r10, 4;\n  tcgen05.cp.cta_group::" + std::to_string(group) + k.mods +
-                ".b8x16.b6x16_p32 [%r80], %rd20;";
+                (w == 6 ? ".b8x16.b6x16_p32" : ".b8x16.b4x16_p64") + " [%r80], %rd20;";
       Dump d{{}, run.ncols};
       Launched r = run.launch_it(d.out, seed);
       ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
@@ -410,12 +413,10 @@ TEST(Tcgen05CpDecompress, FormatQualifiersAreCheckedAtLoad) {
     EXPECT_NE(load_error(bad).find("Unexpected number of 'format conversion' modifiers specified for instruction 'tcgen05.cp'"),
               std::string::npos)
         << bad;
-  const std::string b4 = load_error("  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r3], %rd1;\n");
-  EXPECT_NE(b4.find("unimplemented: 'tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64' (4-bit decompression: where the "
-                    "widened E2M1 value sits in its 8-bit container is not pinned, see model/tcgen05/decompress.h) is "
-                    "recognised but not simulated yet"),
-            std::string::npos)
-      << b4;
+  EXPECT_EQ(load_error("  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r3], %rd1;\n"), "");
+  EXPECT_NE(load_error("  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64.b6x16_p32 [%r3], %rd1;\n")
+                .find("Unexpected number of 'format conversion' modifiers specified for instruction 'tcgen05.cp'"),
+            std::string::npos);
 }
 
 // ---- tcgen05.shift ------------------------------------------------------------------------------------
@@ -666,17 +667,18 @@ TEST(Tcgen05AShift, MisuseIsReportedInPtxasWords) {
 
 // ---- A in Tensor Memory ----------------------------------------------------------------------------
 
-// 6-bit A through the decompressing copy: A (E2M3 or E3M2, padded chunks in shared memory) goes to
-// TMEM with tcgen05.cp .128x256b.b8x16.b6x16_p32, then kind::f8f6f4 / mxf8f6f4 reads it as
-// [a-tmem]; B is E4M3 in shared memory.
-TEST(Tcgen05ATmem, SixBitAThroughTheDecompressingCopy) {
+// 4- and 6-bit A through the decompressing copy: A (E2M3 / E3M2 / E2M1, padded chunks in shared
+// memory) goes to TMEM with tcgen05.cp .128x256b.b8x16.b6x16_p32 / .b4x16_p64, then kind::f8f6f4 /
+// mxf8f6f4 reads it as [a-tmem] (CuTeDSL's cp_narrow_a_to_tmem_mma); B is E4M3 in shared memory.
+TEST(Tcgen05ATmem, NarrowAThroughTheDecompressingCopy) {
   const uint64_t seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   const uint32_t M = 128, N = 16, K = 32, ncols = 40;  // D at 0, A at 16 (8 columns), scales at 24, 28
   for (bool scaled : {false, true})
-    for (uint32_t code : {3u, 4u}) {  // E2M3, E3M2
-      SCOPED_TRACE(std::string(scaled ? "kind::mxf8f6f4" : "kind::f8f6f4") + (code == 3 ? " E2M3" : " E3M2"));
+    for (uint32_t code : {3u, 4u, 5u}) {  // E2M3, E3M2, E2M1
+      SCOPED_TRACE(std::string(scaled ? "kind::mxf8f6f4" : "kind::f8f6f4") + (code == 3 ? " E2M3" : code == 4 ? " E3M2" : " E2M1"));
+      const uint32_t w = code == 5 ? 4 : 6;
       Harness run(1, ncols, rng);
       std::vector<int> A(M * K), B(K * N);
       for (int& x : A) x = int(rng() % 9) - 4;
@@ -686,9 +688,10 @@ TEST(Tcgen05ATmem, SixBitAThroughTheDecompressingCopy) {
         for (uint32_t q = 0; q < 2; ++q) {
           uint8_t chunk[16] = {};
           for (uint32_t e = 0; e < 16; ++e) {
-            const uint32_t v = code == 3 ? e2m3(A[m * K + 16 * q + e]) : e3m2(A[m * K + 16 * q + e]);
-            for (uint32_t bit = 0; bit < 6; ++bit)
-              if (v >> bit & 1) chunk[(6 * e + bit) / 8] |= uint8_t(1u << ((6 * e + bit) % 8));
+            const int x = A[m * K + 16 * q + e];
+            const uint32_t v = code == 3 ? e2m3(x) : code == 4 ? e3m2(x) : e2m1(x);
+            for (uint32_t bit = 0; bit < w; ++bit)
+              if (v >> bit & 1) chunk[(w * e + bit) / 8] |= uint8_t(1u << ((w * e + bit) % 8));
           }
           for (uint32_t j = 0; j < 16; ++j) run.sa[0][ak.offset(m, 16 * q + j)] = chunk[j];
         }
@@ -704,9 +707,10 @@ TEST(Tcgen05ATmem, SixBitAThroughTheDecompressingCopy) {
   add.u32 %r80, %r10, 16;
   add.u32 %r82, %r10, 24;
   add.u32 %r83, %r10, 28;
-  tcgen05.cp.cta_group::1.128x256b.b8x16.b6x16_p32 [%r80], %rd20;
+  tcgen05.cp.cta_group::1.128x256b.b8x16.FMT [%r80], %rd20;
   )") + (scaled ? "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%r10], [%r80], %rd21, %r70, [%r82], [%r83], %p2;"
                 : "tcgen05.mma.cta_group::1.kind::f8f6f4 [%r10], [%r80], %rd21, %r70, %p2;");
+      run.ops = replace_all(run.ops, "FMT", w == 6 ? "b6x16_p32" : "b4x16_p64");
       Dump d{{}, ncols};
       Launched r = run.launch_it(d.out, seed);
       ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
@@ -766,19 +770,47 @@ TEST(Tcgen05ATmem, Mxf4AFromTmemEqualsAFromSharedMemory) {
   }
 }
 
-// E2M1 A in TMEM for kind::f8f6f4 stays a loud fault: its container placement is not pinned.
-TEST(Tcgen05ATmem, E2M1AInTmemForF8F6F4IsReportedAsNotSimulated) {
-  std::mt19937_64 rng(4);
-  Harness run(1, 8, rng);
-  run.p[1] = KMajor{}.desc();
-  run.q[0] = idesc(1, 5, 0, 128, 8);
-  run.ops = "  setp.ne.u32 %p2, %r0, 0;\n  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r10], [%r10], %rd21, %r70, %p2;";
-  Dump d{{}, run.ncols};
-  Launched r = run.launch_it(d.out, 1);
-  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
-  EXPECT_EQ(first_error(r)->message,
-            "tcgen05.mma.cta_group::1.kind::f8f6f4: A in Tensor Memory with type E2M1 and kind::f8f6f4 is not simulated "
-            "(where E2M1 sits in its 8-bit container is not pinned: see model/tcgen05/decompress.h) [CTA (0,0,0) warp 0 lanes 0x1]");
+// A 4/6-bit A element written straight into TMEM is read from the middle of its holder byte:
+// E2M3 / E3M2 from bits 6:1 (0xxxxxx0), E2M1 from bits 5:2 (00xxxx00); the other bits are zero.
+// A reading from the low bits would see other values (every |v| > 0 here changes).
+TEST(Tcgen05ATmem, NarrowAInTmemIsReadFromTheMiddleOfItsHolderByte) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const uint32_t M = 128, N = 8, K = 32, ncols = 24;  // D at 0, A at 16 (8 columns)
+  for (uint32_t code : {3u, 4u, 5u}) {
+    SCOPED_TRACE(code == 3 ? "E2M3" : code == 4 ? "E3M2" : "E2M1");
+    Harness run(1, ncols, rng);
+    std::vector<int> A(M * K), B(K * N);
+    for (int& x : A) x = int(rng() % 9) - 4;
+    for (int& x : B) x = int(rng() % 9) - 4;
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t c = 0; c < 8; ++c) {
+        uint32_t word = 0;
+        for (uint32_t i = 0; i < 4; ++i) {
+          const int x = A[m * K + 4 * c + i];
+          const uint32_t holder = code == 5 ? e2m1(x) << 2 : (code == 3 ? e2m3(x) : e3m2(x)) << 1;
+          word |= holder << (8 * i);
+        }
+        run.tmem[0][m * ncols + 16 + c] = word;
+      }
+    KMajor bk{32, false};
+    for (uint32_t n = 0; n < N; ++n)
+      for (uint32_t k = 0; k < K; ++k) run.sb[0][bk.offset(n, k)] = uint8_t(e4m3(B[k * N + n]));
+    run.p[1] = bk.desc();
+    run.q[0] = idesc(1, code, 0, M, N);
+    run.ops = "  setp.ne.u32 %p2, %r0, 0;\n  add.u32 %r80, %r10, 16;\n"
+              "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r10], [%r80], %rd21, %r70, %p2;";
+    Dump d{{}, ncols};
+    Launched r = run.launch_it(d.out, seed);
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t n = 0; n < N; ++n) {
+        int s = 0;
+        for (uint32_t k = 0; k < K; ++k) s += A[m * K + k] * B[k * N + n];
+        ASSERT_EQ(d.at(0, m, n), tf32(s)) << "D(" << m << ", " << n << ")";
+      }
+  }
 }
 
 // A CTA pair with A in TMEM. M = 256: CTA v's 128 rows at lanes m. M = 128 (layout B): CTA v's 64

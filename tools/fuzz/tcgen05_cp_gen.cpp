@@ -92,7 +92,6 @@ Verdict tcgen05_cp_property(const CpDescription& c) {
     return Verdict{Verdict::kPass, "rejected"};
   }
   const auto sim = simulated_shape(c.shape, c.multicast);
-  if (!sim || c.src_fmt == "b4x16_p64") return Verdict{Verdict::kPass, "valid, not simulated (.b4x16_p64 decompression)"};
   if (int(model::tcgen05::cp_rows(*sim)) != table_rows(c.shape))
     return Verdict::fail(std::string("the simulator copies ") + std::to_string(model::tcgen05::cp_rows(*sim)) +
                          " rows for " + what);
