@@ -83,13 +83,10 @@ std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, cons
         if (pos) pos[0] = s.chunk * c + (nib == 0x4 ? 0 : 1);
       } else {
         const uint32_t i0 = nib & 3, i1 = nib >> 2, g = s.group;
-        if (i0 == i1)
-          return fail(g == 1 ? "names column " + std::to_string(i0) +
-                                   " of its chunk twice (the two indices of a 2:4 chunk must differ; 0x0, 0x5, 0xa and "
-                                   "0xf are invalid)"
-                             : "names pair " + std::to_string(i0) +
-                                   " of its chunk twice (the two pair indices of a 4:8 pair-wise chunk must differ; 0x0, "
-                                   "0x5, 0xa and 0xf are invalid)");
+        if (!meaningful_nibble(nib))
+          return fail(std::string("is not one of the values the ISA defines for a ") +
+                      (g == 1 ? "2:4 chunk" : "4:8 pair-wise chunk") +
+                      " (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, 0xe; PTX 9.7.16.10.8: any other is undefined)");
         for (uint32_t e = 0; e < g; ++e) {
           dst[g * i0 + e] = src[e];
           dst[g * i1 + e] = src[g + e];

@@ -3,15 +3,16 @@
 // B and the product use the doubled K (512 bits of K). Metadata in Tensor Memory at [sp-meta-tmem]
 // says, per chunk of a row, where in the chunk each stored element goes:
 //   kind::f16, f8f6f4, i8               2:4 — chunk of 4 elements, 2 stored; a nibble whose bits 1:0
-//                                         place stored element 2c and bits 3:2 element 2c + 1;
-//                                         equal indices (0x0, 0x5, 0xA, 0xF) are invalid
+//                                         place stored element 2c and bits 3:2 element 2c + 1; only
+//                                         0x4, 0x8, 0xC, 0x9, 0xD, 0x6, 0xE are defined (PTX
+//                                         9.7.16.10.8: "Rest of the values result in undefined
+//                                         behavior"; unlike mma.sp, decreasing pairs but (2, 1) are not)
 //   kind::tf32                           1:2 — chunk of 2 elements, 1 stored; nibble 0x4 puts it at
 //                                         index 0, 0xE at index 1; any other nibble is invalid
 //   kind::mxf4, mxf4nvf4 (E2M1 pairs)    4:8 pair-wise — chunk of 8 elements = 4 pairs, 2 pairs stored;
 //                                         bits 1:0 place stored pair 0 (elements 4c, 4c + 1), bits 3:2
-//                                         pair 1; equal indices are invalid as for 2:4
-// (the nibble rules are those of mma.sp, PTX 9.7.14.6.1, which this metadata shares; mxf8f6f4 is 2:4
-// like f8f6f4).
+//                                         pair 1; the same seven values are defined
+// (mxf8f6f4 is 2:4 like f8f6f4).
 //
 // Where the nibble of chunk c of row m sits (CUTLASS cute/atom/mma_traits_sm100_frag.hpp
 // tmem_e_frg for M = 128 per CTA and tmem_e_frg_ws for .ws M = 32/64/128; PTX gives these layouts
@@ -48,6 +49,13 @@ struct SparseLayout {
   uint32_t group = 1;      // elements one metadata index places (2: the E2M1 pairs of mxf4*)
 };
 SparseLayout sparse_layout(Kind k);
+// A 2:4 or 4:8 pair-wise nibble the ISA gives a meaning (its list, 0b0110 included as printed).
+inline bool meaningful_nibble(uint32_t nib) {
+  switch (nib & 0xF) {
+    case 0x4: case 0x8: case 0xC: case 0x9: case 0xD: case 0x6: case 0xE: return true;
+    default: return false;
+  }
+}
 
 // Where chunk c of row m's nibble is, relative to the metadata address, for copy `part` (.ws M < 128).
 struct MetaCell {

@@ -763,7 +763,7 @@ struct ScaledCase {
   uint32_t N;
   Layout la, lb;
   bool sparse = false;  // tcgen05.mma.sp: A 2:4 (mxf4*: 4:8 pair-wise) sparse, metadata at column 268
-  // Sparse fault case: the nibble of row bad_row, chunk 0 of the step names its first index twice,
+  // Sparse fault case: the nibble of row bad_row, chunk 0 of the step is 0x5 (undefined),
   // and the MMA must fault with `error`.
   int bad_row = -1;
   std::string error = {};
@@ -800,8 +800,8 @@ void run_scaled_gemm(const ScaledCase& g, uint64_t seed) {
       continue;
     }
     for (uint32_t c = 0; c < chunks; ++c) {
-      const uint32_t i0 = rng() % 4, i1 = (i0 + 1 + rng() % 3) % 4;  // distinct, either order
-      nib[m * chunks + c] = i0 | i1 << 2;
+      static const uint32_t defined[] = {0x4, 0x8, 0xC, 0x9, 0xD, 0x6, 0xE};  // PTX 9.7.16.10.8's list
+      nib[m * chunks + c] = defined[rng() % 7];
     }
     for (uint32_t s = 0; s < steps; ++s)
       for (uint32_t c = 0; c < chunks; ++c)
@@ -962,9 +962,9 @@ TEST(Tcgen05Mma, SparseBlockScaledKindsAgainstAnExactReference) {
   ScaledCase bad = cases[2];
   bad.bad_row = 37;
   bad.error = "tcgen05.mma.sp.cta_group::1.kind::mxf4: invalid sparsity metadata for row 37 chunk 0 (columns 0..7 of A): "
-              "nibble 0x5 names pair 1 of its chunk twice (the two pair indices of a 4:8 pair-wise chunk must differ; "
-              "0x0, 0x5, 0xa and 0xf are invalid); it is bits 3:0 of TMEM lane 37, column 268 (sp-meta-tmem + lane 37, "
-              "column 0) [CTA (0,0,0) warp 0 lanes 0x1]";
+              "nibble 0x5 is not one of the values the ISA defines for a 4:8 pair-wise chunk (0x4, 0x8, 0xc, 0x9, 0xd, "
+              "0x6, 0xe; PTX 9.7.16.10.8: any other is undefined); it is bits 3:0 of TMEM lane 37, column 268 "
+              "(sp-meta-tmem + lane 37, column 0) [CTA (0,0,0) warp 0 lanes 0x1]";
   run_scaled_gemm(bad, s);
 }
 

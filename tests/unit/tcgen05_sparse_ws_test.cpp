@@ -22,6 +22,10 @@ using namespace tma_test;
 
 namespace {
 
+// The 2:4 / 4:8 pair-wise metadata nibbles the ISA defines for tcgen05.mma.sp (PTX 9.7.16.10.8, as
+// printed there, 0b0110 included): bits 1:0 the first kept element (pair), bits 3:2 the second.
+const uint32_t kMetaNibbles[] = {0x4, 0x8, 0xC, 0x9, 0xD, 0x6, 0xE};
+
 uint32_t line_of(const std::string& ptx, const std::string& needle) {
   size_t at = ptx.find(needle);
   if (at == std::string::npos) return 0;
@@ -308,9 +312,10 @@ void run_case(const Case& g, uint64_t seed) {
         idx[0] = rng() % 2;
         nib[m * (ktot / chunk) + c] = idx[0] ? 0xE : 0x4;
       } else {
-        idx[0] = rng() % 4;
-        idx[1] = (idx[0] + 1 + rng() % 3) % 4;  // distinct, either order
-        nib[m * (ktot / chunk) + c] = idx[0] | idx[1] << 2;
+        const uint32_t v = kMetaNibbles[rng() % 7];
+        idx[0] = v & 3;
+        idx[1] = v >> 2;
+        nib[m * (ktot / chunk) + c] = v;
       }
       for (uint32_t j = 0; j < kept; ++j) {
         const int v = draw();
@@ -542,8 +547,9 @@ TEST(Tcgen05MmaSparse, InvalidMetadataIsAFaultNamingRowChunkAndCell) {
   // column 1 twice.
   f16.edit_meta = [](std::vector<uint32_t>& m) { m[1 * 8 + 0] = (m[1 * 8 + 0] & ~0x0F000000u) | 0x05000000u; };
   f16.error = "tcgen05.mma.sp.cta_group::1.kind::f16: invalid sparsity metadata for row 9 chunk 2 (columns 8..11 of A): "
-              "nibble 0x5 names column 1 of its chunk twice (the two indices of a 2:4 chunk must differ; 0x0, 0x5, 0xa "
-              "and 0xf are invalid); it is bits 27:24 of TMEM lane 1, column 256 (sp-meta-tmem + lane 1, column 0)";
+              "nibble 0x5 is not one of the values the ISA defines for a 2:4 chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, 0xe; "
+              "PTX 9.7.16.10.8: any other is undefined); it is bits 27:24 of TMEM lane 1, column 256 (sp-meta-tmem + "
+              "lane 1, column 0)";
   run_case(f16, seed);
   Case tf32{"tcgen05.mma.sp", "kind::tf32", Elem::TF32, 2, 1, 128, 16, Layout::KNone, Layout::KNone, 1};
   // Row 20 = lane 16 + 4 (rows 16..23, bits 15:0), chunk 5 = lane + 8, bits 7:4.
@@ -556,9 +562,15 @@ TEST(Tcgen05MmaSparse, InvalidMetadataIsAFaultNamingRowChunkAndCell) {
   // The second copy (lanes 64..127) of row 3, chunk 9 = column 1, bits 7:4; the first copy is fine.
   i8ws.edit_meta = [](std::vector<uint32_t>& m) { m[67 * 8 + 1] = (m[67 * 8 + 1] & ~0xF0u) | 0xF0u; };
   i8ws.error = "tcgen05.mma.ws.sp.cta_group::1.kind::i8: invalid sparsity metadata for row 3 chunk 9 (columns 36..39 of "
-               "A): nibble 0xf names column 3 of its chunk twice (the two indices of a 2:4 chunk must differ; 0x0, 0x5, "
-               "0xa and 0xf are invalid); it is bits 7:4 of TMEM lane 67, column 257 (sp-meta-tmem + lane 67, column 1)";
+               "A): nibble 0xf is not one of the values the ISA defines for a 2:4 chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, "
+               "0xe; PTX 9.7.16.10.8: any other is undefined); it is bits 7:4 of TMEM lane 67, column 257 (sp-meta-tmem "
+               "+ lane 67, column 1)";
   run_case(i8ws, seed + 2);
+  // Distinct but decreasing indices (0b0001: columns 1 then 0) are defined for mma.sp, not here.
+  Case dec = f16;
+  dec.edit_meta = [](std::vector<uint32_t>& m) { m[1 * 8 + 0] = (m[1 * 8 + 0] & ~0x0F000000u) | 0x01000000u; };
+  dec.error = replace_all(f16.error, "nibble 0x5", "nibble 0x1");
+  run_case(dec, seed + 3);
 }
 
 TEST(Tcgen05MmaSparse, UnsimulatedAndInvalidFormsFailLoudly) {
@@ -958,8 +970,8 @@ TEST(Tcgen05MmaSparse, CtaPairM256ReadsEachCtasMetadata) {
     std::vector<uint32_t> nib(size_t(M) * K / 4);
     for (uint32_t m = 0; m < M; ++m)
       for (uint32_t c = 0; c < K / 4; ++c) {
-        const uint32_t i0 = rng() % 4, i1 = (i0 + 1 + rng() % 3) % 4;
-        nib[m * (K / 4) + c] = i0 | i1 << 2;
+        const uint32_t v = kMetaNibbles[rng() % 7], i0 = v & 3, i1 = v >> 2;
+        nib[m * (K / 4) + c] = v;
         P[m * (K / 2) + 2 * c] = A[m * K + 4 * c + i0] = draw();
         P[m * (K / 2) + 2 * c + 1] = A[m * K + 4 * c + i1] = draw();
       }
@@ -1052,8 +1064,8 @@ TEST(Tcgen05MmaSparse, CtaPairM256BlockScaledReadsEachCtasMetadataAndScales) {
   std::vector<uint32_t> nib(size_t(M) * chunks);
   for (uint32_t m = 0; m < M; ++m)
     for (uint32_t c = 0; c < chunks; ++c) {  // 4:8 pair-wise: two of the chunk's four pairs kept
-      const uint32_t i0 = rng() % 4, i1 = (i0 + 1 + rng() % 3) % 4;
-      nib[m * chunks + c] = i0 | i1 << 2;
+      const uint32_t v = kMetaNibbles[rng() % 7], i0 = v & 3, i1 = v >> 2;
+      nib[m * chunks + c] = v;
       for (uint32_t e = 0; e < 4; ++e) {
         const int v = int(rng() % 9) - 4;
         P[m * (K / 2) + 4 * c + e] = v;
