@@ -215,7 +215,8 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   if (op.ashift && !(g.M == 128 || g.M == 256))
     return ".ashift is only allowed with M = 128 or M = 256, not M = " + std::to_string(g.M);
   const uint32_t K = k_units(ctx.kind), KB = b_units(ctx), b = unit_bytes(ctx.kind);
-  const uint32_t mrows = rows_per_cta(op, g), ncols = g.N / ctx.cta_group;
+  // B's columns in shared memory: N (N/2 per CTA of a pair), plus a .ws column shift (ws.h).
+  const uint32_t mrows = rows_per_cta(op, g), ncols = g.N / ctx.cta_group + (ctx.ws ? column_shift(op.zero_column_mask) : 0);
 
   auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows,
                         const MmaCta& cta) -> std::optional<std::string> {
@@ -343,10 +344,14 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   // changes nothing here: reuse is a permission, and the matrix read is the one the operand names
   // (model/tcgen05/collector.h). Scratch reused across MMAs (gathers overwrite every element they use).
   thread_local std::vector<uint32_t> bu, bt, au, a, ad, c, d, dd;
-  bu.resize(size_t(N) * UB);
+  // .ws with a column shift s reads B's columns s .. s + N - 1 (ws.h): gather N + s, drop the first s.
+  const uint32_t bshift = ws ? column_shift(op.zero_column_mask) : 0;
+  bu.resize(size_t(N + bshift) * UB);
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
-  for (unsigned v = 0; v < groups; ++v) gather(ctas[v].smem, bd, bmaj, b, nper, UB, v * nper, packed_bits(kind, fb), bu);
+  for (unsigned v = 0; v < groups; ++v)
+    gather(ctas[v].smem, bd, bmaj, b, nper + bshift, UB, v * nper, packed_bits(kind, fb), bu);
+  if (bshift) bu.erase(bu.begin(), bu.begin() + size_t(bshift) * UB);
   unpack(kind, bu, N, UB, bt);
   if (kind != Kind::I8)
     for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);

@@ -39,9 +39,6 @@ std::optional<std::string> validate(const ZeroColumnMaskDescriptor& d, uint32_t 
   if (d.column_shift > max_shift)
     return pre + "column shift (bits 61:56) = " + std::to_string(d.column_shift) + " is more than " +
            std::to_string(max_shift) + " for M = " + std::to_string(M);
-  if (d.column_shift)
-    return pre + "column shift (bits 61:56) = " + std::to_string(d.column_shift) +
-           " is not simulated by ptxsim (only a descriptor with no shift and no mask is)";
   if (d.nonzero_mask)
     for (uint32_t i = 0; i < 128 / M; ++i) {
       const bool skip = d.first_span >> i & 1;

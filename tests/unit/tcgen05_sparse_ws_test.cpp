@@ -299,7 +299,10 @@ void run_case(const Case& g, uint64_t seed) {
   const uint32_t chunk = g.e == Elem::TF32 ? 2 : 4, kept = chunk / 2;
   auto draw = [&]() { return g.e == Elem::S8 ? int(int8_t(rng())) : int(rng() % 9) - 4; };
   // Dense A (M x ktot) with the sparsity pattern, its packed form and metadata nibbles.
-  std::vector<int> A(size_t(g.M) * ktot, 0), P(size_t(g.M) * ktot / 2), B(size_t(ktot) * g.N);
+  // .ws column shift (zero-column-mask bits 61:56, PTX Table 45): the MMA reads B's columns
+  // shift .. shift + N - 1, so B has NB = N + shift columns here.
+  const uint32_t shift = uint32_t(g.zmask >> 56) & 0x3F, NB = g.N + shift;
+  std::vector<int> A(size_t(g.M) * ktot, 0), P(size_t(g.M) * ktot / 2), B(size_t(ktot) * NB);
   std::vector<uint32_t> nib(size_t(g.M) * ktot / chunk);
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t c = 0; c < ktot / chunk; ++c) {
@@ -326,12 +329,12 @@ void run_case(const Case& g, uint64_t seed) {
   for (int& x : B) x = draw();
   const std::vector<int>& stored = sparse ? P : A;
   const uint32_t astored = sparse ? ktot / 2 : ktot;
-  Operand oa{g.M, astored, b, g.la}, ob{g.N, ktot, b, g.lb};
+  Operand oa{g.M, astored, b, g.la}, ob{NB, ktot, b, g.lb};
   std::vector<uint8_t> ia(32768, 0), ib(32768, 0);
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t k = 0; k < astored; ++k) put_elem(ia, g.e, oa.offset(m, k), encode(g.e, stored[m * astored + k]));
-  for (uint32_t n = 0; n < g.N; ++n)
-    for (uint32_t k = 0; k < ktot; ++k) put_elem(ib, g.e, ob.offset(n, k), encode(g.e, B[k * g.N + n]));
+  for (uint32_t n = 0; n < NB; ++n)
+    for (uint32_t k = 0; k < ktot; ++k) put_elem(ib, g.e, ob.offset(n, k), encode(g.e, B[k * NB + n]));
   // The metadata in TMEM is one MMA's; both MMAs read it, so step 1 of A is rebuilt with step 0's
   // pattern (its own stored values at step 0's positions).
   std::vector<uint32_t> meta(128 * 8, 0);
@@ -435,9 +438,9 @@ $mma0_done:
     for (uint32_t n = 0; n < g.N; ++n) {
       int64_t sum0 = 0, sum1 = 0;
       for (uint32_t k = 0; k < kstep; ++k) {
-        sum0 += int64_t(A[m * ktot + k]) * B[k * g.N + n];
+        sum0 += int64_t(A[m * ktot + k]) * B[k * NB + n + shift];
         const bool zeroed = g.zero_a_row0 && m == 0 && k < 16;
-        sum1 += int64_t(zeroed ? 0 : A[m * ktot + a_step1 * kstep + k]) * B[(b_step1 * kstep + k) * g.N + n];
+        sum1 += int64_t(zeroed ? 0 : A[m * ktot + a_step1 * kstep + k]) * B[(b_step1 * kstep + k) * NB + n + shift];
       }
       // .ws: N in 128/M parts, part j in lanes [jM, (j+1)M) (CUTLASS tmem_frg_ws); else lane m.
       const uint32_t lane = ws ? m + g.M * (n / dcols) : m, col = ws ? n % dcols : n;
@@ -713,6 +716,53 @@ TEST(Tcgen05MmaWs, ZeroColumnMaskForcesBColumnsToZero) {
   m32.zero_cols = zero_pattern(false, 1, 0, 6, 32) + zero_pattern(true, 0, 0, 6, 32) + zero_pattern(false, 6, 0, 6, 32) +
                   zero_pattern(true, 0, 0, 6, 32);
   run_case(m32, seed + 1);
+  // Column shifts: B's columns shift .. shift + N - 1 feed the MMA, the mask applies to its N columns.
+  Case s128{"tcgen05.mma.ws", "kind::f16", Elem::F16, 0, 1, 128, 64, Layout::KNone, Layout::KNone};
+  s128.zmask = 2ull << 56;  // CUTLASS's convolution taps shift by 0, 1, 2
+  run_case(s128, seed + 2);
+  Case s64{"tcgen05.mma.ws", "kind::i8", Elem::S8, 1, 2, 64, 128, Layout::K128B, Layout::K128B};
+  s64.zmask = 24ull << 56 | 1ull << 39 | 1ull << 40 | 2ull << 48 | 0b01ull << 32;  // skip 2, use 3, shift 24
+  s64.zero_cols = zero_pattern(true, 0, 1, 2, 64) + zero_pattern(false, 0, 1, 2, 64);
+  run_case(s64, seed + 3);
+}
+
+// The four worked examples of PTX Table 45 (zero-column mask descriptor), the masks as printed there
+// (MSB first, so reversed here into column order).
+TEST(Tcgen05MmaWs, ZeroColumnMaskReproducesTheIsaExamples) {
+  namespace t5 = ptxsim::model::tcgen05;
+  auto desc = [](std::array<uint32_t, 4> sc, uint32_t fs, uint32_t nzm, uint32_t skip, uint32_t use, uint32_t shift) {
+    return t5::ZeroColumnMaskDescriptor::decode(uint64_t(sc[0]) | uint64_t(sc[1]) << 8 | uint64_t(sc[2]) << 16 |
+                                                uint64_t(sc[3]) << 24 | uint64_t(fs) << 32 | uint64_t(nzm) << 39 |
+                                                uint64_t(skip) << 40 | uint64_t(use) << 48 | uint64_t(shift) << 56);
+  };
+  // Sub-mask i of the generated mask (N columns) as text, column 0 first, `len` columns of it.
+  auto sub = [](const std::vector<uint8_t>& z, uint32_t parts, uint32_t i, size_t len) {
+    std::string s;
+    const size_t cols = z.size() / parts;
+    for (size_t j = 0; j < len; ++j) s += z[i * cols + j] ? '1' : '0';
+    return s;
+  };
+  auto printed = [](std::string msb_first) {  // "111 0000 111" -> column order, spaces dropped
+    msb_first.erase(std::remove(msb_first.begin(), msb_first.end(), ' '), msb_first.end());
+    return std::string(msb_first.rbegin(), msb_first.rend());
+  };
+  // Example 1: Non-Zero Mask 0 -> 0x0.
+  EXPECT_EQ(sub(t5::zero_columns(desc({0, 0, 0, 0}, 0, 0, 4, 3, 0), 128, 64), 1, 0, 64), std::string(64, '0'));
+  // Example 2 (M = 128): mask0 0b ... 111 0000 111 0000.
+  EXPECT_EQ(sub(t5::zero_columns(desc({0, 0, 0, 0}, 0, 1, 2, 3, 0), 128, 64), 1, 0, 14), printed("111 0000 111 0000"));
+  // Example 3 (M = 64): fs {0, 1}: mask0 0b ... 111 0000 111 0000 111, mask1 0b ... 0000 111 0000 111 0000.
+  const auto z3 = t5::zero_columns(desc({0, 0, 0, 0}, 0b01, 1, 2, 3, 0), 64, 64);
+  EXPECT_EQ(sub(z3, 2, 0, 17), printed("111 0000 111 0000 111"));
+  EXPECT_EQ(sub(z3, 2, 1, 18), printed("0000 111 0000 111 0000"));
+  // Example 4 (M = 32): sc {1, 2, 1, 0}, fs {0, 0, 1, 1} (sc3..sc0, fs3..fs0), shift 2.
+  const auto d4 = desc({0, 1, 2, 1}, 0b0011, 1, 2, 3, 2);
+  EXPECT_FALSE(t5::validate(d4, 32));
+  const auto z4 = t5::zero_columns(d4, 32, 128);
+  EXPECT_EQ(sub(z4, 4, 0, 14), printed("0000 111 0000 111"));
+  EXPECT_EQ(sub(z4, 4, 1, 13), printed("0000 111 0000 11"));
+  EXPECT_EQ(sub(z4, 4, 2, 12), printed("111 0000 111 00"));
+  EXPECT_EQ(sub(z4, 4, 3, 13), printed("111 0000 111 000"));
+  EXPECT_EQ(t5::column_shift(d4.encode()), 2u);  // "B Matrix with columns from 2 to 129 will be used" (N = 128)
 }
 
 TEST(Tcgen05MmaWs, ZeroColumnMaskDescriptorFieldsRoundTrip) {
@@ -733,9 +783,11 @@ TEST(Tcgen05MmaWs, ZeroColumnMaskDescriptorFieldsRoundTrip) {
   EXPECT_FALSE(t5::validate(t5::ZeroColumnMaskDescriptor::decode(0x00FF'FF0F'FFFF'FFFFull), 128));  // no mask, no shift
   EXPECT_EQ(*t5::validate(t5::ZeroColumnMaskDescriptor::decode(1ull << 36), 128),
             "zero-column-mask descriptor 0x0000001000000000: bits 38:36 are reserved and must be 0");
-  EXPECT_EQ(*t5::validate(t5::ZeroColumnMaskDescriptor::decode(8ull << 56), 64),
-            "zero-column-mask descriptor 0x0800000000000000: column shift (bits 61:56) = 8 is not simulated by ptxsim "
-            "(only a descriptor with no shift and no mask is)");
+  EXPECT_FALSE(t5::validate(t5::ZeroColumnMaskDescriptor::decode(32ull << 56), 64));
+  EXPECT_EQ(*t5::validate(t5::ZeroColumnMaskDescriptor::decode(33ull << 56), 64),
+            "zero-column-mask descriptor 0x2100000000000000: column shift (bits 61:56) = 33 is more than 32 for M = 64");
+  EXPECT_EQ(*t5::validate(t5::ZeroColumnMaskDescriptor::decode(17ull << 56), 32),
+            "zero-column-mask descriptor 0x1100000000000000: column shift (bits 61:56) = 17 is more than 16 for M = 32");
   EXPECT_EQ(*t5::validate(t5::ZeroColumnMaskDescriptor::decode(1ull << 62), 64),
             "zero-column-mask descriptor 0x4000000000000000: bits 63:62 are reserved and must be 0");
 }
