@@ -734,8 +734,4 @@ void bind_mma(Binder& b) {
   }
 }
 
-void bind_wmma(Binder& b) {
-  b.unimplemented("wmma.* is not simulated (the PTX ISA leaves its fragment layouts unspecified); use mma.sync");
-}
-
 }  // namespace ptxsim
