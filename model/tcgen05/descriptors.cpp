@@ -129,6 +129,9 @@ std::optional<std::string> validate(const InstrDescriptor& d, const MmaContext& 
     return bad("sparse (bit 2)", std::string("= ") + std::to_string(d.sparse) + " but the instruction is " +
                                      (ctx.sparse ? "sparse (.sp)" : "dense (no .sp)"));
   if (!ctx.sparse && d.sparse_id2) return bad("sparsity selector (bits 1:0)", "must be 0 for a dense MMA");
+  if (ctx.sparse && d.sparse_id2 && (ctx.kind == Kind::I8 || ctx.kind == Kind::F8F6F4))
+    return bad("sparsity selector (bits 1:0)", std::string("= ") + std::to_string(d.sparse_id2) + " must be 0 for sparse " +
+                                                   kind_name(ctx.kind) + " (PTX 9.7.16.10.8.4)");
   if (d.saturate && ctx.kind != Kind::I8) return bad("saturate (bit 3)", "is only for kind::i8");
   const char* kn = kind_name(ctx.kind);
   switch (ctx.kind) {

@@ -27,8 +27,9 @@
 // With .ws and M = 64 / 32 the metadata of rows 0..M-1 is repeated at lanes +M, +2M, ... (128/M
 // copies, CUTLASS's extra mode of stride M); the part of D in lanes [jM, (j+1)M) reads copy j.
 // id2 is the sparsity selector (instruction-descriptor bits 1:0): CUTLASS keeps bit 0 of its
-// metadata TMEM pointer there for 16/32-bit kinds (id2 = column & 1, address column & ~1) and
-// always 0 for 8-bit kinds; other uses are not pinned down by any source and are reported.
+// metadata TMEM pointer there for 16/32-bit kinds (id2 = column & 1, address column & ~1); the ISA
+// requires 0 for i8 / f8f6f4 (9.7.16.10.8.4, checked with the descriptor); other uses for f16/tf32
+// are figure-only and reported as not simulated.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1088,9 +1088,24 @@ TEST(Tcgen05MmaSparse, UnsimulatedMetadataAddressingIsNamed) {
   EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 1, false, 0, 257, false),
             "sp-meta-tmem column 257 is odd with kind::f16: not simulated (CUTLASS passes an even column and moves the "
             "column's bit 0 into the sparsity selector)");
-  EXPECT_EQ(*t5::sparse_unsupported(Kind::F8F6F4, 128, 1, false, 1, 256, false),
-            "sparsity selector (instruction descriptor bits 1:0) = 1 with kind::f8f6f4 is not simulated (CUTLASS always "
-            "uses 0 for 8-bit kinds)");
+  // A selector != 0 with 8-bit kinds is not a simulation gap but a descriptor error (PTX 9.7.16.10.8.4:
+  // "must be 0 for .kind::i8 and .kind::f8f6f4").
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::F8F6F4, 128, 1, false, 1, 256, false));
+  t5::InstrDescriptor d;
+  d.sparse = 1;
+  d.sparse_id2 = 1;
+  d.d_format = 1;
+  d.n_dim = 8;
+  d.m_dim = 8;
+  t5::MmaContext ctx;
+  ctx.kind = Kind::F8F6F4;
+  ctx.sparse = true;
+  const auto e = t5::validate(d, ctx);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(*e, "instruction descriptor 0x08100015: sparsity selector (bits 1:0) = 1 must be 0 for sparse kind::f8f6f4 "
+                "(PTX 9.7.16.10.8.4)");
+  d.sparse_id2 = 0;
+  EXPECT_FALSE(t5::validate(d, ctx));
   EXPECT_EQ(*t5::sparse_unsupported(Kind::I8, 128, 1, false, 0, 32u << 16, false),
             "sp-meta-tmem must address lane 0, not lane 32: the metadata of an MMA spans all 128 lanes");
   EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 2, false, 0, 0, false),
