@@ -197,7 +197,7 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     }
   }
   if (ctx.sparse) {
-    if (auto e = sparse_unsupported(ctx.kind, g.M, ctx.cta_group, ctx.ws, sparse_id2(op.idesc), op.sp_meta, op.a_in_tmem))
+    if (auto e = sparse_unsupported(ctx.kind, g.M, ctx.cta_group, ctx.ws, sparse_id2(op.idesc), op.sp_meta))
       return e;
     if (!g.b_mn_major && SmemDescriptor::decode(op.b_desc).layout_type != uint32_t(SmemLayout::kNone) &&
         SmemDescriptor::decode(op.b_desc).swizzle_bytes() < b_units(ctx) * unit_bytes(ctx.kind))

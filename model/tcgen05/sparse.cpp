@@ -24,12 +24,11 @@ MetaCell meta_cell(Kind k, uint32_t M, uint32_t id2, uint32_t m, uint32_t c, uin
 uint32_t meta_columns(Kind k, uint32_t id2) { return id2 + (sparse_layout(k).wide ? 1 : 2); }
 
 std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_group, bool ws, uint32_t id2,
-                                              uint32_t meta_addr, bool a_in_tmem) {
+                                              uint32_t meta_addr) {
   const std::string why = " (CUTLASS pins the metadata layout only for 128 rows per CTA, and for .ws M = 32/64/128; "
                           "the PTX ISA gives it only as a figure)";
   if (!ws && M / cta_group != 128)
     return "sparse M = " + std::to_string(M) + " with .cta_group::" + std::to_string(cta_group) + " is not simulated" + why;
-  if (a_in_tmem) return "sparse A in Tensor Memory is not simulated (its packed layout is figure-only; CUTLASS has no such atom)";
   const tmem::TmemAddr a = tmem::TmemAddr::decode(meta_addr);
   if (a.lane != 0)
     return "sp-meta-tmem must address lane 0, not lane " + std::to_string(a.lane) +

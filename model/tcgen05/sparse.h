@@ -72,7 +72,7 @@ inline uint32_t sparse_id2(uint32_t idesc) { return idesc & 3; }
 
 // Whether ptxsim simulates this sparse MMA's metadata layout; the reason when not.
 std::optional<std::string> sparse_unsupported(Kind k, uint32_t M, unsigned cta_group, bool ws, uint32_t id2,
-                                              uint32_t meta_addr, bool a_in_tmem);
+                                              uint32_t meta_addr);
 
 // Scatters packed A (rows x K/2 element values, row-major) into dense A (rows x K) with the
 // metadata read through `nibble(m, c)`; `positions` (if given) receives, for each packed element

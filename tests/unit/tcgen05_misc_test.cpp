@@ -724,6 +724,60 @@ TEST(Tcgen05ATmem, NarrowAThroughTheDecompressingCopy) {
     }
 }
 
+// Sparse A in Tensor Memory: the packed M x K/2 A in the 8 columns a dense A of one MMA occupies
+// (lane m, K/2 stored elements packed like the dense K), read by tcgen05.mma.sp with [a-tmem]; the
+// same MMA with A from shared memory must agree, and both the dense product. Every metadata nibble
+// is 0x4 (elements 0 and 1 of each chunk kept), so the test does not depend on where nibbles sit.
+TEST(Tcgen05ATmem, SparseAFromTmemEqualsSparseAFromSharedMemory) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const uint32_t M = 128, N = 16, K = 32, KP = K / 2, ncols = 48;  // D1 0, D2 16, A 32 (8 columns), metadata 40
+  Harness run(1, ncols, rng);
+  auto f16 = [](int v) { static const uint16_t t[] = {0x0000, 0x3C00, 0x4000, 0x4200, 0x4400}; return uint32_t(t[std::abs(v)] | (v < 0 ? 0x8000 : 0)); };
+  std::vector<int> P(M * KP), B(K * N);
+  for (int& x : P) x = int(rng() % 9) - 4;
+  for (int& x : B) x = int(rng() % 9) - 4;
+  KMajor ak{32, false}, bk{64, false};
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t j = 0; j < KP; ++j) {
+      const uint32_t h = f16(P[m * KP + j]);
+      run.sa[0][ak.offset(m, 2 * j)] = uint8_t(h);
+      run.sa[0][ak.offset(m, 2 * j + 1)] = uint8_t(h >> 8);
+      uint32_t& cell = run.tmem[0][m * ncols + 32 + j / 2];
+      if (j % 2 == 0) cell = 0;
+      cell |= h << (16 * (j % 2));
+    }
+  for (uint32_t n = 0; n < N; ++n)
+    for (uint32_t k = 0; k < K; ++k) {
+      const uint32_t h = f16(B[k * N + n]);
+      run.sb[0][bk.offset(n, 2 * k)] = uint8_t(h);
+      run.sb[0][bk.offset(n, 2 * k + 1)] = uint8_t(h >> 8);
+    }
+  for (uint32_t lane = 0; lane < 128; ++lane) run.tmem[0][lane * ncols + 40] = 0x44444444;
+  run.p[0] = ak.desc();
+  run.p[1] = bk.desc();
+  run.q[0] = 1u << 2 | idesc(1, 0, 0, M, N);  // sparse, F32 D, F16 A and B
+  run.ops = R"(
+  setp.ne.u32 %p2, %r0, 0;
+  add.u32 %r80, %r10, 32;
+  add.u32 %r81, %r10, 40;
+  add.u32 %r82, %r10, 16;
+  tcgen05.mma.sp.cta_group::1.kind::f16 [%r10], [%r80], %rd21, [%r81], %r70, %p2;
+  tcgen05.mma.sp.cta_group::1.kind::f16 [%r82], %rd20, %rd21, [%r81], %r70, %p2;)";
+  Dump d{{}, ncols};
+  Launched r = run.launch_it(d.out, seed);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t n = 0; n < N; ++n) {
+      int s = 0;
+      for (uint32_t c = 0; c < K / 4; ++c) s += P[m * KP + 2 * c] * B[4 * c * N + n] + P[m * KP + 2 * c + 1] * B[(4 * c + 1) * N + n];
+      ASSERT_EQ(d.at(0, m, n), tf32(s)) << "D from TMEM A (" << m << ", " << n << ")";
+      ASSERT_EQ(d.at(0, m, 16 + n), tf32(s)) << "D from shared A (" << m << ", " << n << ")";
+    }
+}
+
 // kind::mxf4 with A in TMEM put there by a plain tcgen05.cp of the shared-memory operand (two E2M1
 // per byte, the lower K in the low nibble): the same D as the MMA reading A from shared memory.
 TEST(Tcgen05ATmem, Mxf4AFromTmemEqualsAFromSharedMemory) {

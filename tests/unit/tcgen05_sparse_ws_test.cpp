@@ -626,11 +626,6 @@ TEST(Tcgen05MmaSparse, UnsimulatedAndInvalidFormsFailLoudly) {
   swz.error = "tcgen05.mma.sp.cta_group::1.kind::f16: B: a K-major 32B swizzle row holds 32 bytes, less than the 64 bytes "
               "of K of a sparse MMA; where the rest of K lies is not pinned down (not simulated)";
   cases.push_back(swz);
-  Case spa{"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 32, Layout::K128B, Layout::K128B};
-  spa.a_tmem = true;
-  spa.error = "tcgen05.mma.sp.cta_group::1.kind::f16: sparse A in Tensor Memory is not simulated (its packed layout is "
-              "figure-only; CUTLASS has no such atom)";
-  cases.push_back(spa);
   Case wsa{"tcgen05.mma.ws", "kind::f16", Elem::F16, 0, 1, 64, 64, Layout::K128B, Layout::K128B};
   wsa.a_tmem = true;
   wsa.error = "tcgen05.mma.ws.cta_group::1.kind::f16: A in Tensor Memory with .ws and M = 64 is not simulated (its TMEM "
@@ -1082,15 +1077,15 @@ TEST(Tcgen05MmaSparse, CtaPairM256ReadsEachCtasMetadata) {
 TEST(Tcgen05MmaSparse, UnsimulatedMetadataAddressingIsNamed) {
   namespace t5 = ptxsim::model::tcgen05;
   using t5::Kind;
-  EXPECT_FALSE(t5::sparse_unsupported(Kind::F16, 128, 1, false, 1, 256, false));
-  EXPECT_FALSE(t5::sparse_unsupported(Kind::I8, 256, 2, false, 0, 100, false));
-  EXPECT_FALSE(t5::sparse_unsupported(Kind::TF32, 32, 1, true, 0, 8, false));
-  EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 1, false, 0, 257, false),
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::F16, 128, 1, false, 1, 256));
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::I8, 256, 2, false, 0, 100));
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::TF32, 32, 1, true, 0, 8));
+  EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 1, false, 0, 257),
             "sp-meta-tmem column 257 is odd with kind::f16: not simulated (CUTLASS passes an even column and moves the "
             "column's bit 0 into the sparsity selector)");
   // A selector != 0 with 8-bit kinds is not a simulation gap but a descriptor error (PTX 9.7.16.10.8.4:
   // "must be 0 for .kind::i8 and .kind::f8f6f4").
-  EXPECT_FALSE(t5::sparse_unsupported(Kind::F8F6F4, 128, 1, false, 1, 256, false));
+  EXPECT_FALSE(t5::sparse_unsupported(Kind::F8F6F4, 128, 1, false, 1, 256));
   t5::InstrDescriptor d;
   d.sparse = 1;
   d.sparse_id2 = 1;
@@ -1106,9 +1101,9 @@ TEST(Tcgen05MmaSparse, UnsimulatedMetadataAddressingIsNamed) {
                 "(PTX 9.7.16.10.8.4)");
   d.sparse_id2 = 0;
   EXPECT_FALSE(t5::validate(d, ctx));
-  EXPECT_EQ(*t5::sparse_unsupported(Kind::I8, 128, 1, false, 0, 32u << 16, false),
+  EXPECT_EQ(*t5::sparse_unsupported(Kind::I8, 128, 1, false, 0, 32u << 16),
             "sp-meta-tmem must address lane 0, not lane 32: the metadata of an MMA spans all 128 lanes");
-  EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 2, false, 0, 0, false),
+  EXPECT_EQ(*t5::sparse_unsupported(Kind::F16, 128, 2, false, 0, 0),
             "sparse M = 128 with .cta_group::2 is not simulated (CUTLASS pins the metadata layout only for 128 rows per "
             "CTA, and for .ws M = 32/64/128; the PTX ISA gives it only as a figure)");
   EXPECT_EQ(t5::meta_columns(Kind::TF32, 1), 2u);
