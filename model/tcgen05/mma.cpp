@@ -149,6 +149,8 @@ TmemRect a_rect(const MmaOp& op) {
   return {a.lane, lanes, a.column, k_units(op.ctx.kind) * unit_bytes(op.ctx.kind) / 4};
 }
 
+uint32_t b_column_shift(const MmaOp& op) { return op.ctx.ws ? column_shift(op.zero_column_mask) : 0; }
+
 // The TMEM address of a scale-factor matrix. Bits 31:30 are not part of it: CUTLASS keeps the byte
 // offset of its sub-word TMEM pointers there, passes such an address to the instruction unchanged
 // and copies the same bits into the descriptor's scale-factor ID (cute/arch/mma_sm100_desc.hpp
@@ -215,8 +217,7 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   if (op.ashift && !(g.M == 128 || g.M == 256))
     return ".ashift is only allowed with M = 128 or M = 256, not M = " + std::to_string(g.M);
   const uint32_t K = k_units(ctx.kind), KB = b_units(ctx), b = unit_bytes(ctx.kind);
-  // B's columns in shared memory: N (N/2 per CTA of a pair), plus a .ws column shift (ws.h).
-  const uint32_t mrows = rows_per_cta(op, g), ncols = g.N / ctx.cta_group + (ctx.ws ? column_shift(op.zero_column_mask) : 0);
+  const uint32_t mrows = rows_per_cta(op, g), ncols = b_smem_columns(op, g);
 
   auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows,
                         const MmaCta& cta) -> std::optional<std::string> {
@@ -345,7 +346,7 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   // (model/tcgen05/collector.h). Scratch reused across MMAs (gathers overwrite every element they use).
   thread_local std::vector<uint32_t> bu, bt, au, a, ad, c, d, dd;
   // .ws with a column shift s reads B's columns s .. s + N - 1 (ws.h): gather N + s, drop the first s.
-  const uint32_t bshift = ws ? column_shift(op.zero_column_mask) : 0;
+  const uint32_t bshift = b_column_shift(op);
   bu.resize(size_t(N + bshift) * UB);
   const SmemDescriptor bd = SmemDescriptor::decode(op.b_desc);
   const Major bmaj = g.b_mn_major ? Major::MN : Major::K;
@@ -452,13 +453,13 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
                                              std::string_view(kind_name(kind)).substr(6), fa, fb, sf)
                : nullptr;
     const uint32_t nsf = scaled ? op.ctx.scale_vec : 1, vec = K / nsf;  // vec: elements of K per scale factor
+    const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
+    const bool lb = layout_b(op, g);
     auto scales = [&](uint32_t m, uint32_t n, uint8_t* xa, uint8_t* xb) {
-      const tmem::TmemAddr sa = scale_addr(op.sfa_tmem), sb = scale_addr(op.sfb_tmem);
       auto byte = [&](tmem::TmemAddr base, const ScaleCell& s) {
         return uint8_t(t.read(base.lane + s.cell.lane, base.column + s.cell.column) >> (8 * s.byte));
       };
       const uint32_t lane = d_offset(M, groups, N, m, n).lane;
-      const bool lb = layout_b(op, g);
       for (uint32_t j = 0; j < nsf; ++j) {
         xa[j] = byte(sa, sfa_cell(lane, m, ids.a_sf_id, j));
         xb[j] = byte(sb, sfb_cell(lane, n, N, lb, ids.b_sf_id, j));

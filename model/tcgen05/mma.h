@@ -110,6 +110,10 @@ uint32_t k_units(Kind k);
 uint32_t unit_bytes(Kind k);
 // B's storage units per column: K doubles with .sp (A stays k_units: it is stored packed).
 inline uint32_t b_units(const MmaContext& c) { return k_units(c.kind) * (c.sparse ? 2 : 1); }
+// .ws column shift s (ws.h): the MMA reads B's columns s .. s + N - 1; 0 for every other MMA.
+uint32_t b_column_shift(const MmaOp& op);
+// B's columns in each CTA's shared memory: N (N/2 per CTA of a pair) plus the column shift.
+inline uint32_t b_smem_columns(const MmaOp& op, const MmaGeometry& g) { return g.N / op.ctx.cta_group + b_column_shift(op); }
 
 // Block-scaled kinds: where scale factor j of row m of A (of this CTA's rows) / column n of B sits,
 // for the output element whose D lane is d_lane (its 32-lane partition reads its own copy).

@@ -22,7 +22,6 @@
 
 #include "model/tcgen05/cp.h"
 #include "model/tcgen05/ldst.h"
-#include "model/tcgen05/ws.h"
 #include "sim/exec/tcgen05_state.h"
 #include "sim/sem/tcgen05_internal.h"
 #include "sim/sem/tma_common.h"
@@ -379,8 +378,7 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   };
   for (Cta* p : pair) {
     if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d, t5::k_units(op.ctx.kind));
-    check_operand(*p, "B", op.b_desc, geo.b_mn_major,
-                  geo.N / in.d + (op.ctx.ws ? t5::column_shift(op.zero_column_mask) : 0), t5::b_units(op.ctx));
+    check_operand(*p, "B", op.b_desc, geo.b_mn_major, t5::b_smem_columns(op, geo), t5::b_units(op.ctx));
   }
 
   Tcgen05Cta::MmaRecord rec;

@@ -1,7 +1,6 @@
 #include "tools/fuzz/tcgen05_cp_gen.h"
 
 #include <algorithm>
-#include <optional>
 #include <set>
 #include <vector>
 
@@ -42,7 +41,7 @@ std::set<uint32_t> table_lanes(CpShape s, CpMulticast m, uint32_t r) {
   return {r};
 }
 
-std::optional<model::tcgen05::CpShape> simulated_shape(CpShape s, CpMulticast m) {
+model::tcgen05::CpShape simulated_shape(CpShape s, CpMulticast m) {
   using MS = model::tcgen05::CpShape;
   if (s == CpShape::s128x256b) return MS::k128x256b;
   if (s == CpShape::s128x128b) return MS::k128x128b;
@@ -92,11 +91,11 @@ Verdict tcgen05_cp_property(const CpDescription& c) {
     return Verdict{Verdict::kPass, "rejected"};
   }
   const auto sim = simulated_shape(c.shape, c.multicast);
-  if (int(model::tcgen05::cp_rows(*sim)) != table_rows(c.shape))
-    return Verdict::fail(std::string("the simulator copies ") + std::to_string(model::tcgen05::cp_rows(*sim)) +
+  if (int(model::tcgen05::cp_rows(sim)) != table_rows(c.shape))
+    return Verdict::fail(std::string("the simulator copies ") + std::to_string(model::tcgen05::cp_rows(sim)) +
                          " rows for " + what);
-  for (uint32_t r = 0; r < model::tcgen05::cp_rows(*sim); ++r) {
-    const auto lanes = model::tcgen05::cp_lanes(*sim, r);
+  for (uint32_t r = 0; r < model::tcgen05::cp_rows(sim); ++r) {
+    const auto lanes = model::tcgen05::cp_lanes(sim, r);
     if (std::set<uint32_t>(lanes.begin(), lanes.end()) != table_lanes(c.shape, c.multicast, r) ||
         lanes.size() != table_lanes(c.shape, c.multicast, r).size())
       return Verdict::fail("the simulator writes row " + std::to_string(r) + " of " + what + " to other lanes than the table");
