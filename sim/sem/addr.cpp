@@ -28,11 +28,7 @@ namespace {
 using sem::addr_of;
 using sem::val;
 
-std::string hex(uint64_t v) {
-  char s[32];
-  std::snprintf(s, sizeof s, "0x%" PRIx64, v);
-  return s;
-}
+using sem::hex;
 
 // Makes value operand i carry a generic address when it names a variable: a shared variable or a
 // kernel parameter gets its window added here; a frame variable (whose offset the semantics add

@@ -49,11 +49,7 @@ namespace num = model::num;
 using sem::addr_of;
 using sem::val;
 
-std::string hex(uint64_t v) {
-  char s[32];
-  std::snprintf(s, sizeof s, "0x%" PRIx64, v);
-  return s;
-}
+using sem::hex;
 
 // Where lane l's address points. Faults for memory atomics cannot reach (a generic address into
 // local memory or the kernel parameters; for vector forms, anything but global memory). Returns

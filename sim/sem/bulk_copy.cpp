@@ -21,7 +21,7 @@ namespace ptxsim {
 
 namespace {
 
-using sem::tma::hex;
+using sem::hex;
 
 // in.a: direction; in.b: flags; in.c: RedOp; in.space: destination space.
 enum Dir : uint8_t { kGlobalToShared, kSharedToCluster, kSharedToGlobal };

@@ -37,7 +37,7 @@ void check_address(Binder& b, size_t i, Space sp);  // ldst.cpp: the address che
 
 namespace {
 
-using sem::tma::hex;
+using sem::hex;
 
 constexpr uint32_t kResponseTag = 0x434C4300;
 

@@ -25,7 +25,7 @@ namespace ptxsim {
 
 namespace {
 
-using sem::tma::hex;
+using sem::hex;
 
 // in.imm: cp-size; in.a: 0 none, 1 src-size operand, 2 ignore-src predicate (operand 3);
 // in.b: 1 = .cg; in.c: 1 = .noinc (mbarrier.arrive).

@@ -55,11 +55,7 @@ namespace {
 
 namespace frag = model::frag;
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
+using sem::hex;
 
 enum SrcFmt : uint8_t { kNoExpand = 0, kB6x16 = 1, kB4x16 = 2 };
 

@@ -1,6 +1,9 @@
 // Small helpers shared by the instruction semantics files.
 #pragma once
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <type_traits>
 
 #include "sim/exec/decoder.h"
@@ -8,6 +11,13 @@
 #include "sim/isa/binder.h"
 
 namespace ptxsim::sem {
+
+// A value in hexadecimal for diagnostics: "0x" and lowercase digits, no padding.
+inline std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
 
 // The effective address of memory operand `o` for lane `l` (base register + offset, plus the frame
 // base for frame variables).

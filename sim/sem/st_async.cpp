@@ -27,7 +27,7 @@ void check_address(Binder& b, size_t i, Space sp);  // ldst.cpp: the address che
 
 namespace {
 
-using sem::tma::hex;
+using sem::hex;
 
 enum class Op : uint8_t { Store, Add, Min, Max, Inc, Dec, And, Or, Xor };
 

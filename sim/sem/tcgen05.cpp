@@ -32,7 +32,7 @@ namespace {
 
 namespace t5 = model::tcgen05;
 namespace tm = model::tmem;
-using sem::tma::hex;
+using sem::hex;
 
 // ---- per-CTA state -------------------------------------------------------------------------------
 

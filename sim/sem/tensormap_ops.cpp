@@ -17,7 +17,7 @@ namespace ptxsim {
 namespace {
 
 namespace tmap = model::tmap;
-using sem::tma::hex;
+using sem::hex;
 
 // ---- tensormap.replace --------------------------------------------------------------------------
 // in.a: ReplaceField; in.b: 1 when the field takes an ordinal (in.imm); value operand index in.c.

@@ -22,7 +22,7 @@ namespace {
 
 namespace tmap = model::tmap;
 namespace mt = model::tma;
-using sem::tma::hex;
+using sem::hex;
 
 // in.a: LoadMode / StoreMode / RedOp; in.c: rank (.Nd); in.d: RedOp for reductions.
 // in.b flags:

@@ -7,12 +7,6 @@
 
 namespace ptxsim::sem::tma {
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
-  return b;
-}
-
 size_t mod_pos(const std::string& op, std::string_view tok) {
   size_t at = 0;
   while ((at = op.find(tok, at)) != std::string::npos) {

@@ -12,8 +12,6 @@
 
 namespace ptxsim::sem::tma {
 
-std::string hex(uint64_t v);
-
 // Position of modifier `tok` (".global") in the opcode as written, or npos. Used to tell .dst from
 // .src, which the modifier set cannot.
 size_t mod_pos(const std::string& opcode, std::string_view tok);

@@ -62,11 +62,7 @@ namespace tc = model::tc;
 namespace frag = model::frag;
 namespace wg = model::wgmma;
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
+using sem::hex;
 
 enum class Elem : uint8_t { F16, BF16, TF32, E4M3, E5M2, S8, U8, B1 };
 

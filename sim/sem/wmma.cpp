@@ -141,11 +141,7 @@ WmmaFrag frag_of(WShape s, WMat m, WType t) {
 // in.c bit 1 = .satfinite, bit 2 = .xor (else .and) for .b1, in.imm = the tc::DotModel* (float
 // multiplicands).
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
-  return b;
-}
+using sem::hex;
 
 void require_warp(ExecCtx& c, uint32_t mask, const char* name) {
   if (mask != 0xffffffffu)
