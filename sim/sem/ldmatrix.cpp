@@ -70,12 +70,6 @@ frag::LdstSpec spec_of(const Instr& in) {
 
 const char* name_of(bool store) { return store ? "stmatrix" : "ldmatrix"; }
 
-void require_warp(ExecCtx& c, uint32_t mask, bool store) {
-  if (mask != 0xffffffffu)
-    c.fault("error", std::string(name_of(store)) + " is .sync.aligned: all 32 lanes of the warp must execute it, "
-                     "but only lanes " + hex(mask) + " do (inactive, exited or predicated off lanes)");
-}
-
 // The host bytes of row r: its address comes from lane r.
 uint8_t* row_ptr(ExecCtx& c, const Instr& in, const Operand& addr_op, int r, bool store) {
   const uint64_t a = sem::addr_of(c, addr_op, r);
@@ -107,7 +101,7 @@ void expand_row(const uint8_t* src, uint8_t* dst, uint8_t fmt) {
 
 void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
-  require_warp(c, mask, false);
+  sem::require_aligned_warp(c, mask, name_of(false));
   const frag::LdstSpec s = spec_of(in);
   const int rows = frag::ldst_rows(s), regs = frag::ldst_regs(s);
   const int per_reg = frag::ldst_elems_per_reg(s), eb = frag::ldst_elem_bytes(s);
@@ -137,7 +131,7 @@ void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 void exec_stmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
-  require_warp(c, mask, true);
+  sem::require_aligned_warp(c, mask, name_of(true));
   const frag::LdstSpec s = spec_of(in);
   const int rows = frag::ldst_rows(s), regs = frag::ldst_regs(s);
   const int per_reg = frag::ldst_elems_per_reg(s), eb = frag::ldst_elem_bytes(s);

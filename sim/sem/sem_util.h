@@ -44,6 +44,14 @@ inline uint64_t sext(uint64_t v, uint32_t bits) {
   v &= (m << 1) - 1;
   return (v ^ m) - m;
 }
+// A warp-wide .sync.aligned instruction (ldmatrix, stmatrix, wmma.*) that some lane of the warp
+// does not execute: each lane holds part of the matrix, so this is a fault.
+inline void require_aligned_warp(ExecCtx& c, uint32_t mask, const std::string& name) {
+  if (mask != 0xffffffffu)
+    c.fault("error", name + " is .sync.aligned: all 32 lanes of the warp must execute it, but only lanes " + hex(mask) +
+                         " do (inactive, exited or predicated off lanes)");
+}
+
 inline uint64_t zext(uint64_t v, uint32_t bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
 
 // Maps an integer DType to a C++ type for templates: call f.template operator()<T>().

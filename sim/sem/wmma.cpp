@@ -143,12 +143,6 @@ WmmaFrag frag_of(WShape s, WMat m, WType t) {
 
 using sem::hex;
 
-void require_warp(ExecCtx& c, uint32_t mask, const char* name) {
-  if (mask != 0xffffffffu)
-    c.fault("error", std::string(name) + " is .sync.aligned: all 32 lanes of the warp must execute it, but only lanes " +
-                         hex(mask) + " do (inactive, exited or predicated off lanes)");
-}
-
 // The address and stride every lane supplies (they must agree), the stride defaulted.
 struct Where {
   uint64_t addr;
@@ -235,7 +229,7 @@ constexpr int kMaxElems = 32 * 128;  // the largest operand: .b1 A (8 x 128) or 
 void exec_wmma_load(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
   const char* name = "wmma.load";
-  require_warp(c, mask, name);
+  sem::require_aligned_warp(c, mask, name);
   const WmmaFrag f = frag_of(WShape(in.a), WMat(in.b), WType(in.imm & 0xff));
   const bool row = in.c & 1;
   const Where at = where_of(c, in, in.op[1], (in.imm >> 32) & 1 ? &in.op[2] : nullptr, f, row, name);
@@ -251,7 +245,7 @@ void exec_wmma_load(ExecCtx& c, const Instr& in, uint32_t mask) {
 void exec_wmma_store(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
   const char* name = "wmma.store";
-  require_warp(c, mask, name);
+  sem::require_aligned_warp(c, mask, name);
   const WmmaFrag f = frag_of(WShape(in.a), WMat::D, WType(in.imm & 0xff));
   const bool row = in.c & 1;
   const Where at = where_of(c, in, in.op[0], (in.imm >> 32) & 1 ? &in.op[2] : nullptr, f, row, name);
@@ -271,7 +265,7 @@ tc::ElemFmt fmt_of(WType t) {
 
 void exec_wmma_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
-  require_warp(c, mask, "wmma.mma");
+  sem::require_aligned_warp(c, mask, "wmma.mma");
   const WShape s = WShape(in.a);
   const ShapeInfo& si = info(s);
   const WType ta = WType(in.b & 15), tb = ta, tcy = WType(in.b >> 4), td = WType(in.d & 15);
