@@ -36,6 +36,7 @@
 #include "model/numerics/f64_ops.h"
 #include "model/tensorcore/tensorcore.h"
 #include "sim/exec/engine.h"
+#include "sim/sem/mma_arith.h"
 #include "sim/sem/sem_util.h"
 #include "sim/sem/sparse_a.h"
 
@@ -162,48 +163,15 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   gather(c, in.op[1], s, frag::Operand::A, ca, A);
   gather(c, in.op[2], s, frag::Operand::B, cb, B);
   gather(c, in.op[3], s, frag::Operand::C, cc, C);
-  if constexpr (Kind == kFloat) {
-    const auto& model = *reinterpret_cast<const tc::DotModel*>(in.imm);
-    const tc::ElemFmt fa = elem_fmt(ta), fb = elem_fmt(tb);
-    tc::Value va[16 * 32], vbt[8 * 32];  // A row-major, B transposed (column k-vectors)
-    for (int i = 0; i < M * K; ++i) va[i] = tc::decode_a(model, fa, uint32_t(A[i]));
-    for (int k = 0; k < K; ++k)
-      for (int j = 0; j < N; ++j) vbt[j * K + k] = tc::decode_b(model, fb, uint32_t(B[k * N + j]));
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) D[i * N + j] = tc::dot(model, va + i * K, vbt + j * K, K, uint32_t(C[i * N + j]));
-  } else if constexpr (Kind == kInt) {
-    // .s8/.u8/.s4/.u4: exact products and sum; wrap modulo 2^32 or clamp with .satfinite.
-    const int bits = class_bits(ca);
-    const bool sa = in.d & 1, sb = in.d & 2, sat = in.c != 0;
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        int64_t acc = int32_t(uint32_t(C[i * N + j]));
-        for (int k = 0; k < K; ++k) {
-          const int64_t x = sa ? sext(A[i * K + k], bits) : int64_t(A[i * K + k]);
-          const int64_t y = sb ? sext(B[k * N + j], bits) : int64_t(B[k * N + j]);
-          acc += x * y;
-        }
-        if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
-        D[i * N + j] = uint32_t(acc);
-      }
-  } else if constexpr (Kind == kBit) {
-    // .b1: d = c + sum_k popc(a_k OP b_k) (PTX ISA: "the popc of the bitwise AND / XOR"), wrapping.
-    const bool use_xor = in.d == kXorPopc;
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        uint32_t acc = uint32_t(C[i * N + j]);
-        for (int k = 0; k < K; ++k) acc += uint32_t(use_xor ? A[i * K + k] ^ B[k * N + j] : A[i * K + k] & B[k * N + j]);
-        D[i * N + j] = acc;
-      }
-  } else {
-    const num::Round rm = num::Round(in.c);
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        uint64_t acc = C[i * N + j];
-        for (int k = 0; k < K; ++k) acc = num::fma_f64(A[i * K + k], B[k * N + j], acc, rm);
-        D[i * N + j] = acc;
-      }
-  }
+  const sem::MmaExtent e{M, N, K};
+  if constexpr (Kind == kFloat)
+    sem::float_mma(*reinterpret_cast<const tc::DotModel*>(in.imm), elem_fmt(ta), elem_fmt(tb), e, A, B, C, D);
+  else if constexpr (Kind == kInt)
+    sem::int_mma(class_bits(ca), in.d & 1, in.d & 2, in.c != 0, e, A, B, C, D);
+  else if constexpr (Kind == kBit)
+    sem::bit_mma(in.d == kXorPopc, e, A, B, C, D);
+  else
+    sem::f64_mma(num::Round(in.c), e, A, B, C, D);
   scatter(c, in.op[0], s, cd, D);
 }
 

@@ -37,6 +37,7 @@
 #include "model/tensorcore/tensorcore.h"
 #include "sim/exec/address_space.h"
 #include "sim/exec/engine.h"
+#include "sim/sem/mma_arith.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -281,53 +282,24 @@ void exec_wmma_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   frag_to_matrix(c, in.op[1], fa, A.data());
   frag_to_matrix(c, in.op[2], fb, B.data());
   frag_to_matrix(c, in.op[3], fc, C.data());
-  const bool sat = in.c & 2;
+  const sem::MmaExtent e{M, N, K};
   if (ta == WType::F16 || ta == WType::BF16 || ta == WType::TF32) {
-    const auto& model = *reinterpret_cast<const tc::DotModel*>(in.imm);
+    // Mixed accumulators: a .f16 C is widened exactly and the f32 row used; a .f16 D is its result
+    // rounded to nearest even.
     const bool acc16 = tcy == WType::F16 && td == WType::F16;
-    const tc::ElemFmt f = fmt_of(ta);
-    std::vector<tc::Value> va(size_t(M) * K), vbt(size_t(N) * K);
-    for (int i = 0; i < M * K; ++i) va[size_t(i)] = tc::decode_a(model, f, uint32_t(A[size_t(i)]));
-    for (int k = 0; k < K; ++k)
-      for (int j = 0; j < N; ++j) vbt[size_t(j) * K + k] = tc::decode_b(model, f, uint32_t(B[size_t(k) * N + j]));
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        uint32_t cv = uint32_t(C[size_t(i) * N + j]);
-        if (!acc16 && tcy == WType::F16) cv = num::f16_to_f32_bits(uint16_t(cv));  // exact widening
-        uint32_t d = tc::dot(model, va.data() + size_t(i) * K, vbt.data() + size_t(j) * K, K, cv);
-        if (!acc16 && td == WType::F16) d = num::f32_to_f16(d, num::Round::RN);
-        D[size_t(i) * N + j] = d;
-      }
+    if (!acc16 && tcy == WType::F16)
+      for (uint64_t& x : C) x = num::f16_to_f32_bits(uint16_t(x));
+    sem::float_mma(*reinterpret_cast<const tc::DotModel*>(in.imm), fmt_of(ta), fmt_of(ta), e, A.data(), B.data(),
+                   C.data(), D.data());
+    if (!acc16 && td == WType::F16)
+      for (uint64_t& x : D) x = num::f32_to_f16(uint32_t(x), num::Round::RN);
   } else if (ta == WType::F64) {
-    const num::Round rm = num::Round(in.d >> 4);
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        uint64_t acc = C[size_t(i) * N + j];
-        for (int k = 0; k < K; ++k) acc = num::fma_f64(A[size_t(i) * K + k], B[size_t(k) * N + j], acc, rm);
-        D[size_t(i) * N + j] = acc;
-      }
+    sem::f64_mma(num::Round(in.d >> 4), e, A.data(), B.data(), C.data(), D.data());
   } else if (ta == WType::B1) {
-    const bool use_xor = in.c & 4;
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        uint32_t acc = uint32_t(C[size_t(i) * N + j]);
-        for (int k = 0; k < K; ++k) acc += uint32_t(use_xor ? A[size_t(i) * K + k] ^ B[size_t(k) * N + j]
-                                                            : A[size_t(i) * K + k] & B[size_t(k) * N + j]);
-        D[size_t(i) * N + j] = acc;
-      }
-  } else {  // .s8/.u8/.s4/.u4: exact products and sum, wrapping modulo 2^32 or clamped with .satfinite
-    const int w = bits_of(ta);
-    const bool sa = ta == WType::S8 || ta == WType::S4, sb = tb == WType::S8 || tb == WType::S4;
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        int64_t acc = int32_t(uint32_t(C[size_t(i) * N + j]));
-        for (int k = 0; k < K; ++k) {
-          const uint64_t x = A[size_t(i) * K + k], y = B[size_t(k) * N + j];
-          acc += (sa ? int64_t(sem::sext(x, uint32_t(w))) : int64_t(x)) * (sb ? int64_t(sem::sext(y, uint32_t(w))) : int64_t(y));
-        }
-        if (sat) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
-        D[size_t(i) * N + j] = uint32_t(acc);
-      }
+    sem::bit_mma(in.c & 4, e, A.data(), B.data(), C.data(), D.data());
+  } else {  // .s8/.u8/.s4/.u4
+    sem::int_mma(bits_of(ta), ta == WType::S8 || ta == WType::S4, tb == WType::S8 || tb == WType::S4, in.c & 2, e,
+                 A.data(), B.data(), C.data(), D.data());
   }
   matrix_to_frag(c, in.op[0], fd, D.data());
 }
