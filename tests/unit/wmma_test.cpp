@@ -101,5 +101,37 @@ TEST(Wmma, UndefinedUsesAreFaults) {
             std::string::npos);
 }
 
+// .satfinite on the integer wmma.mma: every register of A and B holds 127 in each byte and every C
+// register 0x7ffffff0, so each D element is 0x7ffffff0 + 16 * 127 * 127 whatever the fragment
+// layout: clamped to INT32_MAX with .satfinite, wrapped modulo 2^32 without.
+TEST(Wmma, SatfiniteClampsTheS32Sum) {
+  for (const bool sat : {true, false}) {
+    SCOPED_TRACE(sat ? ".satfinite" : "wrapping");
+    const std::string body =
+        "  mov.b32 %r0, 0x7f7f7f7f;\n  mov.b32 %r1, %r0;\n  mov.b32 %r2, %r0;\n  mov.b32 %r3, %r0;\n"
+        "  mov.b32 %r8, 0x7ffffff0;\n  mov.b32 %r9, %r8;\n  mov.b32 %r10, %r8;\n  mov.b32 %r11, %r8;\n"
+        "  mov.b32 %r12, %r8;\n  mov.b32 %r13, %r8;\n  mov.b32 %r14, %r8;\n  mov.b32 %r15, %r8;\n"
+        "  wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32" + std::string(sat ? ".satfinite" : "") +
+        " {%r16, %r17, %r18, %r19, %r20, %r21, %r22, %r23}, {%r0, %r1}, {%r2, %r3}, "
+        "{%r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15};\n"
+        "  wmma.store.d.sync.aligned.row.m16n16k16.global.s32 [%rd1], {%r16, %r17, %r18, %r19, %r20, %r21, %r22, %r23};";
+    auto prog = load_program(kernel(body), "wmma_test.ptx");
+    model::GlobalMemory mem;
+    const uint64_t buf = mem.allocate(4096, 256, "buf");
+    const std::vector<uint32_t> poison(1024, 0xdeadbeef);
+    mem.write(buf, poison.data(), 4096);
+    std::vector<uint8_t> params(8);
+    std::memcpy(params.data(), &buf, 8);
+    LaunchConfig cfg;
+    cfg.block.x = 32;
+    RunResult r = launch(*prog, kernels(*prog).at(0).name, cfg, params, mem);
+    ASSERT_EQ(r.status, RunStatus::Completed) << r.report;
+    std::vector<uint32_t> d(256);
+    mem.read(buf, d.data(), 1024);
+    const uint32_t want = sat ? 0x7fffffffu : uint32_t(0x7ffffff0u + 16u * 127u * 127u);
+    for (size_t i = 0; i < d.size(); ++i) ASSERT_EQ(d[i], want) << "D element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace ptxsim
