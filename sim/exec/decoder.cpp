@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -21,6 +22,7 @@ struct SymbolInfo {
   uint64_t address = 0;     // global address, shared offset, kernel-param offset or frame offset
   uint32_t bytes = 0;
   bool frame_rel = false;   // frame variable: relative to the frame base
+  bool dynamic = false;     // .extern .shared: `address` is relative to the dynamic shared memory
 };
 
 const std::unordered_map<std::string, Sreg>& static_sregs() {
@@ -133,6 +135,7 @@ struct Decoder::Impl {
   std::vector<Scope> scopes;
   std::vector<int> scope_stack;
   std::unordered_map<uint64_t, uint32_t> const_slots;
+  std::map<std::pair<uint64_t, bool>, uint32_t> shared_slots;
   // `tbl: .branchtargets $L1, $L2;` — brx.idx names the table by its label.
   std::unordered_map<std::string, const ast::Instruction*> branch_tables;
   std::unordered_map<int, uint32_t> sreg_slots;
@@ -224,8 +227,9 @@ struct Decoder::Impl {
     for (auto* v : extern_shared) dyn_align = std::max(dyn_align, var_align(*v));
     p.static_shared_end = shared_end;
     p.dynamic_shared_align = dyn_align;
-    uint32_t dyn_base = uint32_t(align_up(shared_end, dyn_align));
-    for (auto* v : extern_shared) globals[v->name] = {Space::Shared, dyn_base, 0, false};
+    // Dynamic shared memory starts after the launched kernel's own static variables (as on the
+    // hardware, where each kernel is laid out alone), so its address is filled in per launch.
+    for (auto* v : extern_shared) globals[v->name] = {Space::Shared, 0, 0, false, true};
 
     for (auto& v : m.globals) {
       if (v.space != ast::Space::Global && v.space != ast::Space::Const) continue;
@@ -253,6 +257,9 @@ struct Decoder::Impl {
           auto it = globals.find(iv.symbol);
           if (it == globals.end()) error(v.loc, "initializer names unknown symbol '" + iv.symbol + "'");
           val = it->second.address + uint64_t(iv.value);
+          // A module variable is shared by every CTA: a shared address in it is CTA rank 0's, and a
+          // dynamic variable's is placed after the static memory of all kernels.
+          if (it->second.dynamic) val += align_up(p.static_shared_end, p.dynamic_shared_align);
           if (it->second.space == Space::Shared && iv.generic) val += kSharedWindow;
           // nvcc writes a pointer inside a byte array as masked pieces: 0xFF00(generic(x)+8).
           if (iv.mask) val = (val & iv.mask) >> std::countr_zero(iv.mask);
@@ -323,6 +330,17 @@ struct Decoder::Impl {
     return s;
   }
 
+  // A slot holding `v` plus the running CTA's shared window (and, when `dyn`, the start of the
+  // launched kernel's dynamic shared memory): shared addresses differ between the CTAs of a cluster.
+  uint32_t shared_slot(Function& f, uint64_t v, bool dyn) {
+    auto it = shared_slots.find({v, dyn});
+    if (it != shared_slots.end()) return it->second;
+    uint32_t s = new_slots(f, 1, dyn ? "dynamic shared address" : "shared address");
+    f.shared_slots.push_back({s, v, dyn});
+    shared_slots[{v, dyn}] = s;
+    return s;
+  }
+
   uint32_t sreg_slot(Function& f, Sreg r, const std::string& name) {
     auto it = sreg_slots.find(int(r));
     if (it != sreg_slots.end()) return it->second;
@@ -344,6 +362,7 @@ struct Decoder::Impl {
     o.space = s.space;
     o.imm = int64_t(s.address) + extra;
     o.frame_rel = s.frame_rel;
+    o.dyn_shared = s.dynamic;
     o.width = s.bytes;
     return o;
   }
@@ -413,7 +432,8 @@ struct Decoder::Impl {
           // The slot holds the address (frame variables: relative to the frame, which the
           // semantics add through Operand::frame_rel).
           o = symbol_operand(*s, a.value);  // `sym+8` keeps its offset in value
-          o.slot = const_slot(f, uint64_t(o.imm));
+          o.slot = o.space == Space::Shared ? shared_slot(f, uint64_t(o.imm), o.dyn_shared)
+                                            : const_slot(f, uint64_t(o.imm));
           return o;
         }
         auto fi = p.function_index.find(name);
@@ -456,7 +476,10 @@ struct Decoder::Impl {
             o.space = s->space;
             o.imm += int64_t(s->address);
             o.frame_rel = s->frame_rel;
+            o.dyn_shared = s->dynamic;
             o.width = s->bytes;
+            // A shared variable's address is the running CTA's: the base slot holds its window.
+            if (s->space == Space::Shared) o.slot = shared_slot(f, 0, s->dynamic);
           } else if (auto ss = static_sregs().find(a.name); ss != static_sregs().end()) {
             o.slot = sreg_slot(f, ss->second, a.name);
           } else {
@@ -615,6 +638,7 @@ struct Decoder::Impl {
     scopes.clear();
     scope_stack.clear();
     const_slots.clear();
+    shared_slots.clear();
     sreg_slots.clear();
     f.zero_slot = const_slot(f, 0);
     f.sink_slot = new_slots(f, 2, "_");  // two wide so a 128-bit sink write stays inside
@@ -771,6 +795,15 @@ void Decoder::error(SrcLoc loc, const std::string& msg) const {
   dg.message = msg;
   dg.source_line = source_line_of(m_.source, loc.line);
   throw PtxError(std::move(dg));
+}
+
+uint32_t Decoder::shared_slot(uint64_t value, bool dynamic) {
+  for (auto& s : cur_->shared_slots)
+    if (s.value == value && s.dynamic == dynamic) return s.slot;
+  uint32_t s = cur_->num_slots++;
+  cur_->slot_names.push_back("shared address");
+  cur_->shared_slots.push_back({s, value, dynamic});
+  return s;
 }
 
 uint32_t Decoder::const_slot(uint64_t value) {

@@ -24,6 +24,8 @@ class Decoder {
   Function& current() { return *cur_; }
   // Adds a constant slot to the current function and returns it.
   uint32_t const_slot(uint64_t value);
+  // Adds a slot holding `value` plus the running CTA's shared window (see SharedSymbolSlot).
+  uint32_t shared_slot(uint64_t value, bool dynamic);
 
  private:
   struct Impl;

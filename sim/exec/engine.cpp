@@ -126,20 +126,25 @@ std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64
                                      ") is not in the shared-memory window");
     addr -= kSharedWindow;
     space = Space::SharedCluster;
+  } else if (in_window(addr, kSharedWindow)) {
+    // A generic shared-window address in an operand that names .shared::cta / .shared::cluster
+    // (a 64-bit register holding cvta.shared's result): shared addresses are 32 bits wide, so the
+    // hardware uses the register's low 32 bits, which is the shared address (the window is 4 GiB
+    // aligned). docs/design.md "Shared memory addresses".
+    addr -= kSharedWindow;
   }
   auto bad = [&](const std::string& why) {
     c.fault("illegal address", std::string(space_name(space)) + " access of " + std::to_string(size) + " bytes at " +
                                    hex(orig) + " (lane " + std::to_string(lane) + "): " + why);
   };
   if (addr >> 32) bad("not a shared-memory address");
-  uint32_t rank = uint32_t(addr) >> kSharedRankShift;
-  uint32_t off = uint32_t(addr) & kSharedOffsetMask;
-  Cta* target = c.cta;
-  if (rank != 0) {
-    target = cta_by_rank(rank - 1);
-    if (!target) bad("names CTA rank " + std::to_string(rank - 1) + " outside the cluster");
-    if (space == Space::Shared && target != c.cta) bad("shared::cta access to another CTA's shared memory");
-  }
+  const uint32_t rank = uint32_t(addr) >> kSharedRankShift;
+  const uint32_t off = uint32_t(addr) & kSharedOffsetMask;
+  Cta* target = rank == c.cta->rank ? c.cta : cta_by_rank(rank);
+  if (!target) bad("names CTA rank " + std::to_string(rank) + " outside the cluster of " + std::to_string(ctas.size()));
+  if (space == Space::Shared && target != c.cta)
+    bad("a shared::cta address of CTA rank " + std::to_string(rank) + ", not of the executing CTA (rank " +
+        std::to_string(c.cta->rank) + "); use .shared::cluster to reach another CTA's shared memory");
   if (off < kSharedReserved) bad("inside the reserved first " + std::to_string(kSharedReserved) + " bytes of shared memory");
   if (uint64_t(off) + size > target->smem.size())
     bad("beyond the CTA's " + std::to_string(target->smem.size() - kSharedReserved) + " bytes of shared memory");
@@ -229,7 +234,8 @@ void Engine::warn(ExecCtx& c, const std::string& msg) {
 
 Engine::Engine(const Program& p, const Function& k, const LaunchConfig& c, const std::vector<uint8_t>& pa,
                model::GlobalMemory& m, std::ostream& o)
-    : prog(p), kernel(k), cfg(c), params(pa), global(m), out(o), rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1) {}
+    : prog(p), kernel(k), cfg(c), params(pa), global(m), out(o), rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1),
+      dynamic_shared_base_(p.dynamic_shared_base(k)) {}
 
 static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& w, uint32_t lane) {
   const Dim3& b = e.cfg.block;
@@ -296,6 +302,9 @@ std::shared_ptr<Frame> Engine::new_frame(const Function& fn, Warp& w, Cta& cta, 
   for (auto& [slot, v] : fn.consts) std::fill_n(f->regs.begin() + size_t(slot) * 32, 32, v);
   for (auto& [slot, r] : fn.sregs)
     for (uint32_t l = 0; l < 32; ++l) f->regs[size_t(slot) * 32 + l] = sreg_value(r, *this, cta, w, l);
+  const uint64_t window = uint64_t(cta.rank) << kSharedRankShift;
+  for (const SharedSymbolSlot& s : fn.shared_slots)
+    std::fill_n(f->regs.begin() + size_t(s.slot) * 32, 32, s.value + window + (s.dynamic ? dynamic_shared_base_ : 0));
   f->local_base = local_base;
   return f;
 }
@@ -316,9 +325,7 @@ void Engine::setup_cluster(uint64_t cl) {
   ctas.clear();
   uint32_t threads = uint32_t(cfg.block.count());
   uint32_t nwarps = (threads + 31) / 32;
-  uint32_t dyn_base = (prog.static_shared_end + prog.dynamic_shared_align - 1) / prog.dynamic_shared_align *
-                      prog.dynamic_shared_align;
-  size_t smem_bytes = cfg.dynamic_shared_bytes ? dyn_base + cfg.dynamic_shared_bytes : kernel.static_shared_end;
+  size_t smem_bytes = cfg.dynamic_shared_bytes ? dynamic_shared_base_ + cfg.dynamic_shared_bytes : kernel.static_shared_end;
   for (uint32_t r = 0; r < cluster_dim.count(); ++r) {
     auto cta = std::make_unique<Cta>();
     cta->rank = r;

@@ -265,6 +265,7 @@ class Engine {
   std::vector<AsyncOp> async_;       // unordered; small
   uint64_t async_seq_ = 0;
   uint64_t rng_ = 0;                 // schedule-seeded delay generator
+  uint32_t dynamic_shared_base_ = 0;  // where the launched kernel's dynamic shared memory starts
   bool complete_due_async(bool force_one);
   uint64_t thread_instr_ = 0;
   uint64_t warp_instr_ = 0;          // warp-instructions issued (steps also counts skipped time)

@@ -29,6 +29,8 @@ struct Operand {
   bool neg = false;        // `!%p`
   bool frame_rel = false;  // Imm/Addr naming a frame variable: add the frame's local base at run time
   Space space = Space::Generic;  // Addr: the space of the symbol it names, when it names one
+  bool dyn_shared = false; // Imm/Addr naming an .extern .shared (dynamic) variable: its address is
+                           // relative to the launched kernel's dynamic shared memory
   uint16_t count = 0;      // Vec: element count; Addr with extra elements: their count
   uint32_t slot = kNoSlot; // Reg/Imm/Sink: value slot; Addr: base slot (a zero slot when absolute);
                            // Vec: index of the first element in Function::vec_pool;

@@ -29,6 +29,16 @@ enum class Sreg : uint8_t {
 // Special registers that change while a thread runs; only `mov` reads them.
 enum class DynSreg : uint8_t { Clock, ClockHi, Clock64, GlobalTimer, GlobalTimerLo, GlobalTimerHi, Pm0 };
 
+// A slot holding a shared-memory address that depends on the CTA running the frame: `value` plus
+// the CTA's shared window (its cluster rank << kSharedRankShift, see address_space.h), plus, for an
+// .extern .shared (dynamic) variable, where the launched kernel's dynamic shared memory starts.
+// `value` may include kSharedWindow (a generic address).
+struct SharedSymbolSlot {
+  uint32_t slot = 0;
+  uint64_t value = 0;
+  bool dynamic = false;
+};
+
 struct Function {
   std::string name;
   bool is_entry = false;
@@ -39,6 +49,7 @@ struct Function {
   uint32_t num_slots = 0;
   std::vector<std::pair<uint32_t, uint64_t>> consts;  // slot ← constant
   std::vector<std::pair<uint32_t, Sreg>> sregs;       // slot ← special register
+  std::vector<SharedSymbolSlot> shared_slots;         // slot ← a shared address of the running CTA
   uint32_t zero_slot = kNoSlot, sink_slot = kNoSlot;
   std::vector<std::string> slot_names;                // for diagnostics
   // Per-thread frame memory (.local variables, .param variables of the body, and for a .func its
@@ -72,10 +83,13 @@ class Program {
   std::unordered_map<std::string, uint32_t> function_index;
   std::vector<ModuleVariable> module_vars;
   // Static shared memory (module scope and body-declared .shared) of all kernels together:
-  // [kSharedReserved, static_shared_end); dynamic shared memory starts after it (aligned). Each
-  // entry's own part is Function::static_shared_end.
+  // [kSharedReserved, static_shared_end). Each entry's own part is Function::static_shared_end,
+  // and its dynamic shared memory starts right after that, aligned (dynamic_shared_base).
   uint32_t static_shared_end = 0;
   uint32_t dynamic_shared_align = 16;
+  uint32_t dynamic_shared_base(const Function& entry) const {
+    return (entry.static_shared_end + dynamic_shared_align - 1) / dynamic_shared_align * dynamic_shared_align;
+  }
 
   const Function* find(const std::string& name) const {
     auto it = function_index.find(name);

@@ -41,7 +41,7 @@ void generic_value(Binder& b, size_t i) {
     b.in.imm = kLocalWindow;
     return;
   }
-  if (o.space == Space::Shared) o.slot = b.dec.const_slot(uint64_t(o.imm) + kSharedWindow);
+  if (o.space == Space::Shared) o.slot = b.dec.shared_slot(uint64_t(o.imm) + kSharedWindow, o.dyn_shared);
   else if (o.space == Space::Param) o.slot = b.dec.const_slot(uint64_t(o.imm) + kParamWindow);
 }
 
@@ -59,7 +59,7 @@ enum SpaceTest : uint8_t { kIsGlobal, kIsConst, kIsLocal, kIsSharedCta, kIsShare
 void exec_isspacep(ExecCtx& c, const Instr& in, uint32_t mask) {
   uint64_t* d = c.col(in.op[0]);
   const Operand& a = in.op[1];
-  const uint32_t own = c.cta->rank + 1, nctas = uint32_t(c.eng->ctas.size());
+  const uint32_t own = c.cta->rank, nctas = uint32_t(c.eng->ctas.size());
   for_lanes(mask, [&](int l) {
     const uint64_t v = addr_value(c, in, a, l);
     bool r = false;
@@ -76,7 +76,7 @@ void exec_isspacep(ExecCtx& c, const Instr& in, uint32_t mask) {
       case kIsSharedCluster: {
         if (!in_window(v, kSharedWindow)) break;
         const uint32_t rank = uint32_t(v - kSharedWindow) >> kSharedRankShift;
-        r = in.a == kIsSharedCta ? (rank == 0 || rank == own) : rank <= nctas;
+        r = in.a == kIsSharedCta ? rank == own : rank < nctas;
         break;
       }
       case kIsParam: r = in_window(v, kParamWindow); break;
@@ -99,12 +99,11 @@ uint32_t shared_address(ExecCtx& c, const Instr& in, const Operand& o, int l, co
 }
 
 uint32_t checked_rank(ExecCtx& c, uint32_t field, uint64_t addr, int l, const char* what) {
-  if (field == 0) return c.cta->rank;
-  if (field > c.eng->ctas.size())
+  if (field >= c.eng->ctas.size())
     c.fault("illegal address", std::string(what) + ": shared address " + hex(addr) + " (lane " + std::to_string(l) +
-                                   ") names CTA rank " + std::to_string(field - 1) + " outside the cluster of " +
+                                   ") names CTA rank " + std::to_string(field) + " outside the cluster of " +
                                    std::to_string(c.eng->ctas.size()) + " CTAs");
-  return field - 1;
+  return field;
 }
 
 // mapa: in.b = generic form; types[0] = .u32 or .u64.
@@ -119,7 +118,7 @@ void exec_mapa(ExecCtx& c, const Instr& in, uint32_t mask) {
     if (r >= nctas)
       c.fault("error", "mapa: target CTA rank " + std::to_string(r) + " (lane " + std::to_string(l) +
                            ") is outside the cluster of " + std::to_string(nctas) + " CTAs");
-    const uint32_t m = ((r + 1) << kSharedRankShift) | (s & kSharedOffsetMask);
+    const uint32_t m = (r << kSharedRankShift) | (s & kSharedOffsetMask);
     uint64_t v = in.b ? kSharedWindow + m : m;
     d[l] = narrow ? uint32_t(v) : v;
   });

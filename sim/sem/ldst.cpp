@@ -254,8 +254,7 @@ namespace sem {
 void generic_symbol(Binder& b, size_t i) {
   Operand& o = b.in.op[i];
   if (b.in.space != Space::Generic || o.frame_rel) return;
-  if (o.space == Space::Shared && o.width != 0) o.imm += int64_t(kSharedWindow);
-  else if (o.space == Space::Shared && o.slot == b.dec.current().zero_slot) o.imm += int64_t(kSharedWindow);
+  if (o.space == Space::Shared) o.imm += int64_t(kSharedWindow);  // the base slot holds the CTA's window
   else if (o.space == Space::Param) o.imm += int64_t(kParamWindow);
 }
 

@@ -1060,7 +1060,8 @@ TEST(MemCluster, MapaAndSharedClusterFaults) {
   r = L2.run({2, 1, 1}, {1, 1, 1}, {2, 1, 1});
   EXPECT_FAULT(r);
   EXPECT_NE(r.report.find("mem.ptx:" + std::to_string(line_of(b2, "ld.shared.u32")) + ":"), std::string::npos) << r.report;
-  EXPECT_NE(r.report.find("shared::cta access to another CTA's shared memory"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("a shared::cta address of CTA rank 1, not of the executing CTA (rank 0); use "
+                          ".shared::cluster to reach another CTA's shared memory"), std::string::npos) << r.report;
 
   const std::string b3 = R"(
 .visible .entry k(.param .u64 out) {
@@ -1077,6 +1078,182 @@ TEST(MemCluster, MapaAndSharedClusterFaults) {
   r = L3.run();
   EXPECT_FAULT(r);
   EXPECT_NE(r.report.find("getctarank: generic address " + hex(oa) + " (lane 0) does not point to shared memory"), std::string::npos) << r.report;
+}
+
+TEST(MemCluster, OwnSharedAddressesCarryTheRank) {
+  // A shared address is rank << 24 | offset, and a CTA's own addresses carry its own rank: the
+  // symbol, cvta.to.shared of its generic address and mapa onto itself are one number.
+  const std::string body = R"(
+.visible .entry k(.param .u64 out) {
+  .shared .align 8 .b64 pad;
+  .shared .align 4 .b32 word;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %cluster_ctarank;
+  mov.u32 %r2, word;
+  cvta.shared.u64 %rd2, word;
+  cvta.to.shared.u64 %rd3, %rd2;
+  cvt.u32.u64 %r3, %rd3;
+  mapa.shared::cluster.u32 %r4, word, %r1;
+  st.shared.u32 [%r2], %r1;                // through the address with the rank in it
+  ld.shared.u32 %r5, [word];
+  mul.wide.u32 %rd4, %r1, 16;
+  add.u64 %rd5, %rd1, %rd4;
+  st.global.v4.u32 [%rd5], {%r2, %r3, %r4, %r5};
+  ret;
+}
+)";
+  Launch L(body);
+  uint64_t oa = L.alloc(64, "out");
+  L.arg(oa);
+  auto r = L.run({4, 1, 1}, {1, 1, 1}, {4, 1, 1});
+  EXPECT_COMPLETED(r);
+  auto out = L.read<uint32_t>(oa, 16);
+  for (uint32_t k = 0; k < 4; ++k) {
+    SCOPED_TRACE("rank " + std::to_string(k));
+    const uint32_t expect = (k << kSharedRankShift) | (kSharedReserved + 8);
+    EXPECT_EQ(out[k * 4 + 0], expect);
+    EXPECT_EQ(out[k * 4 + 1], expect);
+    EXPECT_EQ(out[k * 4 + 2], expect);
+    EXPECT_EQ(out[k * 4 + 3], k);
+  }
+}
+
+TEST(MemCluster, PeerBitMaskNamesTheLeadersBarrier) {
+  // CUTLASS's 2-SM idiom (`cast_smem_ptr_to_uint(bar) & Sm100MmaPeerBitMask`): every CTA of a pair
+  // arrives on its own barrier's address with bit 24 cleared, which is the even CTA's barrier. Only
+  // the even CTAs initialise theirs; they wait for both arrivals. Two pairs in a cluster of 4.
+  const std::string body = R"(
+.visible .entry k(.param .u64 out) {
+  .shared .align 8 .b64 bar;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %cluster_ctarank;
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [bar], 2;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  mov.u32 %r3, bar;
+  and.b32 %r4, %r3, -16777217;             // 0xFEFFFFFF
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r4];
+  @!%p1 bra DONE;
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra WAIT;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+DONE:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  ret;
+}
+)";
+  Launch L(body);
+  uint64_t oa = L.alloc(16, "out");
+  L.arg(oa);
+  auto r = L.run({8, 1, 1}, {1, 1, 1}, {4, 1, 1});
+  EXPECT_COMPLETED(r);
+  EXPECT_TRUE(r.diagnostics.empty()) << r.report;
+  auto out = L.read<uint32_t>(oa, 4);
+  EXPECT_EQ(out[0], kSharedReserved);
+  EXPECT_EQ(out[2], (2u << kSharedRankShift) | kSharedReserved);
+  EXPECT_EQ(out[1], 0xCDCDCDCDu);  // odd CTAs wrote nothing
+  EXPECT_EQ(out[3], 0xCDCDCDCDu);
+}
+
+TEST(MemShared, DynamicSharedMemoryStartsAfterTheKernelsOwnStaticMemory) {
+  // Kernel `k` has no static shared memory of its own; `other` has 16 bytes. As on the hardware,
+  // where ptxas lays out each kernel alone, k's dynamic memory starts at 0x400 (CuTe's swizzle
+  // layouts assert that alignment), and other's right after its 16 bytes, aligned to the extern
+  // declaration's 128.
+  const std::string body = R"(
+.extern .shared .align 128 .b8 dyn[];
+.visible .entry other(.param .u64 out) {
+  .shared .align 4 .b8 mine[16];
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, dyn;
+  mov.u32 %r2, mine;
+  st.shared.u32 [mine], %r1;
+  st.global.v2.u32 [%rd1], {%r1, %r2};
+  ret;
+}
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, dyn;
+  st.shared.u32 [dyn+60], 77;
+  ld.shared.u32 %r2, [%r1+60];
+  st.global.v2.u32 [%rd1], {%r1, %r2};
+  ret;
+}
+)";
+  Launch L(body, "k");
+  uint64_t oa = L.alloc(8, "out");
+  L.arg(oa);
+  L.cfg.dynamic_shared_bytes = 64;
+  auto r = L.run();
+  EXPECT_COMPLETED(r);
+  auto out = L.read<uint32_t>(oa, 2);
+  EXPECT_EQ(out[0], kSharedReserved);
+  EXPECT_EQ(out[1], 77u);
+
+  Launch O(body, "other");
+  oa = O.alloc(8, "out");
+  O.arg(oa);
+  O.cfg.dynamic_shared_bytes = 64;
+  r = O.run();
+  EXPECT_COMPLETED(r);
+  out = O.read<uint32_t>(oa, 2);
+  EXPECT_EQ(out[1], kSharedReserved);
+  EXPECT_EQ(out[0], kSharedReserved + 128);
+}
+
+TEST(MemShared, GenericAddressInASharedOperandIsItsLow32Bits) {
+  // A 64-bit register holding cvta.shared's result, used where the instruction names .shared::cta
+  // (a B200 kernel library does this with tcgen05.alloc's destination): the low 32 bits are the
+  // shared address, in every CTA of a cluster.
+  const std::string body = R"(
+.visible .entry k(.param .u64 out) {
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 word;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %cluster_ctarank;
+  cvta.shared.u64 %rd2, word;
+  add.u32 %r2, %r1, 40;
+  st.shared::cta.u32 [%rd2], %r2;
+  ld.shared.u32 %r3, [word];
+  cvta.shared.u64 %rd3, bar;
+  mbarrier.init.shared::cta.b64 [%rd3], 1;
+  mbarrier.arrive.shared::cta.b64 %rd4, [%rd3];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+  @!%p1 bra WAIT;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.u64 %rd6, %rd1, %rd5;
+  st.global.u32 [%rd6], %r3;
+  ret;
+}
+)";
+  Launch L(body);
+  uint64_t oa = L.alloc(8, "out");
+  L.arg(oa);
+  auto r = L.run({2, 1, 1}, {1, 1, 1}, {2, 1, 1});
+  EXPECT_COMPLETED(r);
+  EXPECT_TRUE(r.diagnostics.empty()) << r.report;
+  auto out = L.read<uint32_t>(oa, 2);
+  EXPECT_EQ(out[0], 40u);
+  EXPECT_EQ(out[1], 41u);
 }
 
 // ---- cache control ------------------------------------------------------------------------------
@@ -1291,7 +1468,7 @@ TEST(MemBind, SymbolPlusOffsetOperands) {
   EXPECT_COMPLETED(r);
   auto out = L.read<uint32_t>(oa, 6);
   EXPECT_EQ(out[0], kSharedReserved + 4);
-  EXPECT_EQ(out[1], (1u << kSharedRankShift) | (kSharedReserved + 8));
+  EXPECT_EQ(out[1], kSharedReserved + 8);  // mapa onto rank 0, the executing CTA
   EXPECT_EQ(out[2], 77u);
   EXPECT_EQ(out[3], 0u);
   EXPECT_EQ(out[4], 1u);
