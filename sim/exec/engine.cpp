@@ -167,7 +167,21 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
   if (TimelineSink* tl = current_timeline()) tl->mbarrier_event(cta_linear(cta, cfg.grid), m.offset, true, steps);
 }
 
-void Engine::issue_async(AsyncOp op) {
+namespace {
+// Heap order for the in-flight queue: the earliest due first, issue order among equals.
+bool completes_later(const AsyncOp& a, const AsyncOp& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
+}  // namespace
+
+void Engine::count_async_range(const AsyncOp& op, int delta) {
+  if (!op.dst_cta) return;
+  op.dst_cta->async_dst += uint32_t(delta);
+  if (op.dst_bytes == 0) return;
+  auto& count = op.src_only ? op.dst_cta->async_reading : op.dst_cta->async_writing;
+  const uint32_t last = std::min<uint32_t>((op.dst_off + op.dst_bytes - 1) / 16, uint32_t(count.size()) - 1);
+  for (uint32_t ch = op.dst_off / 16; ch <= last; ++ch) count[ch] += uint32_t(delta);
+}
+
+uint64_t Engine::issue_async(AsyncOp op) {
   // splitmix64 of the seed and sequence: deterministic, adjustable with --seed.
   uint64_t z = (rng_ += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -175,49 +189,57 @@ void Engine::issue_async(AsyncOp op) {
   z ^= z >> 31;
   op.due = std::max(steps + 64 + z % 512, op.min_due);
   op.seq = async_seq_++;
-  if (op.dst_cta) op.dst_cta->async_dst++;
+  count_async_range(op, +1);
   if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, steps);
+  const uint64_t due = op.due;
   async_.push_back(std::move(op));
+  std::push_heap(async_.begin(), async_.end(), completes_later);
+  return due;
 }
 
 bool Engine::complete_due_async(bool force_one) {
   bool any = false;
-  for (;;) {
-    size_t best = async_.size();
-    for (size_t i = 0; i < async_.size(); ++i)
-      if (best == async_.size() || async_[i].due < async_[best].due ||
-          (async_[i].due == async_[best].due && async_[i].seq < async_[best].seq))
-        best = i;
-    if (best == async_.size()) return any;
-    if (async_[best].due > steps) {
+  while (!async_.empty()) {
+    if (async_.front().due > steps) {
       if (!force_one || any) return any;
-      steps = async_[best].due;  // nothing else can run: let time pass to the next completion
+      steps = async_.front().due;  // nothing else can run: let time pass to the next completion
     }
-    AsyncOp op = std::move(async_[best]);
-    async_.erase(async_.begin() + long(best));
-    if (op.dst_cta) op.dst_cta->async_dst--;
+    std::pop_heap(async_.begin(), async_.end(), completes_later);
+    AsyncOp op = std::move(async_.back());
+    async_.pop_back();
+    count_async_range(op, -1);
     op.complete();
     if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, steps);
     any = true;
   }
+  return any;
 }
 
 void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write) {
+  // The per-chunk counts say whether anything in flight overlaps; only then look for which.
+  bool overlaps = false;
+  const uint32_t last = std::min<uint32_t>((off + size - 1) / 16, uint32_t(cta.async_writing.size()) - 1);
+  for (uint32_t ch = off / 16; ch <= last && !overlaps; ++ch)
+    overlaps = cta.async_writing[ch] || (write && cta.async_reading[ch]);
+  if (!overlaps) return;
+  const AsyncOp* first = nullptr;  // the earliest issued of the overlapping operations
   for (const AsyncOp& op : async_) {
     if (op.dst_cta != &cta || off + size <= op.dst_off || off >= op.dst_off + op.dst_bytes) continue;
-    if (op.src_only) {
-      if (!write) continue;
-      warn(c, "race on an asynchronous copy's source: plain write of " + std::to_string(size) +
-                  " bytes at shared address " + hex(off) + " while " + op.what + " (issued at line " +
-                  std::to_string(op.line) + ") may still be reading it (wait with cp.async.bulk.wait_group.read first)");
-      return;
-    }
-    warn(c, std::string("race on an asynchronous copy's destination: plain ") + (write ? "write" : "read") + " of " +
-                std::to_string(size) + " bytes at shared address " + hex(off) + " while " + op.what +
-                " (issued at line " + std::to_string(op.line) + ") is still in flight" +
-                (write ? "" : "; the data read is stale"));
+    if (op.src_only && !write) continue;
+    if (!first || op.seq < first->seq) first = &op;
+  }
+  if (!first) return;
+  const AsyncOp& op = *first;
+  if (op.src_only) {
+    warn(c, "race on an asynchronous copy's source: plain write of " + std::to_string(size) +
+                " bytes at shared address " + hex(off) + " while " + op.what + " (issued at line " +
+                std::to_string(op.line) + ") may still be reading it (wait with cp.async.bulk.wait_group.read first)");
     return;
   }
+  warn(c, std::string("race on an asynchronous copy's destination: plain ") + (write ? "write" : "read") + " of " +
+              std::to_string(size) + " bytes at shared address " + hex(off) + " while " + op.what +
+              " (issued at line " + std::to_string(op.line) + ") is still in flight" +
+              (write ? "" : "; the data read is stale"));
 }
 
 void Engine::warn(ExecCtx& c, const std::string& msg) {
@@ -334,6 +356,8 @@ void Engine::setup_cluster(uint64_t cl) {
     cta->smem.assign(smem_bytes, 0);
     cta->mbar_word.assign((smem_bytes + 7) / 8, 0);
     cta->generic_dirty.assign((smem_bytes + 15) / 16, 0);
+    cta->async_writing.assign((smem_bytes + 15) / 16, 0);
+    cta->async_reading.assign((smem_bytes + 15) / 16, 0);
     cta->threads = threads;
     cta->warps.resize(nwarps);
     cta->live_warps = nwarps;

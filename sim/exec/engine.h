@@ -135,7 +135,10 @@ struct Cta {
   std::unordered_map<uint32_t, MbarrierSlot> mbars;  // by shared::cta offset (stable addresses)
   std::vector<uint8_t> mbar_word;   // per 8-byte word of smem: 1 while a live mbarrier is there
   uint32_t live_mbars = 0;
-  uint32_t async_dst = 0;           // in-flight async operations writing this CTA's shared memory
+  uint32_t async_dst = 0;           // in-flight async operations with a range in this CTA's shared memory
+  // Per 16-byte chunk of smem: how many in-flight async operations write it / read it (only as a
+  // source), so a plain access checks for a race in O(1) instead of scanning what is in flight.
+  std::vector<uint32_t> async_writing, async_reading;
   // Per 16-byte chunk of smem: written through the generic proxy since the last fence.proxy.async
   // (a bulk copy reading such a chunk is a hazard; sim/sem/tma_common.cpp).
   std::vector<uint8_t> generic_dirty;
@@ -229,8 +232,8 @@ class Engine {
   uint64_t frame_local_base(const ExecCtx& c) const;
   void note(Diagnostic d) { diags_.push_back(std::move(d)); }
   // Queues an asynchronous operation; it completes after a delay drawn from the schedule seed.
-  void issue_async(AsyncOp op);
-  const std::vector<AsyncOp>& in_flight() const { return async_; }
+  // Returns the simulated time at which it is due.
+  uint64_t issue_async(AsyncOp op);
   // A plain shared-memory access overlapping a destination still being written asynchronously.
   void check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write);
   // A warning at the current instruction (hazards that do not stop the run).
@@ -262,7 +265,8 @@ class Engine {
   const Warp* cur_warp_ = nullptr;
   uint32_t cur_mask_ = 0;
   std::vector<Diagnostic> diags_;
-  std::vector<AsyncOp> async_;       // unordered; small
+  std::vector<AsyncOp> async_;       // a min-heap on (due, seq): the next to complete is at the front
+  void count_async_range(const AsyncOp& op, int delta);
   uint64_t async_seq_ = 0;
   uint64_t rng_ = 0;                 // schedule-seeded delay generator
   uint32_t dynamic_shared_base_ = 0;  // where the launched kernel's dynamic shared memory starts

@@ -55,11 +55,11 @@ void ticket_done(Engine& e, const sem::tma::BulkTicket& t) {
   e.wake(WaitKind::BulkGroup, groups_obj(*t.warp), ~0ull);
 }
 
-// Records the due time of the operation just queued, so a later cp.async.mbarrier.arrive of the
-// same thread completes after it.
-void note_due(ExecCtx& c, int lane) {
+// Records the due time of an operation the lane queued, so a later cp.async.mbarrier.arrive of
+// the same thread completes after it.
+void note_due(ExecCtx& c, int lane, uint64_t due) {
   CpAsyncLane& s = c.warp->cp_async[size_t(lane)];
-  s.last_due = std::max(s.last_due, c.eng->in_flight().back().due);
+  s.last_due = std::max(s.last_due, due);
 }
 
 void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -99,8 +99,7 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
       for (uint32_t ch = off / 16; ch <= (off + n - 1) / 16; ++ch) dc->generic_dirty[ch] = 1;
       ticket_done(*ep, t);
     };
-    e.issue_async(std::move(op));
-    note_due(c, l);
+    note_due(c, l, e.issue_async(std::move(op)));
   });
 }
 
