@@ -53,6 +53,28 @@ const char* space_name(Space s) {
 // ---- memory access --------------------------------------------------------------------------
 
 uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
+  // Fast path: an aligned access inside the executing CTA's own shared memory that touches no live
+  // mbarrier and nothing in flight (the common case of a shared-memory loop). Anything else takes
+  // the full path below, which reports what is wrong.
+  if (space == Space::Shared || space == Space::SharedCluster || (space == Space::Generic && in_window(addr, kSharedWindow))) {
+    const uint64_t s = in_window(addr, kSharedWindow) ? addr - kSharedWindow : addr;
+    const uint32_t off = uint32_t(s) & kSharedOffsetMask;
+    Cta& own = *cta;
+    if ((s >> kSharedRankShift) == own.rank && (align <= 1 || !(addr & (align - 1))) && off >= kSharedReserved &&
+        uint64_t(off) + size <= own.smem.size() && size) {
+      bool clean = true;
+      if (own.live_mbars)
+        for (uint32_t w = off / 8; w <= (off + size - 1) / 8; ++w) clean &= !own.mbar_word[w];
+      const uint32_t c0 = off / 16, c1 = (off + size - 1) / 16;
+      if (own.async_dst)
+        for (uint32_t ch = c0; ch <= c1; ++ch) clean &= !own.async_writing[ch] && (acc == Access::Read || !own.async_reading[ch]);
+      if (clean) {
+        if (acc != Access::Read)
+          for (uint32_t ch = c0; ch <= c1; ++ch) own.generic_dirty[ch] = 1;
+        return own.smem.data() + off;
+      }
+    }
+  }
   const uint64_t orig = addr;
   const Space orig_space = space;
   if (align > 1 && (addr & (align - 1)))
