@@ -1,6 +1,9 @@
 #include "model/memory/global_memory.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include <sys/mman.h>
 
 namespace ptxsim::model {
 
@@ -9,12 +12,29 @@ constexpr uint64_t kGuard = 4096;  // unmapped gap between allocations
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 }  // namespace
 
+GlobalMemory::LazyBytes::~LazyBytes() {
+  if (p_) munmap(p_, mapped_);
+}
+
+bool GlobalMemory::LazyBytes::reserve(size_t n) {
+  // MAP_NORESERVE: no swap is set aside, pages come (zeroed) when touched. A zero-byte allocation
+  // still gets a page so that data() is a valid pointer.
+  const size_t len = std::max<size_t>(n, 1);
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  p_ = static_cast<uint8_t*>(p);
+  n_ = n;
+  mapped_ = len;
+  return true;
+}
+
 uint64_t GlobalMemory::allocate(size_t bytes, size_t align, std::string name) {
   if (align < 256) align = 256;
   uint64_t base = align_up(next_, align);
   auto a = std::make_unique<Allocation>();
   a->base = base;
-  a->bytes.assign(bytes, 0);
+  if (!a->bytes.reserve(bytes)) return 0;
+  live_bytes_ += bytes;
   a->name = std::move(name);
   next_ = align_up(base + bytes, 256) + kGuard;
   allocs_[base] = std::move(a);
@@ -29,7 +49,8 @@ bool GlobalMemory::allocate_at(uint64_t addr, size_t bytes, std::string name) {
   }
   auto a = std::make_unique<Allocation>();
   a->base = addr;
-  a->bytes.assign(bytes, 0);
+  if (!a->bytes.reserve(bytes)) return false;
+  live_bytes_ += bytes;
   a->name = std::move(name);
   allocs_[addr] = std::move(a);
   return true;
@@ -39,6 +60,7 @@ bool GlobalMemory::free(uint64_t addr) {
   auto it = allocs_.find(addr);
   if (it == allocs_.end()) return false;
   if (last_ == it->second.get()) last_ = nullptr;
+  live_bytes_ -= it->second->bytes.size();
   allocs_.erase(it);
   return true;
 }

@@ -21,7 +21,9 @@ class GlobalMemory {
   GlobalMemory& operator=(const GlobalMemory&) = delete;
 
   // Allocates `bytes` (zero-filled) at an address aligned to `align` (a power of two, ≥ 256 like
-  // cudaMalloc). A guard gap separates allocations so that off-by-one accesses fault.
+  // cudaMalloc). A guard gap separates allocations so that off-by-one accesses fault. Host memory
+  // is reserved, not committed: pages are backed when first touched, so a large allocation that a
+  // program touches in part costs only what it touches. Returns 0 when the host cannot reserve it.
   uint64_t allocate(size_t bytes, size_t align = 256, std::string name = "");
   // Places an allocation at a fixed address (module variables); false if it overlaps another.
   bool allocate_at(uint64_t addr, size_t bytes, std::string name = "");
@@ -40,11 +42,28 @@ class GlobalMemory {
   bool write(uint64_t addr, const void* src, size_t bytes);
   bool read(uint64_t addr, void* dst, size_t bytes);
 
+  // Zero-filled bytes whose pages the host commits on first touch (an anonymous private mapping).
+  class LazyBytes {
+   public:
+    LazyBytes() = default;
+    LazyBytes(const LazyBytes&) = delete;
+    LazyBytes& operator=(const LazyBytes&) = delete;
+    ~LazyBytes();
+    bool reserve(size_t n);  // false when the host refuses the mapping
+    uint8_t* data() const { return p_; }
+    size_t size() const { return n_; }
+
+   private:
+    uint8_t* p_ = nullptr;
+    size_t n_ = 0, mapped_ = 0;
+  };
   struct Allocation {
     uint64_t base = 0;
-    std::vector<uint8_t> bytes;
+    LazyBytes bytes;
     std::string name;
   };
+  // Bytes in live allocations (what cudaMemGetInfo reports as used).
+  uint64_t live_bytes() const { return live_bytes_; }
   // The allocation containing addr, or null (for diagnostics).
   const Allocation* find(uint64_t addr) const;
   // The nearest allocation below addr, or null (for "N bytes past the end of X" diagnostics).
@@ -53,6 +72,7 @@ class GlobalMemory {
 
  private:
   uint8_t* translate_slow(uint64_t addr, size_t bytes);
+  uint64_t live_bytes_ = 0;
   std::map<uint64_t, std::unique_ptr<Allocation>> allocs_;  // by base
   Allocation* last_ = nullptr;
   uint64_t next_ = kBase;

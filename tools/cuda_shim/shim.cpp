@@ -283,9 +283,11 @@ int Shim::variable_address(Variable& v, uint64_t& address) {
 }
 
 int Shim::malloc_device(uint64_t& address, size_t bytes) {
-  if (bytes > device->global_bytes) return kOutOfMemory;
+  // The simulated device's capacity bounds what is live at once, as on the GPU; the host backs only
+  // the pages a program touches (GlobalMemory reserves address space, not memory).
+  if (bytes > device->global_bytes - std::min(memory.live_bytes(), device->global_bytes)) return kOutOfMemory;
   address = memory.allocate(bytes ? bytes : 1, 256, "cudaMalloc #" + std::to_string(memory.allocation_count() + 1));
-  return kOk;
+  return address ? kOk : kOutOfMemory;
 }
 
 int Shim::free_device(uint64_t address) {
