@@ -269,28 +269,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
   req.dynamic_shared = c->sharedMemBytes;
   req.args = params;
   req.extra = extra;
-  for (unsigned i = 0; i < c->numAttrs; ++i) {
-    const CUlaunchAttribute& a = c->attrs[i];
-    switch (a.id) {
-      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
-        req.cluster = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
-        req.cluster_given = true;
-        break;
-      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
-        req.cooperative = a.value.cooperative != 0;
-        break;
-      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
-      case CU_LAUNCH_ATTRIBUTE_PRIORITY:
-      case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-      case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
-      case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
-      case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
-        break;  // no effect on a launch that runs to completion in program order
-      default:
-        std::fprintf(stderr, "ptxsim: cuLaunchKernelEx: launch attribute %d is not supported\n", int(a.id));
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-  }
+  if (int st = shim::apply_launch_attributes(c->attrs, c->numAttrs, req, "cuLaunchKernelEx", false)) return R(st);
   return R(S.launch(*reinterpret_cast<shim::Function*>(f), req));
 }
 

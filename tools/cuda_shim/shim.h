@@ -21,6 +21,7 @@
 namespace ptxsim {
 struct Function;  // a decoded PTX function (sim/exec/program.h)
 }  // namespace ptxsim
+struct CUlaunchAttribute_st;  // cuda.h's CUlaunchAttribute
 
 namespace ptxsim::cuda_shim {
 
@@ -75,6 +76,14 @@ struct Stream {
 struct LaunchRequest {
   Dim3 grid, block, cluster;
   bool cluster_given = false;
+  // The preferred cluster dimension attribute: a hint, checked against the regular cluster and the
+  // grid as the driver documents it, then not used (the regular clusters run; docs/cuda-shim.md).
+  Dim3 preferred_cluster;
+  bool preferred_cluster_given = false;
+  // Events of the programmatic-event and launch-completion-event attributes: recorded when the
+  // kernel has run to completion (null: none).
+  Event* programmatic_event = nullptr;
+  Event* completion_event = nullptr;
   bool cooperative = false;         // cudaLaunchCooperativeKernel or the cooperative attribute
   uint32_t dynamic_shared = 0;
   void** args = nullptr;            // one pointer per parameter (cudaLaunchKernel, cuLaunchKernel)
@@ -133,6 +142,13 @@ class Shim {
   std::map<const void*, Function*> host_functions_;  // host stubs and Function handles themselves
   std::map<const void*, Variable*> host_variables_;
 };
+
+// The launch attributes of cuLaunchKernelEx / cudaLaunchKernelExC (the runtime's have the
+// driver's ids and layout) applied to `req`: kOk, or kInvalidValue with a line on stderr naming
+// `api` and the attribute (an id CUDA 13 does not define, a value it refuses). `runtime` picks the
+// spelling of attribute names in messages. launch_attributes.cpp; docs/cuda-shim.md has the table.
+int apply_launch_attributes(const CUlaunchAttribute_st* attrs, unsigned count, LaunchRequest& req, const char* api,
+                            bool runtime);
 
 // Function attributes (CUfunction_attribute numbering, which cudaFuncAttribute shares). Loads the
 // function's module. Registers are not allocated by a simulator: NUM_REGS reports .maxnreg or 32.
