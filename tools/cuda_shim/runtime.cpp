@@ -62,8 +62,8 @@ int copy_kind(cudaMemcpyKind k) {
 
 ptxsim::Dim3 d3(dim3 d) { return {d.x, d.y, d.z}; }
 
-// Every runtime launch ends here.
-cudaError_t launch(const void* handle, const shim::LaunchRequest& req) {
+// Every runtime launch ends here. No exception leaves it (it would cross the C API).
+cudaError_t launch(const void* handle, const shim::LaunchRequest& req, const char* api) try {
   SHIM_ENTRY();
   STICKY_CHECK();
   shim::Function* f = S.function_for_host(handle);
@@ -72,16 +72,19 @@ cudaError_t launch(const void* handle, const shim::LaunchRequest& req) {
     return ret(cudaErrorInvalidDeviceFunction);
   }
   return ret(S.launch(*f, req));
+} catch (...) {
+  return ret(shim::escaped_exception(api));
 }
 
-cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative = false) {
+cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative,
+                   const char* api) {
   shim::LaunchRequest req;
   req.grid = d3(grid);
   req.block = d3(block);
   req.dynamic_shared = uint32_t(smem);
   req.args = args;
   req.cooperative = cooperative;
-  return launch(handle, req);
+  return launch(handle, req, api);
 }
 
 // cudaLaunchKernelExC reads the runtime's attributes as the driver's (shim::apply_launch_attributes).
@@ -139,9 +142,12 @@ void __cudaRegisterManagedVar(void** handle, void** hostVarPtrAddress, char* dev
                               int ext, size_t size, int constant, int global) {
   Shim::get().unsupported("__managed__ variables (__cudaRegisterManagedVar)");
 }
-unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) {
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) try {
   g_call_stack.push_back({grid, block, shared, stream});
   return 0;
+} catch (...) {  // non-zero: nvcc's host code skips the launch; the error is the last error
+  ret(shim::escaped_exception("__cudaPushCallConfiguration"));
+  return 1;
 }
 cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, void* stream) {
   if (g_call_stack.empty()) return cudaErrorInvalidConfiguration;
@@ -161,7 +167,7 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fun) {
   return cudaSuccess;
 }
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t) {
-  return launch(kernel, grid, block, args, smem);
+  return launch(kernel, grid, block, args, smem, false, "__cudaLaunchKernel");
 }
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t smem,
                                     cudaStream_t s) {
@@ -170,13 +176,13 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, 
 
 // ---- Launch ----
 cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t) {
-  return launch(func, grid, block, args, smem);
+  return launch(func, grid, block, args, smem, false, "cudaLaunchKernel");
 }
 cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t smem,
                                         cudaStream_t) {
-  return launch(func, grid, block, args, smem, true);
+  return launch(func, grid, block, args, smem, true, "cudaLaunchCooperativeKernel");
 }
-cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) try {
   if (!config) return ret(cudaErrorInvalidValue);
   shim::LaunchRequest req;
   req.grid = d3(config->gridDim);
@@ -186,7 +192,9 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
   if (int st = shim::apply_launch_attributes(reinterpret_cast<const CUlaunchAttribute*>(config->attrs),
                                              config->numAttrs, req, "cudaLaunchKernelExC", true))
     return ret(st);
-  return launch(func, req);
+  return launch(func, req, "cudaLaunchKernelExC");
+} catch (...) {
+  return ret(shim::escaped_exception("cudaLaunchKernelExC"));
 }
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t* f, const void* symbol) {
   SHIM_ENTRY();

@@ -336,7 +336,28 @@ int Shim::memset_device(uint64_t address, int value, size_t bytes) {
   return kOk;
 }
 
+int escaped_exception(const char* api, const char* kernel) noexcept {
+  const char* of = kernel ? " of kernel " : "";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxsim: internal error in %s%s%s: %s\n", api, of, kernel ? kernel : "", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "ptxsim: internal error in %s%s%s: an exception of unknown type\n", api, of,
+                 kernel ? kernel : "");
+  }
+  return kUnknown;
+}
+
 int Shim::launch(Function& f, const LaunchRequest& req) {
+  try {
+    return launch_unguarded(f, req);
+  } catch (...) {
+    return escaped_exception("the launch", f.name.c_str());
+  }
+}
+
+int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
   if (sticky) return sticky;
   if (!f.module) return kInvalidHandle;
   if (int st = load(*f.module)) {
@@ -447,14 +468,20 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
   cfg.dynamic_shared_bytes = req.dynamic_shared;
   // The grid barrier's workspace as cooperative_groups reads it: {unsigned wsSize; unsigned barrier;}.
   cfg.co_resident = req.cooperative;
+  struct Workspace {  // freed however the launch ends
+    model::GlobalMemory& memory;
+    uint64_t address = 0;
+    ~Workspace() {
+      if (address) memory.free(address);
+    }
+  } workspace{memory};
   if (req.cooperative) {
-    cfg.grid_workspace = memory.allocate(8, 256, "cooperative launch grid workspace");
-    const uint32_t workspace[2] = {8, 0};
-    memory.write(cfg.grid_workspace, workspace, sizeof workspace);
+    cfg.grid_workspace = workspace.address = memory.allocate(8, 256, "cooperative launch grid workspace");
+    const uint32_t words[2] = {8, 0};
+    memory.write(cfg.grid_workspace, words, sizeof words);
   }
   std::fflush(stdout);
   RunResult r = ptxsim::launch(prog, f.name, cfg, params, memory, &std::cout);
-  if (req.cooperative) memory.free(cfg.grid_workspace);
   std::cout.flush();
   if (print_stats)
     std::fprintf(stderr, "ptxsim: %s grid %ux%ux%u block %ux%ux%u: %s, %llu thread-instructions in %.3f s\n",

@@ -127,6 +127,7 @@ class Shim {
 
   // Launch: runs the kernel now. Returns the launch's own error (bad configuration); a fault is
   // reported on stderr, made sticky and returned.
+  // Never throws: an exception from the simulator is reported on stderr and returns kUnknown.
   int launch(Function& f, const LaunchRequest& req);
   std::string last_message;         // the report of the last fault, for tests and tools
 
@@ -135,6 +136,7 @@ class Shim {
 
  private:
   Shim();
+  int launch_unguarded(Function& f, const LaunchRequest& req);
   std::vector<std::unique_ptr<Module>> modules_;
   uint32_t next_var_slot_ = 0;
   std::vector<std::unique_ptr<Function>> functions_;
@@ -149,6 +151,11 @@ class Shim {
 // spelling of attribute names in messages. launch_attributes.cpp; docs/cuda-shim.md has the table.
 int apply_launch_attributes(const CUlaunchAttribute_st* attrs, unsigned count, LaunchRequest& req, const char* api,
                             bool runtime);
+
+// For the catch (...) of an exported entry point: says on stderr which exception escaped from
+// where (`api`, and the kernel if given) and returns kUnknown, so that no C++ exception crosses
+// the C API. Only inside a handler.
+int escaped_exception(const char* api, const char* kernel = nullptr) noexcept;
 
 // Function attributes (CUfunction_attribute numbering, which cudaFuncAttribute shares). Loads the
 // function's module. Registers are not allocated by a simulator: NUM_REGS reports .maxnreg or 32.
