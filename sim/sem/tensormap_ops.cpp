@@ -5,7 +5,8 @@
 // write of the object in .global or .shared::cta. The proxy model (docs/tensormap.md "Proxies in the
 // engine"): fence.proxy.tensormap::generic.acquire [a], 128 snapshots the 128 bytes at `a` for the
 // executing CTA, and a TMA operation using a map in global memory compares against that snapshot
-// (sim/sem/tma_common.cpp). fence.proxy.async makes the CTA's generic shared-memory writes visible
+// (sim/sem/tma_common.cpp). The fence never faults on its address: where no global allocation
+// holds the 128 bytes (null, say) there is nothing to order and it does nothing. fence.proxy.async makes the CTA's generic shared-memory writes visible
 // to the async proxy (clears the hazard tracking of bulk-copy sources).
 #include <cstring>
 
@@ -61,13 +62,8 @@ void exec_fence_proxy(ExecCtx& c, const Instr& in, uint32_t mask) {
         for (auto& cta : c.eng->ctas) sem::tma::clear_generic_writes(*cta);
       return;
     case kTmapAcquire:
-      for_lanes(mask, [&](int l) {
-        const uint64_t a = sem::addr_of(c, in.op[0], l);
-        if (in_window(a, kSharedWindow) || in_window(a, kLocalWindow) || in_window(a, kParamWindow))
-          c.fault("illegal address", "fence.proxy.tensormap::generic.acquire: address " + hex(a) + " (lane " +
-                                         std::to_string(l) + ") is not in the .global window");
-        sem::tma::acquire_tensor_map(c, a, l);
-      });
+      // Never a fault: the fence orders, it does not access (tma_common.cpp acquire_tensor_map).
+      for_lanes(mask, [&](int l) { sem::tma::acquire_tensor_map(c, sem::addr_of(c, in.op[0], l), l); });
       return;
   }
 }

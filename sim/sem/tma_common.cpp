@@ -122,10 +122,17 @@ model::tmap::TensorMap read_tensor_map(ExecCtx& c, const Operand& o, int l, uint
 }
 
 void acquire_tensor_map(ExecCtx& c, uint64_t addr, int l) {
+  // A fence is not an access: an address that holds no tensor map in global memory (null, as
+  // CUTLASS's grouped GEMMs hand their non-leader warps, or outside every allocation) has nothing
+  // to order, and the fence does nothing there, as on hardware.
+  if (in_window(addr, kSharedWindow) || in_window(addr, kLocalWindow)) {
+    c.eng->warn(c, "fence.proxy.tensormap::generic.acquire: address " + hex(addr) + " (lane " + std::to_string(l) +
+                       ") is in the " + (in_window(addr, kSharedWindow) ? "shared" : "local") +
+                       " window, not global memory; the fence orders nothing there (PTX requires a .global address)");
+    return;
+  }
   const uint8_t* p = c.eng->global.translate(addr, 128);
-  if (!p)
-    c.fault("illegal address", "fence.proxy.tensormap::generic.acquire: [" + hex(addr) + ", +128) (lane " +
-                                   std::to_string(l) + ") is not inside one global allocation");
+  if (!p) return;  // null, the .param window, or not 128 bytes inside one allocation: no map to acquire
   std::array<uint8_t, 128> snap;
   std::memcpy(snap.data(), p, 128);
   c.cta->tmap_acquired[addr] = snap;

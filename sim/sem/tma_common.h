@@ -29,6 +29,8 @@ bool is_reg_or_imm(const Operand& o, uint32_t bits);
 model::tmap::TensorMap read_tensor_map(ExecCtx& c, const Operand& o, int l, uint64_t* where = nullptr);
 
 // Snapshot of the tensor map at global address `addr` for the executing CTA (the acquire fence).
+// Never faults: where the 128 bytes are not inside one global allocation (null, the .param window,
+// an unallocated address) it does nothing; a shared- or local-window address also warns.
 void acquire_tensor_map(ExecCtx& c, uint64_t addr, int l);
 
 // Bulk async-groups. An operation with .bulk_group completion joins the thread's open group.

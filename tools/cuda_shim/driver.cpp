@@ -235,9 +235,9 @@ CUresult cuModuleGetGlobal(CUdeviceptr* p, size_t* bytes, CUmodule m, const char
   return CUDA_ERROR_NOT_FOUND;
 }
 
-// Launch.
+// Launch. No exception leaves these (Shim::launch catches the simulator's; these catch the rest).
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                        unsigned smem, CUstream s, void** params, void** extra) {
+                        unsigned smem, CUstream s, void** params, void** extra) try {
   SHIM_ENTRY();
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   shim::LaunchRequest req;
@@ -247,9 +247,11 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   req.args = params;
   req.extra = extra;
   return R(S.launch(*reinterpret_cast<shim::Function*>(f), req));
+} catch (...) {
+  return R(shim::escaped_exception("cuLaunchKernel"));
 }
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                   unsigned bz, unsigned smem, CUstream, void** params) {
+                                   unsigned bz, unsigned smem, CUstream, void** params) try {
   SHIM_ENTRY();
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
   shim::LaunchRequest req;
@@ -259,8 +261,10 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsig
   req.args = params;
   req.cooperative = true;
   return R(S.launch(*reinterpret_cast<shim::Function*>(f), req));
+} catch (...) {
+  return R(shim::escaped_exception("cuLaunchCooperativeKernel"));
 }
-CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
+CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) try {
   SHIM_ENTRY();
   if (!c || !f) return CUDA_ERROR_INVALID_VALUE;
   shim::LaunchRequest req;
@@ -269,29 +273,10 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, 
   req.dynamic_shared = c->sharedMemBytes;
   req.args = params;
   req.extra = extra;
-  for (unsigned i = 0; i < c->numAttrs; ++i) {
-    const CUlaunchAttribute& a = c->attrs[i];
-    switch (a.id) {
-      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
-        req.cluster = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
-        req.cluster_given = true;
-        break;
-      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
-        req.cooperative = a.value.cooperative != 0;
-        break;
-      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
-      case CU_LAUNCH_ATTRIBUTE_PRIORITY:
-      case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-      case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
-      case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
-      case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
-        break;  // no effect on a launch that runs to completion in program order
-      default:
-        std::fprintf(stderr, "ptxsim: cuLaunchKernelEx: launch attribute %d is not supported\n", int(a.id));
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-  }
+  if (int st = shim::apply_launch_attributes(c->attrs, c->numAttrs, req, "cuLaunchKernelEx", false)) return R(st);
   return R(S.launch(*reinterpret_cast<shim::Function*>(f), req));
+} catch (...) {
+  return R(shim::escaped_exception("cuLaunchKernelEx"));
 }
 
 CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {

@@ -6,6 +6,7 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -61,8 +62,8 @@ int copy_kind(cudaMemcpyKind k) {
 
 ptxsim::Dim3 d3(dim3 d) { return {d.x, d.y, d.z}; }
 
-cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, const ptxsim::Dim3* cluster,
-                   bool cooperative = false) {
+// Every runtime launch ends here. No exception leaves it (it would cross the C API).
+cudaError_t launch(const void* handle, const shim::LaunchRequest& req, const char* api) try {
   SHIM_ENTRY();
   STICKY_CHECK();
   shim::Function* f = S.function_for_host(handle);
@@ -70,18 +71,41 @@ cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_
     std::fprintf(stderr, "ptxsim: launch of %p: not a registered kernel\n", handle);
     return ret(cudaErrorInvalidDeviceFunction);
   }
+  return ret(S.launch(*f, req));
+} catch (...) {
+  return ret(shim::escaped_exception(api));
+}
+
+cudaError_t launch(const void* handle, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative,
+                   const char* api) {
   shim::LaunchRequest req;
   req.grid = d3(grid);
   req.block = d3(block);
   req.dynamic_shared = uint32_t(smem);
   req.args = args;
   req.cooperative = cooperative;
-  if (cluster) {
-    req.cluster = *cluster;
-    req.cluster_given = true;
-  }
-  return ret(S.launch(*f, req));
+  return launch(handle, req, api);
 }
+
+// cudaLaunchKernelExC reads the runtime's attributes as the driver's (shim::apply_launch_attributes).
+static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute) &&
+              offsetof(cudaLaunchAttribute, val) == offsetof(CUlaunchAttribute, value) &&
+              sizeof(cudaLaunchAttributeValue) == sizeof(CUlaunchAttributeValue));
+static_assert(int(cudaLaunchAttributeClusterDimension) == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
+              int(cudaLaunchAttributePreferredClusterDimension) == CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION &&
+              int(cudaLaunchAttributeLaunchCompletionEvent) == CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT &&
+              int(cudaLaunchAttributeDeviceUpdatableKernelNode) == CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE &&
+              int(cudaLaunchAttributePreferredSharedMemoryCarveout) ==
+                  CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT &&
+              int(cudaLaunchAttributeNvlinkUtilCentricScheduling) == CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING);
+static_assert(offsetof(cudaLaunchAttributeValue, preferredClusterDim) ==
+                  offsetof(CUlaunchAttributeValue, preferredClusterDim) &&
+              offsetof(cudaLaunchAttributeValue, programmaticEvent.flags) ==
+                  offsetof(CUlaunchAttributeValue, programmaticEvent.flags) &&
+              offsetof(cudaLaunchAttributeValue, launchCompletionEvent.flags) ==
+                  offsetof(CUlaunchAttributeValue, launchCompletionEvent.flags) &&
+              offsetof(cudaLaunchAttributeValue, deviceUpdatableKernelNode.devNode) ==
+                  offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.devNode));
 
 shim::Variable* symbol_variable(const void* symbol) {
   shim::Variable* v = Shim::get().variable_for_host(symbol);
@@ -118,9 +142,12 @@ void __cudaRegisterManagedVar(void** handle, void** hostVarPtrAddress, char* dev
                               int ext, size_t size, int constant, int global) {
   Shim::get().unsupported("__managed__ variables (__cudaRegisterManagedVar)");
 }
-unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) {
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) try {
   g_call_stack.push_back({grid, block, shared, stream});
   return 0;
+} catch (...) {  // non-zero: nvcc's host code skips the launch; the error is the last error
+  ret(shim::escaped_exception("__cudaPushCallConfiguration"));
+  return 1;
 }
 cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, void* stream) {
   if (g_call_stack.empty()) return cudaErrorInvalidConfiguration;
@@ -140,7 +167,7 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fun) {
   return cudaSuccess;
 }
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t) {
-  return launch(kernel, grid, block, args, smem, nullptr);
+  return launch(kernel, grid, block, args, smem, false, "__cudaLaunchKernel");
 }
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t smem,
                                     cudaStream_t s) {
@@ -149,40 +176,25 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, 
 
 // ---- Launch ----
 cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t) {
-  return launch(func, grid, block, args, smem, nullptr);
+  return launch(func, grid, block, args, smem, false, "cudaLaunchKernel");
 }
 cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t smem,
                                         cudaStream_t) {
-  return launch(func, grid, block, args, smem, nullptr, true);
+  return launch(func, grid, block, args, smem, true, "cudaLaunchCooperativeKernel");
 }
-cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) try {
   if (!config) return ret(cudaErrorInvalidValue);
-  const ptxsim::Dim3* cluster = nullptr;
-  ptxsim::Dim3 cluster_dims;
-  bool cooperative = false;
-  for (unsigned i = 0; i < config->numAttrs; ++i) {
-    const cudaLaunchAttribute& a = config->attrs[i];
-    switch (a.id) {
-      case cudaLaunchAttributeClusterDimension:
-        cluster_dims = {a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
-        cluster = &cluster_dims;
-        break;
-      case cudaLaunchAttributeCooperative:
-        cooperative = a.val.cooperative != 0;
-        break;
-      case cudaLaunchAttributeProgrammaticStreamSerialization:
-      case cudaLaunchAttributePriority:
-      case cudaLaunchAttributeClusterSchedulingPolicyPreference:
-      case cudaLaunchAttributeMemSyncDomain:
-      case cudaLaunchAttributeMemSyncDomainMap:
-      case cudaLaunchAttributeAccessPolicyWindow:
-        break;  // no effect on a launch that runs to completion in program order
-      default:
-        std::fprintf(stderr, "ptxsim: cudaLaunchKernelExC: launch attribute %d is not supported\n", int(a.id));
-        return ret(cudaErrorNotSupported);
-    }
-  }
-  return launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, cluster, cooperative);
+  shim::LaunchRequest req;
+  req.grid = d3(config->gridDim);
+  req.block = d3(config->blockDim);
+  req.dynamic_shared = uint32_t(config->dynamicSmemBytes);
+  req.args = args;
+  if (int st = shim::apply_launch_attributes(reinterpret_cast<const CUlaunchAttribute*>(config->attrs),
+                                             config->numAttrs, req, "cudaLaunchKernelExC", true))
+    return ret(st);
+  return launch(func, req, "cudaLaunchKernelExC");
+} catch (...) {
+  return ret(shim::escaped_exception("cudaLaunchKernelExC"));
 }
 cudaError_t cudaGetFuncBySymbol(cudaFunction_t* f, const void* symbol) {
   SHIM_ENTRY();

@@ -338,7 +338,28 @@ int Shim::memset_device(uint64_t address, int value, size_t bytes) {
   return kOk;
 }
 
+int escaped_exception(const char* api, const char* kernel) noexcept {
+  const char* of = kernel ? " of kernel " : "";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxsim: internal error in %s%s%s: %s\n", api, of, kernel ? kernel : "", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "ptxsim: internal error in %s%s%s: an exception of unknown type\n", api, of,
+                 kernel ? kernel : "");
+  }
+  return kUnknown;
+}
+
 int Shim::launch(Function& f, const LaunchRequest& req) {
+  try {
+    return launch_unguarded(f, req);
+  } catch (...) {
+    return escaped_exception("the launch", f.name.c_str());
+  }
+}
+
+int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
   if (sticky) return sticky;
   if (!f.module) return kInvalidHandle;
   if (int st = load(*f.module)) {
@@ -417,6 +438,29 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
     const auto& r = entry->perf.reqnctapercluster;
     cfg.cluster = {r[0], r.size() > 1 ? r[1] : 1, r.size() > 2 ? r[2] : 1};
   }
+  // The preferred cluster dimension takes effect only with a regular one (an attribute, the
+  // function attribute or __cluster_dims__); it must be a multiple of it in x and y, equal in z,
+  // divide the grid, and respect .maxclusterrank. Then it is a hint: blocks may be grouped in
+  // preferred or in regular clusters, and ptxsim runs the regular ones (%cluster_nctaid,
+  // %nclusterid and the cluster ids describe those).
+  if (req.preferred_cluster_given && (cfg.cluster_given || !entry->perf.reqnctapercluster.empty())) {
+    const Dim3 &p = req.preferred_cluster, &c = cfg.cluster;
+    auto dims = [](const Dim3& d) {
+      return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+    };
+    std::string why;
+    if (!p.x || !p.y || !p.z || !c.x || !c.y || !c.z) why = "has a zero dimension";
+    else if (p.x % c.x || p.y % c.y || p.z != c.z)
+      why = "is not a multiple of the cluster dimension " + dims(c) + " in x and y with the same z";
+    else if (req.grid.x % p.x || req.grid.y % p.y || req.grid.z % p.z) why = "does not divide the grid " + dims(req.grid);
+    else if (entry->perf.maxclusterrank && p.count() > entry->perf.maxclusterrank)
+      why = "exceeds the kernel's .maxclusterrank " + std::to_string(entry->perf.maxclusterrank);
+    if (!why.empty()) {
+      std::cerr << "ptxsim: kernel " << pretty(f.name) << ": the preferred cluster dimension " << dims(p) << " " << why
+                << "\n";
+      return kInvalidValue;
+    }
+  }
   if (cfg.cluster.count() > uint64_t(f.non_portable_cluster ? device->max_cluster_size_nonportable
                                                              : device->max_cluster_size_portable)) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << ": a cluster of " << cfg.cluster.count()
@@ -426,14 +470,20 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
   cfg.dynamic_shared_bytes = req.dynamic_shared;
   // The grid barrier's workspace as cooperative_groups reads it: {unsigned wsSize; unsigned barrier;}.
   cfg.co_resident = req.cooperative;
+  struct Workspace {  // freed however the launch ends
+    model::GlobalMemory& memory;
+    uint64_t address = 0;
+    ~Workspace() {
+      if (address) memory.free(address);
+    }
+  } workspace{memory};
   if (req.cooperative) {
-    cfg.grid_workspace = memory.allocate(8, 256, "cooperative launch grid workspace");
-    const uint32_t workspace[2] = {8, 0};
-    memory.write(cfg.grid_workspace, workspace, sizeof workspace);
+    cfg.grid_workspace = workspace.address = memory.allocate(8, 256, "cooperative launch grid workspace");
+    const uint32_t words[2] = {8, 0};
+    memory.write(cfg.grid_workspace, words, sizeof words);
   }
   std::fflush(stdout);
   RunResult r = ptxsim::launch(prog, f.name, cfg, params, memory, &std::cout);
-  if (req.cooperative) memory.free(cfg.grid_workspace);
   std::cout.flush();
   if (print_stats)
     std::fprintf(stderr, "ptxsim: %s grid %ux%ux%u block %ux%ux%u: %s, %llu thread-instructions in %.3f s\n",
@@ -442,7 +492,14 @@ int Shim::launch(Function& f, const LaunchRequest& req) {
   // Simulated time: one warp-instruction per scheduler per cycle, four schedulers per SM.
   sim_ns += 3000.0 + double(r.stats.warp_instructions) / (device->sm_count * 4.0) / (device->clock_khz * 1e-6);
   switch (r.status) {
-    case RunStatus::Completed: return kOk;
+    case RunStatus::Completed:
+      // Every block has started and triggered, and the kernel has completed.
+      for (Event* e : {req.programmatic_event, req.completion_event})
+        if (e) {
+          e->sim_ns = sim_ns;
+          e->recorded = true;
+        }
+      return kOk;
     case RunStatus::Error:
       std::cerr << "ptxsim: launch of kernel " << pretty(f.name) << " rejected: "
                 << (r.diagnostics.empty() ? r.report : r.diagnostics[0].message + "\n");

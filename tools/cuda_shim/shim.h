@@ -21,6 +21,7 @@
 namespace ptxsim {
 struct Function;  // a decoded PTX function (sim/exec/program.h)
 }  // namespace ptxsim
+struct CUlaunchAttribute_st;  // cuda.h's CUlaunchAttribute
 
 namespace ptxsim::cuda_shim {
 
@@ -75,6 +76,14 @@ struct Stream {
 struct LaunchRequest {
   Dim3 grid, block, cluster;
   bool cluster_given = false;
+  // The preferred cluster dimension attribute: a hint, checked against the regular cluster and the
+  // grid as the driver documents it, then not used (the regular clusters run; docs/cuda-shim.md).
+  Dim3 preferred_cluster;
+  bool preferred_cluster_given = false;
+  // Events of the programmatic-event and launch-completion-event attributes: recorded when the
+  // kernel has run to completion (null: none).
+  Event* programmatic_event = nullptr;
+  Event* completion_event = nullptr;
   bool cooperative = false;         // cudaLaunchCooperativeKernel or the cooperative attribute
   uint32_t dynamic_shared = 0;
   void** args = nullptr;            // one pointer per parameter (cudaLaunchKernel, cuLaunchKernel)
@@ -118,6 +127,7 @@ class Shim {
 
   // Launch: runs the kernel now. Returns the launch's own error (bad configuration); a fault is
   // reported on stderr, made sticky and returned.
+  // Never throws: an exception from the simulator is reported on stderr and returns kUnknown.
   int launch(Function& f, const LaunchRequest& req);
   std::string last_message;         // the report of the last fault, for tests and tools
 
@@ -126,6 +136,7 @@ class Shim {
 
  private:
   Shim();
+  int launch_unguarded(Function& f, const LaunchRequest& req);
   std::vector<std::unique_ptr<Module>> modules_;
   uint32_t next_var_slot_ = 0;
   std::vector<std::unique_ptr<Function>> functions_;
@@ -133,6 +144,18 @@ class Shim {
   std::map<const void*, Function*> host_functions_;  // host stubs and Function handles themselves
   std::map<const void*, Variable*> host_variables_;
 };
+
+// The launch attributes of cuLaunchKernelEx / cudaLaunchKernelExC (the runtime's have the
+// driver's ids and layout) applied to `req`: kOk, or kInvalidValue with a line on stderr naming
+// `api` and the attribute (an id CUDA 13 does not define, a value it refuses). `runtime` picks the
+// spelling of attribute names in messages. launch_attributes.cpp; docs/cuda-shim.md has the table.
+int apply_launch_attributes(const CUlaunchAttribute_st* attrs, unsigned count, LaunchRequest& req, const char* api,
+                            bool runtime);
+
+// For the catch (...) of an exported entry point: says on stderr which exception escaped from
+// where (`api`, and the kernel if given) and returns kUnknown, so that no C++ exception crosses
+// the C API. Only inside a handler.
+int escaped_exception(const char* api, const char* kernel = nullptr) noexcept;
 
 // Function attributes (CUfunction_attribute numbering, which cudaFuncAttribute shares). Loads the
 // function's module. Registers are not allocated by a simulator: NUM_REGS reports .maxnreg or 32.
