@@ -685,6 +685,17 @@ void Engine::merge(Warp& w, size_t gi) {
   }
 }
 
+void Engine::merge_all(Warp& w) {
+  // Only groups at the same pc can merge, and after most steps of a diverged warp no two are: find
+  // that out from the pcs alone before the pairwise pass.
+  const size_t n = w.groups.size();
+  bool same_pc = false;
+  for (size_t i = 0; i + 1 < n && !same_pc; ++i)
+    for (size_t j = i + 1; j < n && !same_pc; ++j) same_pc = w.groups[i].pc == w.groups[j].pc;
+  if (!same_pc) return;
+  for (size_t i = 0; i < w.groups.size(); ++i) merge(w, i);
+}
+
 void Engine::remove_empty(Warp& w) {
   w.groups.erase(std::remove_if(w.groups.begin(), w.groups.end(), [](const Group& g) { return g.mask == 0; }),
                  w.groups.end());
@@ -831,7 +842,7 @@ uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
     bool ran = step(w, gi);
     if (ran) ++n;
     remove_empty(w);
-    for (size_t i = 0; i < w.groups.size(); ++i) merge(w, i);
+    merge_all(w);
   }
   return n;
 }

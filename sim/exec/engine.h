@@ -250,6 +250,7 @@ class Engine {
   bool step(Warp& w, int gi);
   bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec);
   void merge(Warp& w, size_t gi);
+  void merge_all(Warp& w);
   void remove_empty(Warp& w);
   void on_threads_exit(Cta& cta, Warp& w, uint32_t lanes);
   std::string describe_cluster_barrier();
