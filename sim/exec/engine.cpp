@@ -687,11 +687,19 @@ void Engine::merge(Warp& w, size_t gi) {
 
 void Engine::merge_all(Warp& w) {
   // Only groups at the same pc can merge, and after most steps of a diverged warp no two are: find
-  // that out from the pcs alone before the pairwise pass.
-  const size_t n = w.groups.size();
+  // that out from the pcs alone (a 64-entry open-addressing set; a warp has at most 32 groups)
+  // before the pairwise pass.
+  uint32_t seen[64] = {};
   bool same_pc = false;
-  for (size_t i = 0; i + 1 < n && !same_pc; ++i)
-    for (size_t j = i + 1; j < n && !same_pc; ++j) same_pc = w.groups[i].pc == w.groups[j].pc;
+  for (const Group& g : w.groups) {
+    uint32_t h = (g.pc * 2654435761u) >> 26;
+    while (seen[h] && seen[h] != g.pc + 1) h = (h + 1) & 63;
+    if (seen[h]) {
+      same_pc = true;
+      break;
+    }
+    seen[h] = g.pc + 1;
+  }
   if (!same_pc) return;
   for (size_t i = 0; i < w.groups.size(); ++i) merge(w, i);
 }
@@ -714,7 +722,8 @@ int Engine::pick(Warp& w) {
     }
     const Group& b = w.groups[size_t(best)];
     bool better = rotate ? g.last_run < b.last_run
-                         : (g.frame->depth != b.frame->depth ? g.frame->depth > b.frame->depth : g.pc < b.pc);
+                 : g.frame == b.frame || g.frame->depth == b.frame->depth ? g.pc < b.pc
+                                                                           : g.frame->depth > b.frame->depth;
     if (better) best = int(i);
   }
   return best;
