@@ -1,4 +1,5 @@
-# PTX built by nvcc at build time (never committed), for the CUDA kernel tests (tests/kernels).
+# PTX built by nvcc at build time (never committed), shared by the CUDA kernel tests
+# (tests/kernels) and the benchmark suite (bench/kernels).
 #
 #   PTXSIM_NVCC                 the nvcc found (empty when there is none, or with -DPTXSIM_USE_NVCC=OFF:
 #                               callers skip their kernels)
@@ -6,9 +7,13 @@
 #       one build rule per source and target: nvcc -arch=ARCH -ptx -O3 -lineinfo SRC -o DIR/NAME.ARCH.ptx;
 #       OUT_VAR receives the .ptx paths (list them in a target in the same directory, e.g.
 #       add_custom_target(... DEPENDS ${OUT_VAR})).
+#   ptxsim_embed_ptx(CPP FILES file.ptx...)
+#       a rule generating CPP, a C++ source defining ptxsim::bench::embedded_ptx()
+#       (bench/kernels/embedded_ptx.h): each file's text as a string literal, keyed by its file
+#       name without ".ptx" (e.g. "saxpy_reduce.sm_90a"). No FILES: an empty table.
 include_guard(GLOBAL)
 
-option(PTXSIM_USE_NVCC "Build PTX with nvcc when it is found (the CUDA kernel tests)" ON)
+option(PTXSIM_USE_NVCC "Build PTX with nvcc when it is found (kernel tests, ptxsim bench kernels)" ON)
 set(PTXSIM_NVCC "")
 if(PTXSIM_USE_NVCC)
   find_package(CUDAToolkit QUIET)
@@ -18,6 +23,8 @@ if(PTXSIM_USE_NVCC)
     set(PTXSIM_NVCC /usr/local/cuda/bin/nvcc)
   endif()
 endif()
+
+set(PTXSIM_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_ptx.cmake)
 
 function(ptxsim_add_ptx out_var)
   cmake_parse_arguments(ARG "" "DIR" "ARCHS;SOURCES" ${ARGN})
@@ -40,4 +47,15 @@ function(ptxsim_add_ptx out_var)
     endforeach()
   endforeach()
   set(${out_var} ${outputs} PARENT_SCOPE)
+endfunction()
+
+function(ptxsim_embed_ptx cpp)
+  cmake_parse_arguments(ARG "" "" "FILES" ${ARGN})
+  string(REPLACE ";" "|" files "${ARG_FILES}")
+  add_custom_command(
+    OUTPUT ${cpp}
+    COMMAND ${CMAKE_COMMAND} "-DOUT=${cpp}" "-DFILES=${files}" -P ${PTXSIM_EMBED_SCRIPT}
+    DEPENDS ${ARG_FILES} ${PTXSIM_EMBED_SCRIPT}
+    COMMENT "embedding PTX into ${cpp}"
+    VERBATIM)
 endfunction()
