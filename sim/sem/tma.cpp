@@ -117,9 +117,13 @@ struct Image {
       uint32_t n = uint32_t(std::min<uint64_t>(8, bytes - i));
       if (mask.empty()) {
         std::memcpy(cta.smem.data() + a, data.data() + (a - lo), n);
-      } else {
+        sem::tma::async_wrote(cta, a, n);
+      } else {  // padded types: the padding bytes are neither written nor cleared
         for (uint32_t k = 0; k < n; ++k)
-          if (mask[a - lo + k]) cta.smem[a + k] = data[a - lo + k];
+          if (mask[a - lo + k]) {
+            cta.smem[a + k] = data[a - lo + k];
+            sem::tma::async_wrote(cta, a + k, 1);
+          }
       }
     }
   }

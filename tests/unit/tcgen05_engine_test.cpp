@@ -1153,6 +1153,102 @@ $skip:
   EXPECT_TRUE(r.has_warning("written by generic-proxy stores with no fence.proxy.async since"));
 }
 
+// A TMA load that overwrites generic-proxy writes supersedes them: the MMA, ordered after the load by
+// the mbarrier wait, reads the async proxy's bytes, so no fence.proxy.async is needed for them (the
+// pattern of tcgen05.alloc writing the TMEM address into a buffer a TMA load later fills). One warp
+// writes [sa, sa + 2048) with st.shared, with no fence.proxy.async anywhere; thread 0 TMA-loads a
+// box to sa + DST, the warp waits on its mbarrier, and thread 0 issues one M = 64, N = 8 MMA whose A
+// and B (the same descriptor: K-major, no swizzle, LBO 128, SBO 256) read exactly [sa, sa + 2048).
+TEST(Tcgen05Mma, ATmaLoadOverGenericWritesSupersedesThem) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::string kernel = R"(
+  .shared .align 8 .b64 tbar;
+  mov.u32 %r20, sa;
+  mov.u32 %r22, %r0;
+$generic:
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r22;
+  add.u32 %r22, %r22, 32;
+  setp.lt.u32 %p1, %r22, 512;
+  @%p1 bra $generic;
+  setp.ne.u32 %p2, %r0, 0;
+  mov.u32 %r26, tbar;
+  @!%p2 mbarrier.init.shared::cta.b64 [%r26], 1;
+  ld.param.u32 %r6, [tx];
+  @!%p2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r26], %r6;
+  ld.param.u32 %r7, [dst];
+  add.u32 %r8, %r20, %r7;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u32 %r11, 0;
+  @!%p2 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r8], [%rd2, {%r11, %r11}], [%r26];
+$wait_tma:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r26], 0;
+  @!%p3 bra $wait_tma;
+  @%p2 bra $skip;
+  shr.u32 %r35, %r20, 4;
+  cvt.u64.u32 %rd10, %r35;
+  or.b64 %rd10, %rd10, 0x0000401000080000;
+  tcgen05.mma.cta_group::1.KIND [%r10], %rd10, %rd10, IDESC, %p2;
+$skip:
+)" + std::string(kCommitAndWait);
+  const std::string f16 = "kind::f16", f8f6f4 = "kind::f8f6f4";
+  const uint32_t f16_idesc = 0x04020010;     // f16 x f16 -> f32, M = 64, N = 8
+  const uint32_t e2m1_idesc = 0x04021690;    // E2M1 x E2M1 -> f32 (formats 5, 5), M = 64, N = 8
+  struct Case {
+    const char* name;
+    tmap::DataType dtype;  // a 128 x 64 tensor; the box is 128 x box_rows
+    uint32_t box_rows, dst, tx;
+    std::string kind;
+    uint32_t idesc;
+    const char* warning;  // "" = none
+  } cases[] = {
+      {"u8 box over the whole operand", tmap::DataType::kUInt8, 16, 0, 2048, f16, f16_idesc, ""},
+      {"u8 box elsewhere", tmap::DataType::kUInt8, 16, 8192, 2048, f16, f16_idesc,
+       "tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address 0x400, written by generic-proxy "
+       "stores with no fence.proxy.async since (the MMA reads through the async proxy and may see stale data)"},
+      // Rows 0..31 of A lie in [sa, sa + 1024): row 32 (at sa + 4 * SBO) is the first one left stale.
+      {"u8 box over half of the operand", tmap::DataType::kUInt8, 8, 0, 1024, f16, f16_idesc,
+       "tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address 0x800, written by generic-proxy "
+       "stores with no fence.proxy.async since (the MMA reads through the async proxy and may see stale data)"},
+      // 16U4_ALIGN16B writes the first 8 bytes of each 16-byte chunk (complete-tx: the 1024 packed
+      // bytes) and leaves the padding generic-written: E2M1 operands of kind::f8f6f4 read only the
+      // data bytes, f16 operands read the whole chunk.
+      {"padded fp4 box, E2M1 operands", tmap::DataType::k16U4Align16B, 16, 0, 1024, f8f6f4, e2m1_idesc, ""},
+      {"padded fp4 box, f16 operands", tmap::DataType::k16U4Align16B, 16, 0, 1024, f16, f16_idesc,
+       "tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address 0x400, written by generic-proxy "
+       "stores with no fence.proxy.async since (the MMA reads through the async proxy and may see stale data)"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    const bool fp4 = k.dtype == tmap::DataType::k16U4Align16B;
+    const uint64_t row_bytes = fp4 ? 64 : 128;
+    ptxsim::model::GlobalMemory mem;
+    std::vector<uint8_t> g(row_bytes * 64);
+    for (auto& b : g) b = uint8_t(rng());
+    const uint64_t ga = upload(mem, g.data(), g.size(), "tensor");
+    tmap::CUtensorMap m = encode(k.dtype, 2, ga, {128, 64}, {row_bytes}, {128, k.box_rows}, {1, 1});
+    Params p;
+    p.add_bytes(&m, 128, 64).add(k.tx).add(k.dst);
+    std::string body = replace_all(replace_all(kernel, "KIND", k.kind), "IDESC", hex_addr(k.idesc));
+    const std::string ptx =
+        module(with_alloc(body, 32), ".param .align 64 .b8 tmap[128], .param .u32 tx, .param .u32 dst");
+    Launched r = launch(ptx, mem, p, {1, 1, 1}, {32, 1, 1}, {1, 1, 1}, rng());
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    if (!*k.warning) {
+      EXPECT_TRUE(r.result.diagnostics.empty()) << r.all_diagnostics();
+      continue;
+    }
+    ASSERT_EQ(r.result.diagnostics.size(), 1u) << r.all_diagnostics();
+    EXPECT_EQ(r.result.diagnostics[0].severity, ptxsim::Diagnostic::Severity::Warning);
+    EXPECT_EQ(r.result.diagnostics[0].message, k.warning);
+    EXPECT_EQ(r.result.diagnostics[0].loc.line, line_of(ptx, "tcgen05.mma"));
+  }
+}
+
 // ---- cta_group::2 ----------------------------------------------------------------------------------
 
 namespace {
