@@ -1528,31 +1528,34 @@ TEST(Tcgen05Mma, BlockScaledCtaPairReadsEachCtasScaleFactors) {
 
 // ---- tcgen05.cp ------------------------------------------------------------------------------------
 
-TEST(Tcgen05Cp, EveryShapeCopiesItsRowsToTheirLanes) {
-  const uint64_t seed = test_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
-  struct Case {
-    const char* mods;
-    uint32_t rows, bytes;
-    std::function<std::vector<uint32_t>(uint32_t)> lanes;  // destination lanes of row r (ptx-facts.md §5.8)
-  } cases[] = {
-      {".128x256b", 128, 32, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
-      {".128x128b", 128, 16, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
-      {".64x128b.warpx2::02_13", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 32 * (r / 32), r % 32 + 32 * (r / 32) + 64}; }},
-      {".64x128b.warpx2::01_23", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 64 * (r / 32), r % 32 + 64 * (r / 32) + 32}; }},
-      {".32x128b.warpx4", 32, 16, [](uint32_t r) { return std::vector<uint32_t>{r, r + 32, r + 64, r + 96}; }},
-  };
-  for (const Case& k : cases)
-    for (Layout layout : {Layout::KNone, Layout::K128B}) {
-      SCOPED_TRACE(std::string(k.mods) + " " + layout_name(layout));
-      const uint32_t cols = k.bytes / 4, col0 = 8;
-      Operand src{k.rows, k.bytes, 1, layout};
-      std::vector<uint8_t> img(16384, 0), data(size_t(k.rows) * k.bytes);
-      for (auto& x : data) x = uint8_t(rng());
-      for (uint32_t r = 0; r < k.rows; ++r)
-        for (uint32_t j = 0; j < k.bytes; ++j) img[src.offset(r, j)] = data[r * k.bytes + j];
-      std::string body = R"(
+namespace {
+
+struct CpCase {
+  const char* mods;
+  uint32_t rows, bytes;
+  std::function<std::vector<uint32_t>(uint32_t)> lanes;  // destination lanes of row r (ptx-facts.md §5.8)
+};
+
+const CpCase kCpCases[] = {
+    {".128x256b", 128, 32, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+    {".128x128b", 128, 16, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+    {".64x128b.warpx2::02_13", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 32 * (r / 32), r % 32 + 32 * (r / 32) + 64}; }},
+    {".64x128b.warpx2::01_23", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 64 * (r / 32), r % 32 + 64 * (r / 32) + 32}; }},
+    {".32x128b.warpx4", 32, 16, [](uint32_t r) { return std::vector<uint32_t>{r, r + 32, r + 64, r + 96}; }},
+};
+
+// 128 threads copy a random k.rows x k.bytes source laid out in `layout` into sa (fenced for the
+// async proxy); thread 0 runs tcgen05.cp MODS with the layout's descriptor OR'ed with `desc_or`,
+// commits and everyone waits; the warps dump the destination columns of their lanes. Every lane
+// and column must hold its source row's bytes (or TMEM's initial zero), with no diagnostic.
+void check_cp(const CpCase& k, Layout layout, uint64_t desc_or, std::mt19937_64& rng) {
+  const uint32_t cols = k.bytes / 4, col0 = 8;
+  Operand src{k.rows, k.bytes, 1, layout};
+  std::vector<uint8_t> img(16384, 0), data(size_t(k.rows) * k.bytes);
+  for (auto& x : data) x = uint8_t(rng());
+  for (uint32_t r = 0; r < k.rows; ++r)
+    for (uint32_t j = 0; j < k.bytes; ++j) img[src.offset(r, j)] = data[r * k.bytes + j];
+  std::string body = R"(
   ld.param.u64 %rd1, [src];
   ld.param.u64 %rd3, [out];
   ld.param.u64 %rd10, [desc];
@@ -1601,33 +1604,66 @@ $dump:
   @%p1 bra $dump;
 DEALLOC_BLOCK
 )";
-      body = replace_all(body, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "32"));
-      body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "32"));
-      body = replace_all(body, "MODS", k.mods);
-      body = replace_all(body, "COL0", std::to_string(col0));
-      body = replace_all(body, "NCOLS", std::to_string(cols));
-      const std::string ptx = module(body, ".param .u64 src, .param .u64 out, .param .u64 desc");
-      ptxsim::model::GlobalMemory mem;
-      const uint64_t gsrc = mem.allocate(img.size(), 256, "src");
-      mem.write(gsrc, img.data(), img.size());
-      const uint64_t out = alloc(mem, size_t(128) * cols * 4, "out");
-      Params p;
-      p.add(gsrc).add(out).add(src.desc(0, 0));
-      Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1});
-      ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
-      EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
-      std::vector<uint32_t> got(size_t(128) * cols);
-      mem.read(out, got.data(), got.size() * 4);
-      std::vector<uint32_t> want(got.size(), 0);  // TMEM starts zeroed in ptxsim
-      for (uint32_t row = 0; row < k.rows; ++row)
-        for (uint32_t lane : k.lanes(row))
-          for (uint32_t c = 0; c < cols; ++c) {
-            uint32_t v = 0;
-            for (uint32_t i = 0; i < 4; ++i) v |= uint32_t(data[row * k.bytes + 4 * c + i]) << (8 * i);
-            want[lane * cols + c] = v;
-          }
-      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "lane " << i / cols << " column " << col0 + i % cols;
+  body = replace_all(body, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "32"));
+  body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "32"));
+  body = replace_all(body, "MODS", k.mods);
+  body = replace_all(body, "COL0", std::to_string(col0));
+  body = replace_all(body, "NCOLS", std::to_string(cols));
+  const std::string ptx = module(body, ".param .u64 src, .param .u64 out, .param .u64 desc");
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t gsrc = mem.allocate(img.size(), 256, "src");
+  mem.write(gsrc, img.data(), img.size());
+  const uint64_t out = alloc(mem, size_t(128) * cols * 4, "out");
+  Params p;
+  p.add(gsrc).add(out).add(src.desc(0, 0) | desc_or);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_TRUE(r.result.diagnostics.empty()) << r.all_diagnostics();
+  std::vector<uint32_t> got(size_t(128) * cols);
+  mem.read(out, got.data(), got.size() * 4);
+  std::vector<uint32_t> want(got.size(), 0);  // TMEM starts zeroed in ptxsim
+  for (uint32_t row = 0; row < k.rows; ++row)
+    for (uint32_t lane : k.lanes(row))
+      for (uint32_t c = 0; c < cols; ++c) {
+        uint32_t v = 0;
+        for (uint32_t i = 0; i < 4; ++i) v |= uint32_t(data[row * k.bytes + 4 * c + i]) << (8 * i);
+        want[lane * cols + c] = v;
+      }
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "lane " << i / cols << " column " << col0 + i % cols;
+}
+
+}  // namespace
+
+TEST(Tcgen05Cp, EveryShapeCopiesItsRowsToTheirLanes) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const CpCase& k : kCpCases)
+    for (Layout layout : {Layout::KNone, Layout::K128B}) {
+      SCOPED_TRACE(std::string(k.mods) + " " + layout_name(layout));
+      check_cp(k, layout, 0, rng);
+      if (HasFatalFailure()) return;
     }
+}
+
+// The matrix base offset (descriptor bits 51:49) aligns a swizzle pattern; without swizzling there
+// is none, so the ISA gives the field no meaning there and any value copies exactly what base offset
+// 0 copies (docs/tcgen05.md). Triton's block-scaled matmul sets it on its scale-factor tcgen05.cp.
+TEST(Tcgen05Cp, ABaseOffsetWithoutSwizzleIsIgnored) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (uint64_t base = 1; base < 8; ++base) {
+    SCOPED_TRACE(".128x256b, base offset " + std::to_string(base));
+    check_cp(kCpCases[0], Layout::KNone, base << 49, rng);
+    if (HasFatalFailure()) return;
+  }
+  for (const CpCase& k : kCpCases) {
+    const uint64_t base = 1 + rng() % 7;
+    SCOPED_TRACE(std::string(k.mods) + ", base offset " + std::to_string(base));
+    check_cp(k, Layout::KNone, base << 49, rng);
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST(Tcgen05Cp, WarpTypesAreChecked) {
