@@ -297,9 +297,10 @@ std::optional<std::string> validate(const SmemDescriptor& d) {
   if (d.layout_type == 1)
     return pre + "layout type (bits 63:61) = 1 (128B swizzle with 32B atom) is not simulated by ptxsim";
   if (d.lbo_mode) return pre + "LBO mode (bit 52) = 1 (absolute address, sm_103a) is not simulated by ptxsim";
-  if (d.layout_type == 0) {
-    if (d.base_offset) return pre + "base offset (bits 51:49) must be 0 without swizzling";
-  } else {
+  // Without swizzling there is no pattern for the base offset to align: the field has no effect and
+  // any value is accepted (docs/tcgen05.md "Shared-memory descriptors"; Triton sets it on the
+  // unswizzled scale-factor copies of its block-scaled matmuls).
+  if (d.layout_type != 0) {
     // The pattern repeats every 8 rows of swizzle_bytes(); a matrix starting at row r of it has
     // base offset r (PTX: (start >> 7) & 7 when not at a pattern boundary).
     const uint32_t pattern = 8 * d.swizzle_bytes();

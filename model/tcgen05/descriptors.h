@@ -119,7 +119,8 @@ struct SmemDescriptor {
   // Bytes per swizzle row: 16 (no swizzle: the core-matrix row), 32, 64 or 128.
   uint32_t swizzle_bytes() const;
 };
-// The fixed fields, the layout code, and the base-offset rule (PTX 9.7.16.4.1). ptxsim does not
+// The fixed fields, the layout code, and the base-offset rule of the swizzled layouts (PTX
+// 9.7.16.4.1; without swizzling the base offset is ignored, whatever its value). ptxsim does not
 // simulate the 128B-with-32B-atom layout or the absolute LBO mode: they are reported here too.
 std::optional<std::string> validate(const SmemDescriptor& d);
 

@@ -325,6 +325,17 @@ void unpack(Kind kind, std::vector<uint32_t>& units, uint32_t rows, uint32_t U, 
 
 }  // namespace
 
+uint32_t smem_chunk_data_bytes(const MmaOp& op, bool b_operand) {
+  const Kind kind = op.ctx.kind;
+  const uint32_t code = is_block_scaled(kind)
+                            ? (b_operand ? InstrDescriptorBlockScaled::decode(op.idesc).b_format
+                                         : InstrDescriptorBlockScaled::decode(op.idesc).a_format)
+                            : (b_operand ? InstrDescriptor::decode(op.idesc).b_format
+                                         : InstrDescriptor::decode(op.idesc).a_format);
+  const uint32_t w = packed_bits(kind, elem_fmt(kind, code));
+  return w ? 16 * w / 8 : 16;
+}
+
 std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
   const Kind kind = op.ctx.kind;
   const bool scaled = is_block_scaled(kind), sparse = op.ctx.sparse, ws = op.ctx.ws;

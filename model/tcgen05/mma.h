@@ -108,6 +108,10 @@ MmaGeometry geometry(const MmaOp& op);
 // kind::mxf4 / mxf4nvf4 store two E2M1 elements per byte unit (low nibble first).
 uint32_t k_units(Kind k);
 uint32_t unit_bytes(Kind k);
+// Bytes of each 16-byte shared-memory chunk of A (b_operand false) or B that hold data: 8 / 12 for
+// the padded 4- / 6-bit element types of kind::f8f6f4 / mxf8f6f4 (the rest of the chunk is padding
+// the MMA does not read), 16 otherwise.
+uint32_t smem_chunk_data_bytes(const MmaOp& op, bool b_operand);
 // B's storage units per column: K doubles with .sp (A stays k_units: it is stored packed).
 inline uint32_t b_units(const MmaContext& c) { return k_units(c.kind) * (c.sparse ? 2 : 1); }
 // .ws column shift s (ws.h): the MMA reads B's columns s .. s + N - 1; 0 for every other MMA.

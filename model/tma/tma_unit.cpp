@@ -68,6 +68,11 @@ struct Geometry {
   uint64_t nrows = 0;
   uint32_t L[5] = {1, 1, 1, 1, 1};  // tile: elements per dimension
   uint64_t bytes() const { return uint64_t(pitch) * nrows; }
+  // The transaction count of a load: the image bytes, except for the padded types, whose
+  // transaction is the packed data (8 / 12 bytes per 16 values, the bytes read from global memory)
+  // and not the 16-byte groups the image occupies (docs/tensormap.md "Complete-tx byte count").
+  // Padded types have no interleave (prepare()), so a row is count / 16 whole groups.
+  uint64_t tx_bytes() const { return fmt == Fmt::kPadded ? uint64_t(count / 16) * gbytes * nrows : bytes(); }
 };
 
 // One row of the box image: `count` values along dimension 0 starting at column c0.
@@ -499,6 +504,13 @@ uint32_t box_image_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) {
   return b > 0xFFFFFFFFull ? 0 : uint32_t(b);
 }
 
+uint32_t box_tx_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) {
+  Geometry g;
+  if (!tmap::check(m) || !geometry(m, mode, &g, w_halo)) return 0;
+  uint64_t b = g.tx_bytes();
+  return b > 0xFFFFFFFFull ? 0 : uint32_t(b);
+}
+
 Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRead& read, std::span<uint8_t> smem,
              uint32_t dst) {
   Geometry g;
@@ -574,7 +586,7 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
       if (mask[i + k]) smem[a + k] = img[i + k];
   }
   Outcome o;
-  o.tx_bytes = uint32_t(bytes);
+  o.tx_bytes = uint32_t(g.tx_bytes());
   return o;
 }
 

@@ -19,8 +19,10 @@
 //   gather4  row r (0..3) holds boxDim[0] elements of tensor row coords[1 + r] from column coords[0].
 //   im2col   pixel k (0..pixelsPerColumn-1) holds channelsPerPixel elements at k * pitch.
 // Out-of-bound elements are filled on loads (zero, or ptxsim's OOB-NaN pattern for floating types
-// with OOB-NaN fill) and skipped on stores and reductions. The complete-tx count of a load is the
-// image size: every element of the box, out-of-bound ones included (docs/tensormap.md).
+// with OOB-NaN fill) and skipped on stores and reductions. The complete-tx count of a load covers
+// every element of the box, out-of-bound ones included: the image size, except for the padded
+// types 16U4_ALIGN16B / 16U6_ALIGN16B, which count their packed bytes (8 / 12 per 16 values), not
+// the 16-byte groups they occupy in shared memory (docs/tensormap.md).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -51,7 +53,7 @@ struct Outcome {
   Status status = Status::kOk;
   std::string message;
   uint64_t fault_address = 0;  // kFault only
-  uint32_t tx_bytes = 0;       // loads: the complete-tx byte count; stores/reductions: image bytes
+  uint32_t tx_bytes = 0;       // loads: the complete-tx byte count (box_tx_bytes); stores/reductions: image bytes
   bool ok() const { return status == Status::kOk; }
 };
 
@@ -86,10 +88,15 @@ Outcome reduce(const tmap::TensorMap& map, RedOp op, StoreMode mode, const Coord
 // Whether the ISA allows `op` on the map's element type (PTX 9.7.9.25.5.3 table).
 bool reduction_supported(RedOp op, tmap::DataType t);
 
-// Bytes of the box image a load in `mode` writes (= its complete-tx count), and a store / reduce in
-// the matching mode reads; 0 if the map does not support the mode. The im2col::w modes add the
-// instruction's wHalo pixels (once for ::w, after each of the 4 groups of 32 for ::w::128).
+// Bytes of the box image a load in `mode` writes in shared memory (padding of the padded types
+// included), and a store / reduce in the matching mode reads; 0 if the map does not support the
+// mode. The im2col::w modes add the instruction's wHalo pixels (once for ::w, after each of the 4
+// groups of 32 for ::w::128).
 uint32_t box_image_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_halo = 0);
+// The complete-tx byte count of a load in `mode`: box_image_bytes, except for 16U4_ALIGN16B /
+// 16U6_ALIGN16B, which count the packed bytes (half resp. three quarters of the image), as the
+// data's bit width times the box's elements; 0 if the map does not support the mode.
+uint32_t box_tx_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_halo = 0);
 
 // ptxsim's OOB-NaN fill patterns (the ISA does not publish the hardware's): all-ones, a negative
 // quiet NaN distinct from every canonical NaN the arithmetic produces, so fma.rn.oob can recognise

@@ -69,8 +69,7 @@ uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align,
       if (own.async_dst)
         for (uint32_t ch = c0; ch <= c1; ++ch) clean &= !own.async_writing[ch] && (acc == Access::Read || !own.async_reading[ch]);
       if (clean) {
-        if (acc != Access::Read)
-          for (uint32_t ch = c0; ch <= c1; ++ch) own.generic_dirty[ch] = 1;
+        if (acc != Access::Read) own.generic_writes.mark(off, size);
         return own.smem.data() + off;
       }
     }
@@ -122,7 +121,7 @@ uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align,
       }
       if (target->async_dst) eng->check_async_race(*this, *target, off, size, acc != Access::Read);
       if (acc != Access::Read)  // generic-proxy write: a later bulk copy reading it needs fence.proxy.async
-        for (uint32_t ch = off / 16; ch <= (off + size - 1) / 16; ++ch) target->generic_dirty[ch] = 1;
+        target->generic_writes.mark(off, size);
       return target->smem.data() + off;
     }
     case Space::Local: {
@@ -377,7 +376,7 @@ void Engine::setup_cluster(uint64_t cl) {
     cta->id = {first.x + cta->cluster_ctaid.x, first.y + cta->cluster_ctaid.y, first.z + cta->cluster_ctaid.z};
     cta->smem.assign(smem_bytes, 0);
     cta->mbar_word.assign((smem_bytes + 7) / 8, 0);
-    cta->generic_dirty.assign((smem_bytes + 15) / 16, 0);
+    cta->generic_writes.reset(smem_bytes);
     cta->async_writing.assign((smem_bytes + 15) / 16, 0);
     cta->async_reading.assign((smem_bytes + 15) / 16, 0);
     cta->threads = threads;

@@ -9,6 +9,7 @@
 // another. Groups that wait (barriers, warp-collectives missing lanes, later mbarriers) are
 // Blocked and cost nothing until woken; when nothing can run, the launch is a deadlock.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -123,6 +124,60 @@ struct MbarrierSlot {
   uint32_t remote_arrivals = 0;       // arrivals from other CTAs in the current phase
 };
 
+// Which bytes of a CTA's shared memory hold generic-proxy writes that the async proxy may not see:
+// written by the generic proxy (st.shared, atomics, tcgen05.alloc's address, st.async, cp.async)
+// since the CTA's last fence.proxy.async, and not overwritten since by an async-proxy write (a TMA
+// or bulk copy landing there). An async-proxy operation (bulk copy, TMA store, wgmma, tcgen05.mma /
+// cp) reading such a byte is a hazard (sim/sem/tma_common.cpp). An async-proxy write supersedes the
+// generic value: once it completes, and is ordered before the reader (the mbarrier wait that
+// publishes it), the reader sees the async write's bytes whatever happened to the older generic
+// store, so no fence is needed for them.
+//
+// Tracked per byte (one bit per byte, 16 bits per 16-byte chunk) rather than per chunk: the padded
+// sub-byte TMA loads (16U4_ALIGN16B / 16U6_ALIGN16B) write only the first 8 / 12 bytes of each
+// 16-byte chunk and leave the padding alone, and tcgen05.mma / tcgen05.cp read only those bytes of
+// such operands. A per-chunk flag could either never be cleared by those loads (a false report
+// after every generic write that a padded load overwrote) or be cleared by them while a stale
+// padding byte remained; per-byte bits are exact for both, at 1/8 of the shared memory's size.
+class GenericWrites {
+ public:
+  void reset(size_t smem_bytes) { bits_.assign((smem_bytes + 15) / 16, 0); }
+  void clear_all() { std::fill(bits_.begin(), bits_.end(), uint16_t(0)); }
+  // A generic-proxy write of [off, off + n).
+  void mark(uint32_t off, uint32_t n) {
+    for_chunks(off, n, [&](uint32_t ch, uint16_t m) { bits_[ch] |= m; });
+  }
+  // An async-proxy write of [off, off + n) has landed.
+  void clear(uint32_t off, uint32_t n) {
+    for_chunks(off, n, [&](uint32_t ch, uint16_t m) { bits_[ch] &= uint16_t(~m); });
+  }
+  // Whether any byte of [off, off + n) is marked.
+  bool any(uint32_t off, uint32_t n) const {
+    bool hit = false;
+    for_chunks(off, n, [&](uint32_t ch, uint16_t m) { hit = hit || (bits_[ch] & m); });
+    return hit;
+  }
+  // Whether any byte of the 16-byte chunk holding `off` that `bytes` selects (bit i: byte i of the
+  // chunk) is marked.
+  bool any_in_chunk(uint32_t off, uint16_t bytes) const {
+    return off / 16 < bits_.size() && (bits_[off / 16] & bytes);
+  }
+
+ private:
+  // f(chunk, byte mask) for every chunk [off, off + n) touches, within the tracked range.
+  template <class F>
+  void for_chunks(uint32_t off, uint32_t n, F&& f) const {
+    const uint64_t end = std::min<uint64_t>(uint64_t(off) + n, uint64_t(bits_.size()) * 16);
+    for (uint64_t a = off; a < end;) {
+      const uint32_t ch = uint32_t(a / 16), lo = uint32_t(a % 16);
+      const uint32_t hi = uint32_t(std::min<uint64_t>(end - uint64_t(ch) * 16, 16));
+      f(ch, uint16_t(((1u << (hi - lo)) - 1) << lo));
+      a = uint64_t(ch) * 16 + 16;
+    }
+  }
+  std::vector<uint16_t> bits_;
+};
+
 struct Cta {
   Dim3 id;                          // %ctaid
   uint32_t rank = 0;                // %cluster_ctarank
@@ -139,9 +194,9 @@ struct Cta {
   // Per 16-byte chunk of smem: how many in-flight async operations write it / read it (only as a
   // source), so a plain access checks for a race in O(1) instead of scanning what is in flight.
   std::vector<uint32_t> async_writing, async_reading;
-  // Per 16-byte chunk of smem: written through the generic proxy since the last fence.proxy.async
-  // (a bulk copy reading such a chunk is a hazard; sim/sem/tma_common.cpp).
-  std::vector<uint8_t> generic_dirty;
+  // Bytes of smem written through the generic proxy since the last fence.proxy.async and not
+  // overwritten through the async proxy since (an async-proxy read of them is a hazard).
+  GenericWrites generic_writes;
   // Tensor maps in global memory as this CTA's last fence.proxy.tensormap::generic.acquire saw
   // them (the tensormap proxy's view; sim/sem/tma_common.cpp).
   std::unordered_map<uint64_t, std::array<uint8_t, 128>> tmap_acquired;

@@ -94,6 +94,7 @@ void issue_to_shared(ExecCtx& c, const Instr& in, int l) {
     const std::string w = std::string(what) + " (line " + std::to_string(in.line) + ")";
     op.complete = [ep, dc, bc, off, bo, data, w] {
       if (!data->empty()) std::memcpy(dc->smem.data() + off, data->data(), data->size());
+      sem::tma::async_wrote(*dc, off, uint32_t(data->size()));
       sem::tma::complete_tx(*ep, *bc, bo, uint32_t(data->size()), w);
     };
     e.issue_async(std::move(op));
@@ -133,6 +134,7 @@ void issue_to_cluster(ExecCtx& c, const Instr& in, int l) {
   const std::string w = std::string(what) + " (line " + std::to_string(in.line) + ")";
   op.complete = [ep, dc, sc, bc, d_off, s_off, bo, n, w] {
     std::memmove(dc->smem.data() + d_off, sc->smem.data() + s_off, n);
+    sem::tma::async_wrote(*dc, d_off, n);
     sem::tma::complete_tx(*ep, *bc, bo, n, w);
   };
   e.issue_async(std::move(op));
@@ -301,6 +303,7 @@ void exec_bulk_reduce(ExecCtx& c, const Instr& in, uint32_t mask) {
       const uint32_t d_off = doff, bo = boff;
       aop.complete = [ep, sc, so, dc, d_off, bc, bo, n, op, t, w] {
         reduce_elements(op, t, dc->smem.data() + d_off, sc->smem.data() + so, n);
+        sem::tma::async_wrote(*dc, d_off, n);
         sem::tma::complete_tx(*ep, *bc, bo, n, w);
       };
     }

@@ -104,6 +104,7 @@ void exec_try_cancel(ExecCtx& c, const Instr& in, uint32_t mask) {
       const std::string w = what + " (line " + std::to_string(in.line) + ")";
       aop.complete = [ep, dc, r_off, b_off, r, line, w] {
         encode(r, dc->smem.data() + r_off);
+        sem::tma::async_wrote(*dc, r_off, 16);  // the response is written by the async unit, not a thread
         if (!r.canceled && !dc->clc_failed_line) dc->clc_failed_line = line;
         sem::tma::complete_tx(*ep, *dc, b_off, 16, w);
       };

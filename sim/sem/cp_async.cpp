@@ -96,7 +96,7 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
     op.complete = [ep, dc, off, n, data, t] {
       std::memcpy(dc->smem.data() + off, data.data(), n);
       // A generic-proxy write: a bulk copy reading it needs fence.proxy.async first.
-      for (uint32_t ch = off / 16; ch <= (off + n - 1) / 16; ++ch) dc->generic_dirty[ch] = 1;
+      dc->generic_writes.mark(off, n);
       ticket_done(*ep, t);
     };
     note_due(c, l, e.issue_async(std::move(op)));

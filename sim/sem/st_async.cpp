@@ -104,7 +104,7 @@ void exec_async_store(ExecCtx& c, const Instr& in, uint32_t mask) {
         store_le(p, reduce(op, is_signed, es, load_le(p, es), vals[i]), es);
       }
       // A generic-proxy write: a bulk copy reading these bytes later needs fence.proxy.async.
-      for (uint32_t ch = d_off / 16; ch <= (d_off + es * count - 1) / 16; ++ch) dc->generic_dirty[ch] = 1;
+      dc->generic_writes.mark(d_off, es * count);
       sem::tma::complete_tx(*ep, *dc, b_off, es * count, w);
     };
     e.issue_async(std::move(aop));

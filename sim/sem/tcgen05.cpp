@@ -15,7 +15,7 @@
 //                                 buffers' state is checked at issue (model/tcgen05/collector.h)
 // Reading D with tcgen05.ld while an MMA writing it has not completed, or was never committed to
 // an mbarrier, is reported; so is an MMA reading shared memory written by generic-proxy stores
-// with no fence.proxy.async since. Faults: a tcgen05.dealloc of columns that an unsettled mma / cp /
+// with no fence.proxy.async since (and not overwritten by an async-proxy write since: Cta::generic_writes). Faults: a tcgen05.dealloc of columns that an unsettled mma / cp /
 // shift uses (writes or reads), a CTA exiting under one, and a CTA exiting with TMEM still allocated.
 #include <algorithm>
 #include <memory>
@@ -361,13 +361,19 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
 
   // Shared memory the MMA reads (through the async proxy) written by generic stores since the last
   // fence.proxy.async.
+  // Only the bytes the MMA reads count: all of each chunk, but the first 8 / 12 bytes of the padded
+  // 4- / 6-bit operands of kind::f8f6f4 / mxf8f6f4 (their padding is not read).
   const t5::MmaGeometry geo = t5::geometry(op);
-  auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows, uint32_t units) {
+  auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows,
+                           uint32_t units, uint32_t data_bytes) {
     const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(desc);
+    const uint16_t data_mask = uint16_t((1u << data_bytes) - 1);
     bool warned = false;
     t5::for_each_chunk(sd, mn_major ? t5::Major::MN : t5::Major::K, t5::unit_bytes(op.ctx.kind), rows,
-                       units, [&](uint32_t addr, uint32_t, uint32_t, uint32_t) {
-      if (!warned && addr / 16 < from.generic_dirty.size() && from.generic_dirty[addr / 16]) {
+                       units, [&](uint32_t addr, uint32_t, uint32_t, uint32_t bytes) {
+      const bool stale = data_bytes < 16 ? from.generic_writes.any_in_chunk(addr, data_mask)
+                                         : from.generic_writes.any(addr, bytes);
+      if (!warned && stale) {
         c.eng->warn(c, "tcgen05 hazard: " + what + " reads " + which + " at shared address " + hex(addr) +
                            (in.d == 2 ? " of CTA rank " + std::to_string(from.rank) : std::string()) +
                            ", written by generic-proxy stores with no fence.proxy.async since (the MMA reads "
@@ -377,8 +383,11 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
     });
   };
   for (Cta* p : pair) {
-    if (!op.a_in_tmem) check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d, t5::k_units(op.ctx.kind));
-    check_operand(*p, "B", op.b_desc, geo.b_mn_major, t5::b_smem_columns(op, geo), t5::b_units(op.ctx));
+    if (!op.a_in_tmem)
+      check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d, t5::k_units(op.ctx.kind),
+                    t5::smem_chunk_data_bytes(op, false));
+    check_operand(*p, "B", op.b_desc, geo.b_mn_major, t5::b_smem_columns(op, geo), t5::b_units(op.ctx),
+                  t5::smem_chunk_data_bytes(op, true));
   }
 
   Tcgen05Cta::MmaRecord rec;
@@ -444,11 +453,16 @@ void issue_cp(ExecCtx& c, const Instr& in, int l) {
     Tcgen05Cta* ps = p->tcgen05.get();
     if (auto e = t5::check(op, uint32_t(p->smem.size()), [ps](uint32_t col, uint32_t n) { return ps->alloc.allocated(col, n); }))
       c.fault("error", what + ": " + *e);
+    // The bytes of each 16-byte source chunk the copy reads: all, or the packed 12 / 8 of
+    // .b6x16_p32 / .b4x16_p64 (the padding is not read).
+    const uint16_t data_mask = op.src == t5::CpSrcFmt::kB6x16P32   ? 0x0FFF
+                               : op.src == t5::CpSrcFmt::kB4x16P64 ? 0x00FF
+                                                                   : 0xFFFF;
     bool warned = false;
     for (uint32_t r = 0; r < t5::cp_rows(op.shape) && !warned; ++r)
       for (uint32_t j = 0; j < t5::cp_row_bytes(op.shape) && !warned; j += 16) {
         const uint32_t addr = t5::element_address(sd, t5::Major::K, 1, r, j);
-        if (addr / 16 < p->generic_dirty.size() && p->generic_dirty[addr / 16]) {
+        if (p->generic_writes.any_in_chunk(addr, data_mask)) {
           c.eng->warn(c, "tcgen05 hazard: " + what + " reads shared address " + hex(addr) +
                              ", written by generic-proxy stores with no fence.proxy.async since");
           warned = true;

@@ -105,10 +105,11 @@ std::pair<uint32_t, uint32_t> footprint(uint32_t off, uint32_t bytes, tmap::Swiz
 // ---- loads --------------------------------------------------------------------------------------
 
 // The box image as the load places it: bytes of shared addresses [lo, lo + data.size()), written
-// where `mask` (padded sub-byte types only) is set.
+// where `mask` (padded sub-byte types only) is set. `bytes` is the image's size in shared memory,
+// `tx` the load's complete-tx count (smaller for the padded types: mt::box_tx_bytes).
 struct Image {
   std::vector<uint8_t> data, mask;
-  uint32_t lo = 0, dst = 0, bytes = 0;
+  uint32_t lo = 0, dst = 0, bytes = 0, tx = 0;
   tmap::Swizzle sw = tmap::Swizzle::kNone;
   void write_to(Cta& cta) const {
     for (uint64_t i = 0; i < bytes; i += 8) {
@@ -116,9 +117,13 @@ struct Image {
       uint32_t n = uint32_t(std::min<uint64_t>(8, bytes - i));
       if (mask.empty()) {
         std::memcpy(cta.smem.data() + a, data.data() + (a - lo), n);
-      } else {
+        sem::tma::async_wrote(cta, a, n);
+      } else {  // padded types: the padding bytes are neither written nor cleared
         for (uint32_t k = 0; k < n; ++k)
-          if (mask[a - lo + k]) cta.smem[a + k] = data[a - lo + k];
+          if (mask[a - lo + k]) {
+            cta.smem[a + k] = data[a - lo + k];
+            sem::tma::async_wrote(cta, a + k, 1);
+          }
       }
     }
   }
@@ -137,6 +142,7 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   const uint64_t dst = sem::addr_of(c, in.op[0], l);
   auto [dcta, doff] = e.resolve_shared(c, in.space, dst, 1, l);
   const uint32_t bytes = mt::box_image_bytes(map, mode, co.w_halo);
+  const uint32_t tx = mt::box_tx_bytes(map, mode, co.w_halo);
 
   // Gather the box now into an image of the 128-byte lines it lands in. Swizzles XOR address bits
   // 6..4 (3) with bits 9..7, so an image based at a 1024-byte boundary swizzles exactly like shared
@@ -145,6 +151,7 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   img->lo = doff & ~1023u;
   img->dst = doff;
   img->bytes = bytes;
+  img->tx = tx;
   img->sw = map.swizzle;
   img->data.assign(((uint64_t(doff) + std::max(bytes, 1u) + 127) & ~uint64_t(127)) - img->lo, 0);
   auto read = [&](uint64_t a, void* d, size_t n) {
@@ -211,10 +218,11 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
 
   for (auto& [d, b] : dests) {
     AsyncOp op;
-    op.what = what + " of " + std::to_string(bytes) + " bytes to shared address " + hex(doff) + " of CTA rank " +
-              std::to_string(d->rank);
+    op.what = what + " of " + std::to_string(tx) + " bytes" +
+              (tx != bytes ? " (" + std::to_string(bytes) + " with padding)" : std::string()) + " to shared address " +
+              hex(doff) + " of CTA rank " + std::to_string(d->rank);
     op.bar = sem::tma::live_mbarrier(*b, boff);
-    op.bytes = bytes;
+    op.bytes = tx;
     op.dst_cta = d;
     op.dst_off = foff;
     op.dst_bytes = fbytes;
@@ -225,7 +233,7 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
     const std::string w = what + " (line " + std::to_string(in.line) + ")";
     op.complete = [ep, dc, bc, bo, img, w] {
       img->write_to(*dc);
-      sem::tma::complete_tx(*ep, *bc, bo, img->bytes, w);
+      sem::tma::complete_tx(*ep, *bc, bo, img->tx, w);
     };
     e.issue_async(std::move(op));
   }

@@ -168,7 +168,7 @@ void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, mo
                           const std::string& what) {
   for (uint64_t i = 0; i < bytes; i += 8) {
     uint32_t a = model::tma::swizzle_address(sw, uint32_t(off + i));
-    if (a / 16 < cta.generic_dirty.size() && cta.generic_dirty[a / 16]) {
+    if (cta.generic_writes.any(a, uint32_t(std::min<uint64_t>(8, bytes - i)))) {
       c.eng->warn(c, what + " reads shared memory at " + hex(a & ~15u) + " (" + cta_name(c, cta) +
                          ") written through the generic proxy without an intervening fence.proxy.async; "
                          "the async proxy may read stale data");
@@ -185,7 +185,9 @@ void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, const
                            cta_name(c, cta));
 }
 
-void clear_generic_writes(Cta& cta) { std::fill(cta.generic_dirty.begin(), cta.generic_dirty.end(), 0); }
+void clear_generic_writes(Cta& cta) { cta.generic_writes.clear_all(); }
+
+void async_wrote(Cta& cta, uint32_t off, uint32_t bytes) { cta.generic_writes.clear(off, bytes); }
 
 // ---- mbarriers ----------------------------------------------------------------------------------
 

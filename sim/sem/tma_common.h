@@ -51,6 +51,11 @@ void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, mo
 void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what);
 // fence.proxy.async: generic writes so far are visible to the async proxy.
 void clear_generic_writes(Cta& cta);
+// An async-proxy write of shared bytes [off, off+bytes) of `cta` has landed (called at completion by
+// every async-proxy writer of shared memory: TMA loads, cp.async.bulk into shared memory,
+// cp.reduce.async.bulk into shared::cluster, the clusterlaunchcontrol response): the generic-proxy
+// writes it overwrote no longer matter to async-proxy readers (Cta::generic_writes).
+void async_wrote(Cta& cta, uint32_t off, uint32_t bytes);
 
 // The live mbarrier at shared::cta offset `off` of `cta`, or null.
 MbarrierSlot* live_mbarrier(Cta& cta, uint32_t off);

@@ -294,9 +294,7 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
       }
   }
   // Generic-proxy writes not yet fenced for the async proxy (a quick scan first, the report second).
-  const uint32_t c0 = lo / 16, c1 = std::min<uint32_t>((hi + 15) / 16, uint32_t(cta.generic_dirty.size()));
-  if (c0 < c1 && std::find(cta.generic_dirty.begin() + c0, cta.generic_dirty.begin() + c1, 1) !=
-                     cta.generic_dirty.begin() + c1)
+  if (hi > lo && cta.generic_writes.any(lo, hi - lo))
     sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone,
                                    std::string("wgmma.mma_async operand ") + which);
   if (cta.async_dst) c.eng->check_async_race(c, cta, lo, hi - lo, false);

@@ -101,6 +101,10 @@ TEST(DescriptorRules, UmmaStatementOnWorkedWords) {
   EXPECT_TRUE(isa_umma_desc_broken_rules(umma(2, 0x400, 0)).empty());  // 128B, pattern-aligned
   EXPECT_TRUE(isa_umma_desc_broken_rules(umma(2, 0x480, 1)).empty());  // row 1 of the pattern
   ASSERT_EQ(isa_umma_desc_broken_rules(umma(2, 0x480, 0)).size(), 1u);
+  // No swizzle: the base offset has nothing to align and any value is valid, in the statement and
+  // in the model.
+  EXPECT_TRUE(isa_umma_desc_broken_rules(umma(0, 0x480, 5)).empty());
+  EXPECT_EQ(umma_desc_property(umma(0, 0x480, 5)).message, "accepted");
   // 64B swizzle, start 0x280: PTX's (start >> 7) & 7 = 5, the row within the 512-byte pattern is 1.
   EXPECT_TRUE(isa_umma_desc_broken_rules(umma(4, 0x280, 5)).empty());
   EXPECT_EQ(isa_umma_desc_broken_rules(umma(4, 0x280, 1)).size(), 1u);

@@ -1153,6 +1153,102 @@ $skip:
   EXPECT_TRUE(r.has_warning("written by generic-proxy stores with no fence.proxy.async since"));
 }
 
+// A TMA load that overwrites generic-proxy writes supersedes them: the MMA, ordered after the load by
+// the mbarrier wait, reads the async proxy's bytes, so no fence.proxy.async is needed for them (the
+// pattern of tcgen05.alloc writing the TMEM address into a buffer a TMA load later fills). One warp
+// writes [sa, sa + 2048) with st.shared, with no fence.proxy.async anywhere; thread 0 TMA-loads a
+// box to sa + DST, the warp waits on its mbarrier, and thread 0 issues one M = 64, N = 8 MMA whose A
+// and B (the same descriptor: K-major, no swizzle, LBO 128, SBO 256) read exactly [sa, sa + 2048).
+TEST(Tcgen05Mma, ATmaLoadOverGenericWritesSupersedesThem) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::string kernel = R"(
+  .shared .align 8 .b64 tbar;
+  mov.u32 %r20, sa;
+  mov.u32 %r22, %r0;
+$generic:
+  shl.b32 %r24, %r22, 2;
+  add.u32 %r25, %r20, %r24;
+  st.shared.u32 [%r25], %r22;
+  add.u32 %r22, %r22, 32;
+  setp.lt.u32 %p1, %r22, 512;
+  @%p1 bra $generic;
+  setp.ne.u32 %p2, %r0, 0;
+  mov.u32 %r26, tbar;
+  @!%p2 mbarrier.init.shared::cta.b64 [%r26], 1;
+  ld.param.u32 %r6, [tx];
+  @!%p2 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r26], %r6;
+  ld.param.u32 %r7, [dst];
+  add.u32 %r8, %r20, %r7;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  mov.u32 %r11, 0;
+  @!%p2 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r8], [%rd2, {%r11, %r11}], [%r26];
+$wait_tma:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r26], 0;
+  @!%p3 bra $wait_tma;
+  @%p2 bra $skip;
+  shr.u32 %r35, %r20, 4;
+  cvt.u64.u32 %rd10, %r35;
+  or.b64 %rd10, %rd10, 0x0000401000080000;
+  tcgen05.mma.cta_group::1.KIND [%r10], %rd10, %rd10, IDESC, %p2;
+$skip:
+)" + std::string(kCommitAndWait);
+  const std::string f16 = "kind::f16", f8f6f4 = "kind::f8f6f4";
+  const uint32_t f16_idesc = 0x04020010;     // f16 x f16 -> f32, M = 64, N = 8
+  const uint32_t e2m1_idesc = 0x04021690;    // E2M1 x E2M1 -> f32 (formats 5, 5), M = 64, N = 8
+  struct Case {
+    const char* name;
+    tmap::DataType dtype;  // a 128 x 64 tensor; the box is 128 x box_rows
+    uint32_t box_rows, dst, tx;
+    std::string kind;
+    uint32_t idesc;
+    const char* warning;  // "" = none
+  } cases[] = {
+      {"u8 box over the whole operand", tmap::DataType::kUInt8, 16, 0, 2048, f16, f16_idesc, ""},
+      {"u8 box elsewhere", tmap::DataType::kUInt8, 16, 8192, 2048, f16, f16_idesc,
+       "tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address 0x400, written by generic-proxy "
+       "stores with no fence.proxy.async since (the MMA reads through the async proxy and may see stale data)"},
+      // Rows 0..31 of A lie in [sa, sa + 1024): row 32 (at sa + 4 * SBO) is the first one left stale.
+      {"u8 box over half of the operand", tmap::DataType::kUInt8, 8, 0, 1024, f16, f16_idesc,
+       "tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address 0x800, written by generic-proxy "
+       "stores with no fence.proxy.async since (the MMA reads through the async proxy and may see stale data)"},
+      // 16U4_ALIGN16B writes the first 8 bytes of each 16-byte chunk (complete-tx: the 1024 packed
+      // bytes) and leaves the padding generic-written: E2M1 operands of kind::f8f6f4 read only the
+      // data bytes, f16 operands read the whole chunk.
+      {"padded fp4 box, E2M1 operands", tmap::DataType::k16U4Align16B, 16, 0, 1024, f8f6f4, e2m1_idesc, ""},
+      {"padded fp4 box, f16 operands", tmap::DataType::k16U4Align16B, 16, 0, 1024, f16, f16_idesc,
+       "tcgen05 hazard: tcgen05.mma.cta_group::1.kind::f16 reads A at shared address 0x400, written by generic-proxy "
+       "stores with no fence.proxy.async since (the MMA reads through the async proxy and may see stale data)"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    const bool fp4 = k.dtype == tmap::DataType::k16U4Align16B;
+    const uint64_t row_bytes = fp4 ? 64 : 128;
+    ptxsim::model::GlobalMemory mem;
+    std::vector<uint8_t> g(row_bytes * 64);
+    for (auto& b : g) b = uint8_t(rng());
+    const uint64_t ga = upload(mem, g.data(), g.size(), "tensor");
+    tmap::CUtensorMap m = encode(k.dtype, 2, ga, {128, 64}, {row_bytes}, {128, k.box_rows}, {1, 1});
+    Params p;
+    p.add_bytes(&m, 128, 64).add(k.tx).add(k.dst);
+    std::string body = replace_all(replace_all(kernel, "KIND", k.kind), "IDESC", hex_addr(k.idesc));
+    const std::string ptx =
+        module(with_alloc(body, 32), ".param .align 64 .b8 tmap[128], .param .u32 tx, .param .u32 dst");
+    Launched r = launch(ptx, mem, p, {1, 1, 1}, {32, 1, 1}, {1, 1, 1}, rng());
+    ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+    if (!*k.warning) {
+      EXPECT_TRUE(r.result.diagnostics.empty()) << r.all_diagnostics();
+      continue;
+    }
+    ASSERT_EQ(r.result.diagnostics.size(), 1u) << r.all_diagnostics();
+    EXPECT_EQ(r.result.diagnostics[0].severity, ptxsim::Diagnostic::Severity::Warning);
+    EXPECT_EQ(r.result.diagnostics[0].message, k.warning);
+    EXPECT_EQ(r.result.diagnostics[0].loc.line, line_of(ptx, "tcgen05.mma"));
+  }
+}
+
 // ---- cta_group::2 ----------------------------------------------------------------------------------
 
 namespace {
@@ -1432,31 +1528,34 @@ TEST(Tcgen05Mma, BlockScaledCtaPairReadsEachCtasScaleFactors) {
 
 // ---- tcgen05.cp ------------------------------------------------------------------------------------
 
-TEST(Tcgen05Cp, EveryShapeCopiesItsRowsToTheirLanes) {
-  const uint64_t seed = test_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
-  struct Case {
-    const char* mods;
-    uint32_t rows, bytes;
-    std::function<std::vector<uint32_t>(uint32_t)> lanes;  // destination lanes of row r (ptx-facts.md §5.8)
-  } cases[] = {
-      {".128x256b", 128, 32, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
-      {".128x128b", 128, 16, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
-      {".64x128b.warpx2::02_13", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 32 * (r / 32), r % 32 + 32 * (r / 32) + 64}; }},
-      {".64x128b.warpx2::01_23", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 64 * (r / 32), r % 32 + 64 * (r / 32) + 32}; }},
-      {".32x128b.warpx4", 32, 16, [](uint32_t r) { return std::vector<uint32_t>{r, r + 32, r + 64, r + 96}; }},
-  };
-  for (const Case& k : cases)
-    for (Layout layout : {Layout::KNone, Layout::K128B}) {
-      SCOPED_TRACE(std::string(k.mods) + " " + layout_name(layout));
-      const uint32_t cols = k.bytes / 4, col0 = 8;
-      Operand src{k.rows, k.bytes, 1, layout};
-      std::vector<uint8_t> img(16384, 0), data(size_t(k.rows) * k.bytes);
-      for (auto& x : data) x = uint8_t(rng());
-      for (uint32_t r = 0; r < k.rows; ++r)
-        for (uint32_t j = 0; j < k.bytes; ++j) img[src.offset(r, j)] = data[r * k.bytes + j];
-      std::string body = R"(
+namespace {
+
+struct CpCase {
+  const char* mods;
+  uint32_t rows, bytes;
+  std::function<std::vector<uint32_t>(uint32_t)> lanes;  // destination lanes of row r (ptx-facts.md §5.8)
+};
+
+const CpCase kCpCases[] = {
+    {".128x256b", 128, 32, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+    {".128x128b", 128, 16, [](uint32_t r) { return std::vector<uint32_t>{r}; }},
+    {".64x128b.warpx2::02_13", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 32 * (r / 32), r % 32 + 32 * (r / 32) + 64}; }},
+    {".64x128b.warpx2::01_23", 64, 16, [](uint32_t r) { return std::vector<uint32_t>{r % 32 + 64 * (r / 32), r % 32 + 64 * (r / 32) + 32}; }},
+    {".32x128b.warpx4", 32, 16, [](uint32_t r) { return std::vector<uint32_t>{r, r + 32, r + 64, r + 96}; }},
+};
+
+// 128 threads copy a random k.rows x k.bytes source laid out in `layout` into sa (fenced for the
+// async proxy); thread 0 runs tcgen05.cp MODS with the layout's descriptor OR'ed with `desc_or`,
+// commits and everyone waits; the warps dump the destination columns of their lanes. Every lane
+// and column must hold its source row's bytes (or TMEM's initial zero), with no diagnostic.
+void check_cp(const CpCase& k, Layout layout, uint64_t desc_or, std::mt19937_64& rng) {
+  const uint32_t cols = k.bytes / 4, col0 = 8;
+  Operand src{k.rows, k.bytes, 1, layout};
+  std::vector<uint8_t> img(16384, 0), data(size_t(k.rows) * k.bytes);
+  for (auto& x : data) x = uint8_t(rng());
+  for (uint32_t r = 0; r < k.rows; ++r)
+    for (uint32_t j = 0; j < k.bytes; ++j) img[src.offset(r, j)] = data[r * k.bytes + j];
+  std::string body = R"(
   ld.param.u64 %rd1, [src];
   ld.param.u64 %rd3, [out];
   ld.param.u64 %rd10, [desc];
@@ -1505,33 +1604,66 @@ $dump:
   @%p1 bra $dump;
 DEALLOC_BLOCK
 )";
-      body = replace_all(body, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "32"));
-      body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "32"));
-      body = replace_all(body, "MODS", k.mods);
-      body = replace_all(body, "COL0", std::to_string(col0));
-      body = replace_all(body, "NCOLS", std::to_string(cols));
-      const std::string ptx = module(body, ".param .u64 src, .param .u64 out, .param .u64 desc");
-      ptxsim::model::GlobalMemory mem;
-      const uint64_t gsrc = mem.allocate(img.size(), 256, "src");
-      mem.write(gsrc, img.data(), img.size());
-      const uint64_t out = alloc(mem, size_t(128) * cols * 4, "out");
-      Params p;
-      p.add(gsrc).add(out).add(src.desc(0, 0));
-      Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1});
-      ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
-      EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
-      std::vector<uint32_t> got(size_t(128) * cols);
-      mem.read(out, got.data(), got.size() * 4);
-      std::vector<uint32_t> want(got.size(), 0);  // TMEM starts zeroed in ptxsim
-      for (uint32_t row = 0; row < k.rows; ++row)
-        for (uint32_t lane : k.lanes(row))
-          for (uint32_t c = 0; c < cols; ++c) {
-            uint32_t v = 0;
-            for (uint32_t i = 0; i < 4; ++i) v |= uint32_t(data[row * k.bytes + 4 * c + i]) << (8 * i);
-            want[lane * cols + c] = v;
-          }
-      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "lane " << i / cols << " column " << col0 + i % cols;
+  body = replace_all(body, "DEALLOC_BLOCK", replace_all(kDealloc, "ALLOC", "32"));
+  body = replace_all(body, "ALLOC_BLOCK", replace_all(kAlloc, "ALLOC", "32"));
+  body = replace_all(body, "MODS", k.mods);
+  body = replace_all(body, "COL0", std::to_string(col0));
+  body = replace_all(body, "NCOLS", std::to_string(cols));
+  const std::string ptx = module(body, ".param .u64 src, .param .u64 out, .param .u64 desc");
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t gsrc = mem.allocate(img.size(), 256, "src");
+  mem.write(gsrc, img.data(), img.size());
+  const uint64_t out = alloc(mem, size_t(128) * cols * 4, "out");
+  Params p;
+  p.add(gsrc).add(out).add(src.desc(0, 0) | desc_or);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {128, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_TRUE(r.result.diagnostics.empty()) << r.all_diagnostics();
+  std::vector<uint32_t> got(size_t(128) * cols);
+  mem.read(out, got.data(), got.size() * 4);
+  std::vector<uint32_t> want(got.size(), 0);  // TMEM starts zeroed in ptxsim
+  for (uint32_t row = 0; row < k.rows; ++row)
+    for (uint32_t lane : k.lanes(row))
+      for (uint32_t c = 0; c < cols; ++c) {
+        uint32_t v = 0;
+        for (uint32_t i = 0; i < 4; ++i) v |= uint32_t(data[row * k.bytes + 4 * c + i]) << (8 * i);
+        want[lane * cols + c] = v;
+      }
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "lane " << i / cols << " column " << col0 + i % cols;
+}
+
+}  // namespace
+
+TEST(Tcgen05Cp, EveryShapeCopiesItsRowsToTheirLanes) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const CpCase& k : kCpCases)
+    for (Layout layout : {Layout::KNone, Layout::K128B}) {
+      SCOPED_TRACE(std::string(k.mods) + " " + layout_name(layout));
+      check_cp(k, layout, 0, rng);
+      if (HasFatalFailure()) return;
     }
+}
+
+// The matrix base offset (descriptor bits 51:49) aligns a swizzle pattern; without swizzling there
+// is none, so the ISA gives the field no meaning there and any value copies exactly what base offset
+// 0 copies (docs/tcgen05.md). Triton's block-scaled matmul sets it on its scale-factor tcgen05.cp.
+TEST(Tcgen05Cp, ABaseOffsetWithoutSwizzleIsIgnored) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (uint64_t base = 1; base < 8; ++base) {
+    SCOPED_TRACE(".128x256b, base offset " + std::to_string(base));
+    check_cp(kCpCases[0], Layout::KNone, base << 49, rng);
+    if (HasFatalFailure()) return;
+  }
+  for (const CpCase& k : kCpCases) {
+    const uint64_t base = 1 + rng() % 7;
+    SCOPED_TRACE(std::string(k.mods) + ", base offset " + std::to_string(base));
+    check_cp(k, Layout::KNone, base << 49, rng);
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST(Tcgen05Cp, WarpTypesAreChecked) {

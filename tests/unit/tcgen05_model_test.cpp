@@ -229,8 +229,11 @@ TEST(Tcgen05Descriptors, SmemDescriptorRules) {
   EXPECT_TRUE(contains(t5::validate(d), "base offset (bits 51:49) = 0 but the matrix starts at 0x0480, row 1"));
   d.base_offset = 1;
   EXPECT_FALSE(t5::validate(d));
-  d.layout_type = 0;
-  EXPECT_TRUE(contains(t5::validate(d), "base offset (bits 51:49) must be 0 without swizzling"));
+  d.layout_type = 0;  // no swizzle: no pattern to align, the base offset is ignored (any value)
+  for (uint32_t b = 0; b < 8; ++b) {
+    d.base_offset = b;
+    EXPECT_FALSE(t5::validate(d)) << "base offset " << b << ": " << t5::validate(d).value_or("");
+  }
   d.base_offset = 0;
   d.reserved53 = 4;
   EXPECT_TRUE(contains(t5::validate(d), "bits 60:53 are reserved"));
@@ -240,7 +243,7 @@ RC_GTEST_PROP(Tcgen05Descriptors, RandomSmemDescriptorsAreValidExactlyWhenTheRul
   const t5::SmemDescriptor d = t5::SmemDescriptor::decode(w);
   const uint32_t sw = d.layout_type == 2 ? 128 : d.layout_type == 4 ? 64 : d.layout_type == 6 ? 32 : 0;
   const bool layout_ok = d.layout_type == 0 || sw != 0;
-  const bool base_ok = d.layout_type == 0 ? d.base_offset == 0 : d.base_offset == ((d.start_address << 4) & (8 * sw - 1)) >> 7;
+  const bool base_ok = d.layout_type == 0 || d.base_offset == ((d.start_address << 4) & (8 * sw - 1)) >> 7;
   const bool expect_ok = d.version == 1 && !d.reserved14 && !d.reserved30 && !d.reserved53 && layout_ok && !d.lbo_mode && base_ok;
   RC_ASSERT(!t5::validate(d).has_value() == expect_ok);
 }

@@ -831,6 +831,71 @@ TEST(TmaEngine, ExpectTxLargerThanTheBoxDeadlocksWithTheShortfall) {
       << r.result.report;
 }
 
+// 16U4_ALIGN16B (.b4x16_p64) and 16U6_ALIGN16B (.b6x16_p32): each 16 values are 8 / 12 packed bytes
+// in global memory and a 16-byte group in shared memory (data first, padding untouched). The
+// transaction is the packed bytes, not the padded image: a box of 128 x R values completes 64·R
+// (fp4) or 96·R (fp6) bytes, what CUTLASS's and Triton's block-scaled kernels announce with
+// expect_tx (docs/tensormap.md "Complete-tx byte count"). Announcing the image size instead leaves
+// the phase short by the padding: a deadlock.
+TEST(TmaEngine, PaddedSubByteLoadsCompleteThePackedBytes) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (PTXSIM_TEST_SEED replays)");
+  std::mt19937_64 rng(seed);
+  const uint32_t kSmem = 16384, kBuf = 0x400;
+  const std::string ptx = tile_load_ptx(2, "sm_100a", kSmem);
+  for (tmap::DataType dt : {tmap::DataType::k16U4Align16B, tmap::DataType::k16U6Align16B})
+    for (tmap::Swizzle sw : {tmap::Swizzle::kNone, tmap::Swizzle::k128B})
+      for (int rep = 0; rep < 3; ++rep) {
+        const uint32_t bits = dt == tmap::DataType::k16U4Align16B ? 4 : 6, gbytes = 2 * bits;  // per 16 values
+        const uint64_t dims1 = 4 + rng() % 20, stride = 256 * bits / 8;  // 256 values per row
+        const uint32_t rows = 1 + uint32_t(rng() % 16), dstoff = 1024 * uint32_t(rng() % 4);
+        const int32_t c0 = 128 * int32_t(rng() % 2), c1 = int32_t(rng() % (dims1 + 4)) - 4;  // some rows out of bounds
+        SCOPED_TRACE(tmap::to_string(dt) + " " + tmap::to_string(sw) + " rows " + std::to_string(rows) + " of " +
+                     std::to_string(dims1) + " from (" + std::to_string(c0) + ", " + std::to_string(c1) + ") dstoff " +
+                     std::to_string(dstoff));
+        ptxsim::model::GlobalMemory mem;
+        std::vector<uint8_t> g(stride * dims1);
+        for (auto& b : g) b = uint8_t(rng());
+        const uint64_t ga = upload(mem, g.data(), g.size(), "tensor");
+        const uint64_t out = alloc(mem, kSmem, "out", 0x5A);
+        tmap::CUtensorMap m = encode(dt, 2, ga, {256, dims1}, {stride}, {128, rows}, {1, 1}, sw);
+        const uint32_t packed = rows * 8 * gbytes, image = rows * 128;
+        ASSERT_EQ(ptxsim::model::tma::box_tx_bytes(tmap::decode(m).map, ptxsim::model::tma::LoadMode::kTile), packed);
+        ASSERT_EQ(ptxsim::model::tma::box_image_bytes(tmap::decode(m).map, ptxsim::model::tma::LoadMode::kTile), image);
+        auto params = [&](uint32_t tx) {
+          Params p;
+          p.add_bytes(&m, 128, 64).add(out).add(dstoff).add(tx).add(c0).add(c1).add(0).add(0).add(0);
+          return p;
+        };
+
+        Launched r = launch(ptx, mem, params(packed), {1, 1, 1}, {128, 1, 1}, {1, 1, 1}, rng());
+        ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+        EXPECT_TRUE(r.result.diagnostics.empty()) << r.all_diagnostics();
+        // The image: group q of row r at r*128 + 16q, its packed bytes first; zeros for rows out of
+        // bounds; the padding keeps the kernel's 0xAB poison.
+        std::vector<uint8_t> want(kBuf + kSmem, 0xAB);
+        for (uint32_t row = 0; row < rows; ++row)
+          for (uint32_t q = 0; q < 8; ++q)
+            for (uint32_t k = 0; k < gbytes; ++k) {
+              const int64_t gy = int64_t(c1) + row;
+              const uint8_t v = gy >= 0 && uint64_t(gy) < dims1 ? g[uint64_t(gy) * stride + (c0 + 16 * q) * bits / 8 + k] : 0;
+              want[ref_swizzle(sw, kBuf + dstoff + row * 128 + 16 * q + k)] = v;
+            }
+        const std::vector<uint8_t> got = read(mem, out, kSmem);
+        for (uint32_t i = 0; i < kSmem; ++i)
+          ASSERT_EQ(int(got[i]), int(want[kBuf + i])) << "shared byte " << i << " of buf";
+
+        // expect_tx of the padded image: the packed bytes complete, the rest never comes.
+        Launched d = launch(ptx, mem, params(image), {1, 1, 1}, {128, 1, 1}, {1, 1, 1}, rng());
+        ASSERT_EQ(d.result.status, ptxsim::RunStatus::Deadlock) << d.all_diagnostics();
+        EXPECT_NE(d.result.report.find("tx-count short by " + std::to_string(image - packed) +
+                                       " bytes: expect_tx announced " + std::to_string(image) +
+                                       " bytes in this phase but only " + std::to_string(packed) + " bytes completed"),
+                  std::string::npos)
+            << d.result.report;
+      }
+}
+
 TEST(TmaEngine, InvalidDescriptorFaultsNamingTheField) {
   ptxsim::model::GlobalMemory mem;
   uint64_t out = alloc(mem, 8, "out");

@@ -551,7 +551,12 @@ TEST(TmaLoad, PackedNibblesAndPaddedGroups) {
   std::vector<uint8_t> s2(256, 0xEE);
   Coords c2;
   c2.c[1] = 1;
-  ASSERT_TRUE(tma::load(mp, LoadMode::kTile, c2, p.reader(), s2, 0).ok());
+  const tma::Outcome o2 = tma::load(mp, LoadMode::kTile, c2, p.reader(), s2, 0);
+  ASSERT_TRUE(o2.ok()) << o2.message;
+  // The transaction is the 64 packed bytes read, not the 128-byte padded image.
+  EXPECT_EQ(o2.tx_bytes, 64u);
+  EXPECT_EQ(tma::box_tx_bytes(mp, LoadMode::kTile), 64u);
+  EXPECT_EQ(tma::box_image_bytes(mp, LoadMode::kTile), 128u);
   for (int q = 0; q < 8; ++q)
     for (int k = 0; k < 16; ++k) EXPECT_EQ(s2[16 * q + k], k < 8 ? p.mem[64 + 8 * q + k] : 0xEE);
   c2.c[0] = 64;  // the first coordinate must be a multiple of 128

@@ -50,7 +50,9 @@ std::vector<DescRule> isa_umma_desc_broken_rules(uint64_t w) {
   // LBO mode 1 (absolute LBO, sm_103a): only with the 128B swizzle and base offset 0.
   if (field(w, 52, 1) && (layout != 2 || field(w, 49, 3)))
     out.push_back({"absolute LBO mode only with 128B swizzle and base offset 0", "bit 52"});
-  if (layout == 0 ? field(w, 49, 3) != 0 : field(w, 49, 3) != isa_base_offset(w))
+  // The base offset aligns the swizzle pattern; the ISA gives it no meaning, and so no rule, without
+  // swizzling (docs/tcgen05.md "Shared-memory descriptors").
+  if (layout != 0 && field(w, 49, 3) != isa_base_offset(w))
     out.push_back({"base offset (bits 51:49) per the pattern start", "base offset (bits 51:49)"});
   return out;
 }
