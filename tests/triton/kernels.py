@@ -136,3 +136,151 @@ def matmul_ws(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, 
             b = b_desc.load([pn * BN, k])
             acc = tl.dot(a, b.T, acc)
         c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
+
+
+# ---- Kernels in the style of Triton's tutorials (persistent TMA matmul, fused attention with
+# tensor descriptors, block-scaled matmul, grouped GEMM). Written for ptxsim; the tutorials' facts
+# (descriptor layouts, the packed scale-factor layout, the fp4 padding rule) carry over, not their code.
+
+@triton.jit
+def matmul_tma_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          NUM_PROGRAMS: tl.constexpr):
+    """C (f32) = A @ B^T with host-side tensor descriptors (triton.tools.tensor_descriptor.TensorDescriptor:
+    the CUtensorMap is a kernel parameter, followed by the shape and strides), persistent over tiles.
+    A is M x K, B is N x K (K-major), C is M x N."""
+    num_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * num_n, NUM_PROGRAMS, flatten=True):
+        pm = tile // num_n
+        pn = tile % num_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = a_desc.load([pm * BM, k])
+            b = b_desc.load([pn * BN, k])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([pm * BM, pn * BN], acc)
+
+
+@triton.jit
+def matmul_device_tma_persistent(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                                 BK: tl.constexpr, NUM_PROGRAMS: tl.constexpr):
+    """C (f16) = A @ B^T, e4m3 inputs, with descriptors built on the device (tl.make_tensor_descriptor),
+    persistent over tiles, and the epilogue stored as two BM x BN/2 halves (acc split along N)."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN // 2])
+    num_m = tl.cdiv(M, BM)
+    for tile in tl.range(tl.program_id(0), num_m * tl.cdiv(N, BN), NUM_PROGRAMS, flatten=True):
+        pm = tile % num_m  # column-major tile order
+        pn = tile // num_m
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            acc = tl.dot(a_desc.load([pm * BM, k]), b_desc.load([pn * BN, k]).T, acc)
+        halves = tl.reshape(acc, (BM, 2, BN // 2)).permute(0, 2, 1)
+        lo, hi = tl.split(halves)
+        c_desc.store([pm * BM, pn * BN], lo.to(tl.float16))
+        c_desc.store([pm * BM, pn * BN + BN // 2], hi.to(tl.float16))
+
+
+@triton.jit
+def attention_tma(q_desc, k_desc, v_desc, o_desc, seq_len, sm_scale, HEAD: tl.constexpr, BM: tl.constexpr,
+                  BN: tl.constexpr, CAUSAL: tl.constexpr):
+    """Flash-attention forward over batch x heads with host-side tensor descriptors: Q, K, V, O are
+    (heads * seq_len) x HEAD f16 (one head's rows after another); program (i, h) computes rows
+    i*BM.. of head h. Causal: the blocks left of the diagonal band without a mask, then the band
+    with one (two loops, as the tutorials split them)."""
+    start_m = tl.program_id(0) * BM
+    row0 = tl.program_id(1) * seq_len
+    rm = start_m + tl.arange(0, BM)
+    q = q_desc.load([row0 + start_m, 0])
+    m_i = tl.full((BM,), -float("inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, HEAD), tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    hi = start_m if CAUSAL else seq_len
+    for start_n in range(0, hi, BN):
+        k = k_desc.load([row0 + start_n, 0])
+        qk = tl.dot(q, k.T) * qk_scale
+        m_new = tl.maximum(m_i, tl.max(qk, axis=1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([row0 + start_n, 0]))
+        m_i = m_new
+    if CAUSAL:
+        for start_n in range(start_m, start_m + BM, BN):
+            rn = start_n + tl.arange(0, BN)
+            k = k_desc.load([row0 + start_n, 0])
+            qk = tl.dot(q, k.T) * qk_scale
+            qk = tl.where(rm[:, None] >= rn[None, :], qk, -float("inf"))
+            m_new = tl.maximum(m_i, tl.max(qk, axis=1))
+            p = tl.math.exp2(qk - m_new[:, None])
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, axis=1)
+            acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v_desc.load([row0 + start_n, 0]))
+            m_i = m_new
+    o_desc.store([row0 + start_m, 0], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def matmul_block_scaled(a_desc, as_ptr, b_desc, bs_ptr, c_desc, M, N, K, A_FMT: tl.constexpr, B_FMT: tl.constexpr,
+                        VEC: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C (f32) = (A * sA) @ (B * sB)^T with tl.dot_scaled. A is M x K and B is N x K (K-major; e2m1
+    operands packed two per byte along K, low nibble first), loaded through host-side tensor
+    descriptors. One scale per VEC elements of K (UE8M0 for e4m3 / mxfp, E4M3 for nvfp4), stored in
+    the packed 5D layout [MN/128, K/VEC/4, 32, 4, 4]: the scale of row r, K-group g sits at
+    [r/128, g/4, r%32, (r%128)/32, g%4]. One tile per program."""
+    A_PER_BYTE: tl.constexpr = 2 if A_FMT == "e2m1" else 1
+    B_PER_BYTE: tl.constexpr = 2 if B_FMT == "e2m1" else 1
+    SK: tl.constexpr = BK // VEC // 4  # 4-group chunks of scales per K block
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    chunk = tl.arange(0, SK * 512)
+    k_chunks = K // VEC // 4
+    sa_ptrs = as_ptr + (pm * (BM // 128) + tl.arange(0, BM // 128))[:, None] * (k_chunks * 512) + chunk[None, :]
+    sb_ptrs = bs_ptr + (pn * (BN // 128) + tl.arange(0, BN // 128))[:, None] * (k_chunks * 512) + chunk[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for kb in range(0, K // BK):
+        a = a_desc.load([pm * BM, kb * (BK // A_PER_BYTE)])
+        b = b_desc.load([pn * BN, kb * (BK // B_PER_BYTE)])
+        sa = tl.load(sa_ptrs + kb * SK * 512).reshape(BM // 128, SK, 32, 4, 4).trans(0, 3, 2, 1, 4)
+        sb = tl.load(sb_ptrs + kb * SK * 512).reshape(BN // 128, SK, 32, 4, 4).trans(0, 3, 2, 1, 4)
+        acc = tl.dot_scaled(a, sa.reshape(BM, BK // VEC), A_FMT, b.T, sb.reshape(BN, BK // VEC), B_FMT, acc)
+    c_desc.store([pm * BM, pn * BN], acc)
+
+
+@triton.jit
+def grouped_gemm(a_ptrs, b_ptrs, c_ptrs, sizes, lds, NUM_GROUPS: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                 BK: tl.constexpr, NUM_PROGRAMS: tl.constexpr):
+    """Several independent GEMMs C_g = A_g @ B_g (bf16 in, f32 out, row-major) in one launch. Problem
+    g's pointers are a_ptrs[g], b_ptrs[g], c_ptrs[g] (u64 arrays), its sizes sizes[3g..3g+2] = M, N, K
+    and its leading dimensions lds[3g..3g+2]. NUM_PROGRAMS programs walk the tiles of all problems
+    in order, each taking every NUM_PROGRAMS-th tile."""
+    pid = tl.program_id(0)
+    first = 0  # index of the first tile of the current problem
+    for g in range(NUM_GROUPS):
+        m = tl.load(sizes + 3 * g)
+        n = tl.load(sizes + 3 * g + 1)
+        k = tl.load(sizes + 3 * g + 2)
+        num_n = tl.cdiv(n, BN)
+        count = tl.cdiv(m, BM) * num_n
+        a = tl.load(a_ptrs + g).to(tl.pointer_type(tl.bfloat16))
+        b = tl.load(b_ptrs + g).to(tl.pointer_type(tl.bfloat16))
+        c = tl.load(c_ptrs + g).to(tl.pointer_type(tl.float32))
+        lda = tl.load(lds + 3 * g)
+        ldb = tl.load(lds + 3 * g + 1)
+        ldc = tl.load(lds + 3 * g + 2)
+        # this program's first tile in [first, first + count)
+        t = first + (pid - first % NUM_PROGRAMS + NUM_PROGRAMS) % NUM_PROGRAMS
+        while t < first + count:
+            local = t - first
+            rm = local // num_n * BM + tl.arange(0, BM)
+            rn = local % num_n * BN + tl.arange(0, BN)
+            rk = tl.arange(0, BK)
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for kk in range(0, k, BK):
+                av = tl.load(a + rm[:, None] * lda + (kk + rk)[None, :], mask=(rm[:, None] < m), other=0.0)
+                bv = tl.load(b + (kk + rk)[:, None] * ldb + rn[None, :], mask=(rn[None, :] < n), other=0.0)
+                acc = tl.dot(av, bv, acc)
+            tl.store(c + rm[:, None] * ldc + rn[None, :], acc, mask=(rm[:, None] < m) & (rn[None, :] < n))
+            t += NUM_PROGRAMS
+        first += count
