@@ -667,7 +667,7 @@ INSTANTIATE_TEST_SUITE_P(Arch, TritonKernel, ::testing::Values("sm_90a", "sm_100
 class TritonBlackwell : public TritonKernel {};
 
 // nvfp4: E2M1 x E2M1 with E4M3 scales per 16 (tcgen05.mma kind::mxf4nvf4.block_scale.block16).
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): ptxsim faults on Triton's
+// Regression (fixed in session 5): ptxsim faulted on Triton's
 // tcgen05.cp of the scale factors, "source shared-memory descriptor 0x...: base offset (bits 51:49)
 // must be 0 without swizzling"; an unswizzled descriptor's base offset is not a fault.
 TEST_P(TritonBlackwell, Nvfp4MatmulIsExact) {
@@ -680,9 +680,9 @@ TEST_P(TritonBlackwell, Nvfp4MatmulIsExact) {
 // Mixed mxfp8 x mxfp4: E4M3 A, E2M1 B. Triton loads the fp4 operand of a mixed-precision MMA
 // through a 16U4_ALIGN16B tensor map (each 8 packed bytes land in 16 bytes of shared memory), which
 // kind::mxf8f6f4 reads as its padded 4-bit layout.
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): ptxsim completes the padded
+// Regression (fixed in session 5): ptxsim completed the padded
 // load with the padded image's bytes (16384 per 128 x 128 box) instead of the packed 8192 that
-// Triton's expect_tx announces, and the run deadlocks with "tx-count is negative (-8192)".
+// Triton's expect_tx announces, and the run deadlocked with "tx-count is negative (-8192)".
 TEST_P(TritonBlackwell, MixedFp8Fp4MatmulWithPaddedFp4LoadsIsExact) {
   TRITON_SEED();
   ptxsim::model::GlobalMemory mem;
@@ -713,9 +713,9 @@ Params f16_operands(ptxsim::model::GlobalMemory& mem, const std::vector<DescMeta
 
 // Y = (X @ W1^T) @ W2^T with the intermediate rounded to f16 and written to tensor memory, where the
 // second MMA reads it as A (tcgen05.mma [d], [a_tmem], b_desc). |X @ W1^T| <= 1024 is exact in f16.
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): the kernel's first TMA load
+// Regression (fixed in session 5): the kernel's first TMA load
 // overwrites the shared-memory word tcgen05.alloc wrote the TMEM address to (Triton puts both at
-// the start of dynamic shared memory), and ptxsim still reports the MMA's read of it as "written by
+// the start of dynamic shared memory), and ptxsim used to report the MMA's read of it as "written by
 // generic-proxy stores with no fence.proxy.async since"; the async-proxy write supersedes them.
 TEST_P(TritonBlackwell, GluonMmaWithAInTensorMemoryIsExact) {
   TRITON_SEED();
@@ -803,9 +803,9 @@ void gluon_scaled(bool nv, std::mt19937_64& rng,
   expect_equal_floats(got, want);
 }
 
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): the kernel's first TMA load
+// Regression (fixed in session 5): the kernel's first TMA load
 // overwrites the shared-memory word tcgen05.alloc wrote the TMEM address to (Triton puts both at
-// the start of dynamic shared memory), and ptxsim still reports the MMA's read of it as "written by
+// the start of dynamic shared memory), and ptxsim used to report the MMA's read of it as "written by
 // generic-proxy stores with no fence.proxy.async since"; the async-proxy write supersedes them.
 TEST_P(TritonBlackwell, GluonMxfp8ScaledMmaWithScalesCopiedToTensorMemoryIsExact) {
   TRITON_SEED();
@@ -814,7 +814,7 @@ TEST_P(TritonBlackwell, GluonMxfp8ScaledMmaWithScalesCopiedToTensorMemoryIsExact
                [&](Params p) { return run(mem, "gluon_mma_scaled", p, {2, 2, 1}); });
 }
 
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): ptxsim faults on the
+// Regression (fixed in session 5): ptxsim faulted on the
 // tcgen05.cp of the scales, "source shared-memory descriptor 0x0008400800000460: base offset (bits
 // 51:49) must be 0 without swizzling"; an unswizzled descriptor's base offset is not a fault.
 TEST_P(TritonBlackwell, GluonNvfp4ScaledMmaWithScalesCopiedToTensorMemoryIsExact) {
@@ -827,9 +827,9 @@ TEST_P(TritonBlackwell, GluonNvfp4ScaledMmaWithScalesCopiedToTensorMemoryIsExact
 // gl.warp_specialize: a TMA-producer warp, an MMA warp and 4 epilogue warps (setmaxnreg), mbarrier
 // rings between them, two TMEM accumulators; three programs over 8 tiles; C is f16 (the exact sum
 // rounded to nearest even).
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): the kernel's first TMA load
+// Regression (fixed in session 5): the kernel's first TMA load
 // overwrites the shared-memory word tcgen05.alloc wrote the TMEM address to (Triton puts both at
-// the start of dynamic shared memory), and ptxsim still reports the MMA's read of it as "written by
+// the start of dynamic shared memory), and ptxsim used to report the MMA's read of it as "written by
 // generic-proxy stores with no fence.proxy.async since"; the async-proxy write supersedes them.
 TEST_P(TritonBlackwell, GluonWarpSpecializedMatmulIsExact) {
   TRITON_SEED();
@@ -875,9 +875,9 @@ TEST_P(TritonBlackwell, GluonClusterLaunchControlMatmulIsExact) {
 //   2-CTA: tcgen05.mma.cta_group::2 issued by the even CTA over both CTAs' A and B halves, TMA loads
 //   with .cta_group::2 completing on the pair's barrier, the commit multicast to the pair.
 //   Multicast: B broadcast to both CTAs by one .multicast::cluster TMA, cta_group::1 MMAs per CTA.
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): the kernel's first TMA load
+// Regression (fixed in session 5): the kernel's first TMA load
 // overwrites the shared-memory word tcgen05.alloc wrote the TMEM address to (Triton puts both at
-// the start of dynamic shared memory), and ptxsim still reports the MMA's read of it as "written by
+// the start of dynamic shared memory), and ptxsim used to report the MMA's read of it as "written by
 // generic-proxy stores with no fence.proxy.async since"; the async-proxy write supersedes them.
 TEST_P(TritonBlackwell, GluonTwoCtaMmaInAClusterOfTwoIsExact) {
   TRITON_SEED();
@@ -894,9 +894,9 @@ TEST_P(TritonBlackwell, GluonTwoCtaMmaInAClusterOfTwoIsExact) {
   expect_equal_floats(download<float>(mem, gc, size_t(M) * N), int_gemm(A, B, M, N, K, true));
 }
 
-// KNOWN SIMULATOR BUG (fix pending, expected to pass once it lands): the kernel's first TMA load
+// Regression (fixed in session 5): the kernel's first TMA load
 // overwrites the shared-memory word tcgen05.alloc wrote the TMEM address to (Triton puts both at
-// the start of dynamic shared memory), and ptxsim still reports the MMA's read of it as "written by
+// the start of dynamic shared memory), and ptxsim used to report the MMA's read of it as "written by
 // generic-proxy stores with no fence.proxy.async since"; the async-proxy write supersedes them.
 TEST_P(TritonBlackwell, GluonMulticastTmaInAClusterOfTwoIsExact) {
   TRITON_SEED();
