@@ -297,19 +297,12 @@ std::optional<std::string> validate(const SmemDescriptor& d) {
   if (d.layout_type == 1)
     return pre + "layout type (bits 63:61) = 1 (128B swizzle with 32B atom) is not simulated by ptxsim";
   if (d.lbo_mode) return pre + "LBO mode (bit 52) = 1 (absolute address, sm_103a) is not simulated by ptxsim";
-  // Without swizzling there is no pattern for the base offset to align: the field has no effect and
-  // any value is accepted (docs/tcgen05.md "Shared-memory descriptors"; Triton sets it on the
-  // unswizzled scale-factor copies of its block-scaled matmuls).
-  if (d.layout_type != 0) {
-    // The pattern repeats every 8 rows of swizzle_bytes(); a matrix starting at row r of it has
-    // base offset r (PTX: (start >> 7) & 7 when not at a pattern boundary).
-    const uint32_t pattern = 8 * d.swizzle_bytes();
-    const uint32_t expected = (d.start_bytes() & (pattern - 1)) >> 7;
-    if (d.base_offset != expected)
-      return pre + "base offset (bits 51:49) = " + std::to_string(d.base_offset) + " but the matrix starts at " +
-             hex(d.start_bytes(), 4) + ", row " + std::to_string(expected) + " of its " + std::to_string(pattern) +
-             "-byte swizzle pattern (the rule: base offset = (start >> 7) & 7 when not pattern-aligned)";
-  }
+  // The base offset (bits 51:49) is never an error. Without swizzling it has nothing to align
+  // (Triton sets it on unswizzled scale-factor copies). With swizzling it says where the pattern's
+  // row 0 lies relative to the 8-row boundary, which the descriptor alone cannot reveal: a matrix may
+  // start mid-pattern in a pattern anchored at an aligned address (CUTLASS advances the start address
+  // across a TMA-written tile and keeps base offset 0), and the address model honours the field
+  // (element_address). docs/tcgen05.md "Shared-memory descriptors".
   return std::nullopt;
 }
 

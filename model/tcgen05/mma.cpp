@@ -107,7 +107,11 @@ uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t b, uint3
     off = swz ? mb % sw + (mb / sw) * lbo + (k % 8) * sw + (k / 8) * sbo
               : mb % 16 + (mb / 16) * sbo + (k % 8) * 16 + (k / 8) * lbo;
   }
-  return swizzle(d.layout_type, start + off);
+  if (!swz) return start + off;
+  // The XOR phase comes from the address bits, counted from the pattern's row 0: base offset r puts
+  // row 0 r rows above the aligned boundary (the same reading as wgmma's descriptor).
+  const uint32_t shift = d.base_offset << 7;
+  return swizzle(d.layout_type, start + off - shift) + shift;
 }
 
 tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n, bool ws) {
