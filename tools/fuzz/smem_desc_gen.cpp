@@ -117,8 +117,7 @@ std::vector<DescRule> isa_wgmma_desc_broken_rules(uint64_t w) {
   // Fields: 13:0 start, 29:16 LBO, 45:32 SBO, 51:49 base offset, 63:62 swizzle; the rest reserved.
   if (field(w, 14, 2) || field(w, 30, 2) || field(w, 46, 3) || field(w, 52, 10))
     out.push_back({"reserved bits (15:14, 31:30, 48:46, 61:52) are 0", "reserved bits"});
-  if (field(w, 62, 2) == 0 && field(w, 49, 3))
-    out.push_back({"base offset only with a swizzle", "base offset (bits 51:49)"});
+  // No base-offset rule: it has no meaning without a swizzle, and with one it places the pattern.
   return out;
 }
 
