@@ -52,7 +52,7 @@ const char* space_name(Space s) {
 
 // ---- memory access --------------------------------------------------------------------------
 
-uint8_t* ExecCtx::mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
+uint8_t* ExecCtx::mem_checked(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
   // Fast path: an aligned access inside the executing CTA's own shared memory that touches no live
   // mbarrier and nothing in flight (the common case of a shared-memory loop). Anything else takes
   // the full path below, which reports what is wrong.
@@ -686,18 +686,24 @@ void Engine::merge(Warp& w, size_t gi) {
 
 void Engine::merge_all(Warp& w) {
   // Only groups at the same pc can merge, and after most steps of a diverged warp no two are: find
-  // that out from the pcs alone (a 64-entry open-addressing set; a warp has at most 32 groups)
-  // before the pairwise pass.
-  uint32_t seen[64] = {};
+  // that out from the pcs alone before the pairwise pass (pairwise for a few groups, else a
+  // 64-entry open-addressing set: a warp has at most 32 groups).
+  const size_t n = w.groups.size();
   bool same_pc = false;
-  for (const Group& g : w.groups) {
-    uint32_t h = (g.pc * 2654435761u) >> 26;
-    while (seen[h] && seen[h] != g.pc + 1) h = (h + 1) & 63;
-    if (seen[h]) {
-      same_pc = true;
-      break;
+  if (n <= 8) {
+    for (size_t i = 0; i + 1 < n && !same_pc; ++i)
+      for (size_t j = i + 1; j < n && !same_pc; ++j) same_pc = w.groups[i].pc == w.groups[j].pc;
+  } else {
+    uint32_t seen[64] = {};
+    for (const Group& g : w.groups) {
+      uint32_t h = (g.pc * 2654435761u) >> 26;
+      while (seen[h] && seen[h] != g.pc + 1) h = (h + 1) & 63;
+      if (seen[h]) {
+        same_pc = true;
+        break;
+      }
+      seen[h] = g.pc + 1;
     }
-    seen[h] = g.pc + 1;
   }
   if (!same_pc) return;
   for (size_t i = 0; i < w.groups.size(); ++i) merge(w, i);
@@ -788,6 +794,7 @@ bool Engine::step(Warp& w, int gi) {
   const Function& fn = *f.fn;
   ExecCtx c;
   c.eng = this;
+  c.global = &global;
   c.warp = &w;
   c.cta = w.cta;
   c.group = g;

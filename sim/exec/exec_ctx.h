@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "model/memory/global_memory.h"
 #include "sim/exec/address_space.h"
 #include "sim/exec/instr.h"
 
@@ -30,6 +31,7 @@ enum class Access : uint8_t { Read, Write, Atomic };
 struct ExecCtx {
   uint64_t* regs = nullptr;  // regs[slot * 32 + lane] of the current frame
   Engine* eng = nullptr;
+  model::GlobalMemory* global = nullptr;  // the engine's, for the inline global-access fast path
   Warp* warp = nullptr;
   Cta* cta = nullptr;
   Group* group = nullptr;    // the thread group executing (control flow changes its pc)
@@ -43,7 +45,17 @@ struct ExecCtx {
 
   // Host pointer for `size` bytes at `addr` in `space` for `lane`; faults (throws KernelFault) when
   // the range is outside the space, not naturally aligned to `align`, or unmapped.
-  uint8_t* mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc);
+  uint8_t* mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
+    // Fast path: an aligned access inside one global allocation (or .const variable); everything
+    // else, including every fault, goes through mem_checked.
+    const bool global_space = space == Space::Global || space == Space::Const ||
+                              (space == Space::Generic && !in_window(addr, kSharedWindow) &&
+                               !in_window(addr, kLocalWindow) && !in_window(addr, kParamWindow));
+    if (global_space && !(addr & (align - 1)))
+      if (uint8_t* p = global->translate(addr, size)) return p;
+    return mem_checked(space, addr, size, align, lane, acc);
+  }
+  uint8_t* mem_checked(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc);
 
   [[noreturn]] void fault(const std::string& kind, const std::string& message) const {
     throw KernelFault{message, kind};
