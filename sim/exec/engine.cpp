@@ -583,6 +583,7 @@ void Engine::block(ExecCtx& c, WaitKind kind, uint64_t obj, uint64_t gen) {
   g.wait = kind;
   g.wait_obj = obj;
   g.wait_gen = gen;
+  g.may_time_out = false;  // only a try_wait sets it, after blocking
 }
 
 void Engine::wake(WaitKind kind, uint64_t obj, uint64_t gen) {
@@ -707,6 +708,26 @@ void Engine::merge_all(Warp& w) {
   }
   if (!same_pc) return;
   for (size_t i = 0; i < w.groups.size(); ++i) merge(w, i);
+}
+
+bool Engine::time_out_try_waits() {
+  bool any = false;
+  auto release_in = [&](std::vector<std::unique_ptr<Cta>>& in) {
+    for (auto& cta : in)
+      for (auto& w : cta->warps)
+        for (auto& g : w.groups)
+          if (g.state == GroupState::Blocked && g.may_time_out) {
+            g.state = GroupState::Ready;
+            g.wait = WaitKind::None;
+            g.resumed = true;
+            g.may_time_out = false;
+            g.timed_out = true;
+            any = true;
+          }
+  };
+  release_in(ctas);
+  for (auto& p : parked) release_in(p.ctas);
+  return any;
 }
 
 void Engine::remove_empty(Warp& w) {
@@ -1128,6 +1149,8 @@ RunResult Engine::run() {
       }
       if (all_done && async_.empty()) break;
       if (all_done) continue;  // let in-flight operations finish
+      // Nothing can progress: suspended try_waits reach their time limit first (they return false).
+      if (progress == 0 && !async_progress && time_out_try_waits()) continue;
       if (progress == 0 && !async_progress) {
         res.report.clear();
         each_cluster([&] { res.report += deadlock_report(); });

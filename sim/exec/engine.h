@@ -57,6 +57,11 @@ struct Group {
   // unchanged, it is spinning, and it blocks until the barrier changes.
   uint32_t spin_pc = ~0u;
   uint64_t spin_version = 0;
+  // mbarrier.try_wait suspends "until the phase completes or the suspend time limit expires". A
+  // group blocked in a try_wait that may time out (not a spin back into the same try_wait) is
+  // released with `timed_out` when nothing else can progress, and the try_wait then returns false.
+  bool may_time_out = false;
+  bool timed_out = false;
 };
 
 struct Cta;
@@ -305,6 +310,7 @@ class Engine {
   bool step(Warp& w, int gi);
   bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec);
   void merge(Warp& w, size_t gi);
+  bool time_out_try_waits();
   void merge_all(Warp& w);
   void remove_empty(Warp& w);
   void on_threads_exit(Cta& cta, Warp& w, uint32_t lanes);

@@ -126,14 +126,23 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
     if (ok) done |= 1u << l;
     else if (!first_pending) first_pending = m;
   });
-  if (first_pending && in.b) {
-    // try_wait: the thread suspends until the barrier changes; it is re-executed then.
+  Group& g = *c.group;
+  if (first_pending && in.b && g.timed_out) {
+    g.timed_out = false;  // the suspend time limit expired: try_wait returns false
+  } else if (first_pending && in.b) {
+    // try_wait: the thread suspends until the barrier changes; it is re-executed then. Unless it
+    // came straight back to this try_wait with the barrier unchanged (a spin loop, which only the
+    // barrier can end), the suspension may time out when nothing else can progress: a try_wait
+    // used as a probe (CUTLASS's producer_try_acquire) returns false on the hardware then.
+    const bool spinning = g.spin_pc == c.pc && g.spin_version == first_pending->version;
+    g.spin_pc = c.pc;
+    g.spin_version = first_pending->version;
     c.eng->block(c, WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(first_pending)), first_pending->version + 1);
+    g.may_time_out = !spinning;
     c.hold = true;
     return;
   }
-  if (first_pending) {
-    Group& g = *c.group;
+  if (first_pending && !in.b) {
     if (g.spin_pc == c.pc && g.spin_version == first_pending->version) {
       // The group came back to the same test_wait with the barrier unchanged: it is spinning.
       c.eng->block(c, WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(first_pending)), first_pending->version + 1);

@@ -3,8 +3,14 @@
 // de-allocation ... the first warp to perform the operation could block until the second warp in
 // the Peer CTA also performs the operation".
 //
-// ptxsim takes the blocking reading, the one that exposes the ISA's Table 48 hang every time: the
-// first warp to arrive waits (WaitKind::Custom on its CTA's pair_op) until the peer CTA's warp
+// The collective rule names allocation and de-allocation only. relinquish_alloc_permit.cta_group::2
+// does not wait for the peer: each CTA's warp gives up its own CTA's permit for pair allocations
+// when it issues it (a later alloc.cta_group::2 then fails in that CTA). CUTLASS's block-scaled
+// 2-SM kernels (example 72c) relinquish in the peer CTA long before the leader's MMA warp does, and
+// the leader's progress depends on the peer's, so a blocking relinquish would hang them.
+//
+// For alloc and dealloc ptxsim takes the blocking reading, the one that exposes the ISA's Table 48
+// hang every time: the first warp to arrive waits (WaitKind::Custom on its CTA's pair_op) until the peer CTA's warp
 // issues the same operation; that second warp performs it for both CTAs and wakes the first. An
 // allocation takes the same columns in both CTAs (the MMAs of the pair use one TMEM address for
 // both), and when they do not fit, the second warp waits for a dealloc as a .cta_group::1 alloc
@@ -48,6 +54,11 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
   const std::string what = name_of(kind);
   Tcgen05Cta& st = state(c);
   use_cta_group(c, what.c_str(), 2);
+  if (kind == kRelinquish) {  // not collective: this CTA's permit, now (see the top of the file)
+    (void)cta_group_ctas(c, 2, what);  // the peer CTA must exist
+    if (auto e = st.alloc.relinquish(2)) c.fault("error", what + ": " + *e);
+    return;
+  }
   Tcgen05Cta::PairOp& mine = st.pair_op;
   // Woken after the peer performed it.
   if (mine.kind == kind && mine.done) {
@@ -85,7 +96,7 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
   const std::string peer_at = " at line " + std::to_string(theirs.line) + " of the peer CTA (rank " + std::to_string(peer->rank) + ")";
   if (theirs.kind != kind)
     c.fault("error", what + " meets the " + name_of(theirs.kind) + peer_at + "; the two warps must issue the same operation");
-  if (kind != kRelinquish && theirs.ncols != mine.ncols)
+  if (theirs.ncols != mine.ncols)
     c.fault("error", what + ": nCols = " + std::to_string(mine.ncols) + " differs from nCols = " + std::to_string(theirs.ncols) +
                          " of the one" + peer_at);
   if (kind == kDealloc && theirs.column != mine.column)
@@ -120,9 +131,6 @@ void exec_pair_alloc_op(ExecCtx& c, const Instr& in, uint32_t mask, uint8_t kind
         c.fault("error", what + ": in CTA rank " + std::to_string(pair[v]->rank) + ": " + *e);
       c.eng->wake(WaitKind::Custom, key(&both[v]->alloc), both[v]->alloc.version());
     }
-  } else {
-    for (int v = 0; v < 2; ++v)
-      if (auto e = both[v]->alloc.relinquish(2)) c.fault("error", what + ": " + *e);
   }
   theirs.done = true;
   c.eng->wake(WaitKind::Custom, key(&ps->pair_op), ++ps->pair_version);

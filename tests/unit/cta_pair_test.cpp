@@ -107,3 +107,119 @@ TEST(CtaPair, PeerBitMaskedBarrierCollectsBothCtasTransactionBytes) {
     EXPECT_EQ(read(mem, out, g.size()), g);
   }
 }
+
+// tcgen05.relinquish_alloc_permit.cta_group::2 is not collective (the ISA's collective rule names
+// allocation and de-allocation): the odd CTA relinquishes and then signals the even one, which
+// relinquishes only after that signal. A blocking relinquish would hang here, as it hung CUTLASS's
+// example 72c. The pair then deallocates collectively.
+TEST(CtaPair, RelinquishDoesNotWaitForThePeer) {
+  const std::string ptx = R"(.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 8 .b64 sig;
+  .shared .align 4 .b32 taddr;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %cluster_ctarank;
+  mov.u32 %r2, %tid.x;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [sig], 1;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [taddr], 32;
+  setp.eq.u32 %p2, %r1, 0;
+  @%p2 bra $leader;
+  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
+  mov.u32 %r3, sig;
+  and.b32 %r4, %r3, -16777217;
+  @%p1 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r4];
+  bra $done;
+$leader:
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [sig], 0;
+  @!%p3 bra $wait;
+  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
+$done:
+  ld.shared.u32 %r5, [taddr];
+  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r5, 32;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  @%p1 st.global.u32 [%rd3], %r5;
+  ret;
+}
+)";
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t out = alloc(mem, 8, "out");
+  Params p;
+  p.add(out);
+  Launched r = launch(ptx, mem, p, {2, 1, 1}, {32, 1, 1}, {2, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_TRUE(r.result.diagnostics.empty()) << r.all_diagnostics();
+  const auto got = read(mem, out, 8);
+  EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.begin() + 4), std::vector<uint8_t>(got.begin() + 4, got.end()));
+}
+
+// mbarrier.try_wait suspends until the phase completes "or the suspend time limit expires". A
+// try_wait used as a probe (CUTLASS's producer_try_acquire peeks at the next stage's barrier before
+// it issues the loads the consumer needs to release that stage) must return false when nothing
+// else can progress, not hang the kernel; a try_wait spin loop that nothing can end is still a
+// deadlock, reported as one.
+TEST(Mbarrier, TryWaitProbeTimesOutWhenNothingElseCanProgress) {
+  const std::string probe = R"(.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .shared .align 8 .b64 empty;
+  .shared .align 8 .b64 full;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [empty], 1;
+  @%p1 mbarrier.init.shared::cta.b64 [full], 1;
+  bar.sync 0;
+  setp.ne.u32 %p2, %r2, 0;
+  @%p2 bra $consumer;
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [empty], 0;   // probe: not complete yet
+  selp.u32 %r3, 1, 0, %p3;
+  @%p1 mbarrier.arrive.shared::cta.b64 _, [full];            // what the consumer waits for
+$pwait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [empty], 0;
+  @!%p3 bra $pwait;
+  ld.param.u64 %rd1, [out];
+  @%p1 st.global.u32 [%rd1], %r3;
+  bra $done;
+$consumer:
+$cwait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [full], 0;
+  @!%p3 bra $cwait;
+  setp.eq.u32 %p1, %r1, 32;
+  @%p1 mbarrier.arrive.shared::cta.b64 _, [empty];
+$done:
+  ret;
+}
+)";
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t out = alloc(mem, 4, "out");  // poisoned 0xAB
+  Params p;
+  p.add(out);
+  Launched r = launch(probe, mem, p, {1, 1, 1}, {64, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_TRUE(r.result.diagnostics.empty()) << r.all_diagnostics();
+  EXPECT_EQ(read(mem, out, 4), std::vector<uint8_t>(4, 0));  // the probe returned false
+
+  // Without the consumer's release the producer's spin loop can never end: a deadlock, whose report
+  // names the barrier.
+  std::string stuck = probe;
+  stuck.replace(stuck.find("@%p1 mbarrier.arrive.shared::cta.b64 _, [empty];"), 48, "");
+  Launched s = launch(stuck, mem, p, {1, 1, 1}, {64, 1, 1});
+  ASSERT_EQ(s.result.status, ptxsim::RunStatus::Deadlock) << s.all_diagnostics();
+  EXPECT_NE(s.result.report.find("1 of 1 arrival(s) missing in phase 0"), std::string::npos) << s.result.report;
+}
