@@ -730,6 +730,31 @@ bool Engine::time_out_try_waits() {
   return any;
 }
 
+// After a diverged warp's group gi ran one instruction: while it stays strictly below every other
+// group's pc (all in frames of one depth), pick would choose it again and no merge can involve it,
+// so it runs on without the per-instruction passes over the groups. Exactly the schedule of the
+// plain loop: it stops where pick would rotate, and on any split, block, exit, call or return.
+void Engine::run_lowest(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
+  const size_t count = w.groups.size();
+  if (count < 2 || gi >= count) return;
+  const Frame* frame = w.groups[gi].frame.get();
+  uint32_t limit = ~0u;
+  for (size_t j = 0; j < count; ++j) {
+    if (j == gi) continue;
+    const Group& o = w.groups[j];
+    if (o.frame->depth != frame->depth) return;  // pick weighs depths: leave it to the plain loop
+    limit = std::min(limit, o.pc);
+  }
+  while (n < budget && w.groups.size() == count) {
+    const Group& g = w.groups[gi];
+    if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) return;
+    if ((w.diverged_steps + 1) % kRotateEvery == 0) return;  // the next pick rotates
+    ++w.diverged_steps;                                       // as pick would count it
+    if (!step(w, int(gi))) return;
+    ++n;
+  }
+}
+
 void Engine::remove_empty(Warp& w) {
   w.groups.erase(std::remove_if(w.groups.begin(), w.groups.end(), [](const Group& g) { return g.mask == 0; }),
                  w.groups.end());
@@ -876,7 +901,10 @@ uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
       break;
     }
     bool ran = step(w, gi);
-    if (ran) ++n;
+    if (ran) {
+      ++n;
+      run_lowest(w, size_t(gi), budget, n);
+    }
     remove_empty(w);
     merge_all(w);
   }

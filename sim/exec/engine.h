@@ -311,6 +311,7 @@ class Engine {
   bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec);
   void merge(Warp& w, size_t gi);
   bool time_out_try_waits();
+  void run_lowest(Warp& w, size_t gi, uint64_t budget, uint64_t& n);
   void merge_all(Warp& w);
   void remove_empty(Warp& w);
   void on_threads_exit(Cta& cta, Warp& w, uint32_t lanes);
