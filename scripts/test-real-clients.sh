@@ -43,21 +43,21 @@ cute_03_mma_tma_multicast_sm100|100a|cute/tutorial/blackwell/03_mma_tma_multicas
 cute_04_mma_tma_2sm_sm100|100a|cute/tutorial/blackwell/04_mma_tma_2sm_sm100.cu|ci||512 1024 256|^Execution is successful\.
 cute_05_mma_tma_epi_sm100|100a|cute/tutorial/blackwell/05_mma_tma_epi_sm100.cu|ci||512 1024 256|^Execution is successful\.
 48_hopper_warp_specialized_gemm|90a|48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
-49_collective_builder|90a|49_hopper_gemm_with_collective_builder/49_collective_builder.cu|||--m=256 --n=256 --k=256|: Passed$
-70_blackwell_fp16_gemm|100a|70_blackwell_gemm/70_blackwell_fp16_gemm.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
+49_collective_builder|90a|49_hopper_gemm_with_collective_builder/49_collective_builder.cu|ci||--m=256 --n=256 --k=256|: Passed$
+70_blackwell_fp16_gemm|100a|70_blackwell_gemm/70_blackwell_fp16_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 70_blackwell_fp8_gemm|100a|70_blackwell_gemm/70_blackwell_fp8_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
-71_blackwell_gemm_with_collective_builder|100a|71_blackwell_gemm_with_collective_builder/71_blackwell_gemm_with_collective_builder.cu|||--m=256 --n=256 --k=256|: Passed$
+71_blackwell_gemm_with_collective_builder|100a|71_blackwell_gemm_with_collective_builder/71_blackwell_gemm_with_collective_builder.cu|ci||--m=256 --n=256 --k=256|: Passed$
 72b_blackwell_nvfp4_nvfp4_gemm|100a|72_blackwell_narrow_precision_gemm/72b_blackwell_nvfp4_nvfp4_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 72a_blackwell_nvfp4_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72a_blackwell_nvfp4_bf16_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 72c_blackwell_mixed_mxfp8_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72c_blackwell_mixed_mxfp8_bf16_gemm.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 81_blackwell_gemm_blockwise|100a|81_blackwell_gemm_blockwise/81_blackwell_gemm_blockwise.cu|ci||--m=256 --n=128 --k=128 --iterations=0|Disposition: Passed
 54_hopper_fp8_warp_specialized_gemm|90a|54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
-57_hopper_grouped_gemm|90a|57_hopper_grouped_gemm/57_hopper_grouped_gemm.cu|||--m=256 --n=128 --k=128 --groups=2 --iterations=0|Disposition: Passed
+57_hopper_grouped_gemm|90a|57_hopper_grouped_gemm/57_hopper_grouped_gemm.cu|ci||--m=256 --n=128 --k=128 --groups=2 --iterations=0|Disposition: Passed
 62_hopper_sparse_gemm|90a|62_hopper_sparse_gemm/62_hopper_sparse_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0 --warmup=0|Disposition: Passed
 74_blackwell_gemm_streamk|100a|74_blackwell_gemm_streamk/blackwell_gemm_streamk.cu|ci||--m=256 --n=256 --k=1024 --decomposition=StreamK --iterations=0|Disposition: Passed
 77_blackwell_fmha|100a|77_blackwell_fmha/77_blackwell_fmha.cu|ci|--use_fast_math|--b=1 --h=1 --q=256 --k=256 --d=64 --verify --warmup_iterations=0 --iterations=1|\[OK\]
 83_blackwell_sparse_gemm|100a|83_blackwell_sparse_gemm/83_blackwell_sparse_gemm.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
-88_hopper_fmha|90a|88_hopper_fmha/88_hopper_fmha.cu||--use_fast_math|--b=1 --h=1 --q=256 --k=256 --d=64 --verify --iterations=0|\[OK\]
+88_hopper_fmha|90a|88_hopper_fmha/88_hopper_fmha.cu|ci|--use_fast_math|--b=1 --h=1 --q=256 --k=256 --d=64 --verify --iterations=0|\[OK\]
 EOF
 )
 
