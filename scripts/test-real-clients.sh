@@ -21,7 +21,6 @@
 # yet is a failure, with its reason: never a skip.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-repo="$(pwd)"
 
 CUTLASS_VERSION=4.2.0.0
 NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
@@ -31,8 +30,15 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 #   verdict: an extended regex the program's stdout must match; in addition the exit status must
 #            be 0 and stdout must not say Failed/failed/waived (CUTLASS examples that cannot run on
 #            the device they find print "waived" or "requires ..." and exit 0).
-# Problem sizes are the smallest each program accepts (its tiles must divide them); iterations
-# come from the program's own options (the cute tutorials time 100 runs and have no option).
+# Problem sizes are small ones each program accepts; iterations come from the program's own
+# options (the cute tutorials time 100 runs and have no option for it). The Ampere/Hopper cute
+# tutorials check nothing themselves (they print GFlop/s): exit status and CUDA errors only.
+# Sizes below these are bugs of the programs that ptxsim reports:
+#   sgemm_sm80: its default N,T path is dropped by g++ -O3 from the host code (no launch at
+#               all, on a GPU too), hence T N;
+#   wgmma_sm90: the cp.async prologue reads k-tile 1 unchecked, out of bounds at K < 128;
+#   wgmma_tma_sm90: cluster 2x1 rounds the grid up to 2 CTAs in M; the second writes C out of
+#               bounds at M < 256.
 PROGRAMS=$(cat <<'EOF'
 cute_sgemm_sm80|90a|cute/tutorial/sgemm_sm80.cu|ci||128 128 64 T N|^CUTE_GEMM:
 cute_wgmma_sm90|90a|cute/tutorial/hopper/wgmma_sm90.cu|ci||128 128 128|^CUTE_GEMM:
@@ -49,7 +55,7 @@ cute_05_mma_tma_epi_sm100|100a|cute/tutorial/blackwell/05_mma_tma_epi_sm100.cu|c
 71_blackwell_gemm_with_collective_builder|100a|71_blackwell_gemm_with_collective_builder/71_blackwell_gemm_with_collective_builder.cu|||--m=256 --n=256 --k=256|: Passed$
 72b_blackwell_nvfp4_nvfp4_gemm|100a|72_blackwell_narrow_precision_gemm/72b_blackwell_nvfp4_nvfp4_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 72a_blackwell_nvfp4_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72a_blackwell_nvfp4_bf16_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
-72c_blackwell_mixed_mxfp8_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72c_blackwell_mixed_mxfp8_bf16_gemm.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
+72c_blackwell_mixed_mxfp8_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72c_blackwell_mixed_mxfp8_bf16_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 81_blackwell_gemm_blockwise|100a|81_blackwell_gemm_blockwise/81_blackwell_gemm_blockwise.cu|ci||--m=256 --n=128 --k=128 --iterations=0|Disposition: Passed
 54_hopper_fp8_warp_specialized_gemm|90a|54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 57_hopper_grouped_gemm|90a|57_hopper_grouped_gemm/57_hopper_grouped_gemm.cu|ci||--m=256 --n=128 --k=128 --groups=2 --iterations=0|Disposition: Passed
