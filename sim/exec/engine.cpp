@@ -65,9 +65,7 @@ uint8_t* ExecCtx::mem_checked(Space space, uint64_t addr, uint32_t size, uint32_
       bool clean = true;
       if (own.live_mbars)
         for (uint32_t w = off / 8; w <= (off + size - 1) / 8; ++w) clean &= !own.mbar_word[w];
-      const uint32_t c0 = off / 16, c1 = (off + size - 1) / 16;
-      if (own.async_dst)
-        for (uint32_t ch = c0; ch <= c1; ++ch) clean &= !own.async_writing[ch] && (acc == Access::Read || !own.async_reading[ch]);
+      if (own.async_dst) clean &= !own.async_overlaps(off, size, acc != Access::Read);
       if (clean) {
         if (acc != Access::Read) own.generic_writes.mark(off, size);
         return own.smem.data() + off;
@@ -238,11 +236,7 @@ bool Engine::complete_due_async(bool force_one) {
 
 void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write) {
   // The per-chunk counts say whether anything in flight overlaps; only then look for which.
-  bool overlaps = false;
-  const uint32_t last = std::min<uint32_t>((off + size - 1) / 16, uint32_t(cta.async_writing.size()) - 1);
-  for (uint32_t ch = off / 16; ch <= last && !overlaps; ++ch)
-    overlaps = cta.async_writing[ch] || (write && cta.async_reading[ch]);
-  if (!overlaps) return;
+  if (!cta.async_overlaps(off, size, write)) return;
   const AsyncOp* first = nullptr;  // the earliest issued of the overlapping operations
   for (const AsyncOp& op : async_) {
     if (op.dst_cta != &cta || off + size <= op.dst_off || off >= op.dst_off + op.dst_bytes) continue;
@@ -587,22 +581,16 @@ void Engine::block(ExecCtx& c, WaitKind kind, uint64_t obj, uint64_t gen) {
 }
 
 void Engine::wake(WaitKind kind, uint64_t obj, uint64_t gen) {
-  auto wake_in = [&](std::vector<std::unique_ptr<Cta>>& in) {
-    for (auto& cta : in)
-      for (auto& w : cta->warps)
-        for (auto& g : w.groups)
-          if (g.state == GroupState::Blocked && g.wait == kind && g.wait_obj == obj && g.wait_gen <= gen) {
-            g.state = GroupState::Ready;
-            g.wait = WaitKind::None;
-            g.resumed = true;
-          }
-  };
-  wake_in(ctas);
   // Async completions run while no cluster is swapped in. Every cluster's barrier.cluster lives at
   // &cluster_barrier, so that object is not unique to a parked cluster (and only its own threads,
   // swapped in, complete it).
-  if (kind != WaitKind::ClusterBarrier)
-    for (auto& p : parked) wake_in(p.ctas);
+  each_group(kind != WaitKind::ClusterBarrier, [&](Group& g) {
+    if (g.state == GroupState::Blocked && g.wait == kind && g.wait_obj == obj && g.wait_gen <= gen) {
+      g.state = GroupState::Ready;
+      g.wait = WaitKind::None;
+      g.resumed = true;
+    }
+  });
 }
 
 bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned) {
@@ -712,21 +700,16 @@ void Engine::merge_all(Warp& w) {
 
 bool Engine::time_out_try_waits() {
   bool any = false;
-  auto release_in = [&](std::vector<std::unique_ptr<Cta>>& in) {
-    for (auto& cta : in)
-      for (auto& w : cta->warps)
-        for (auto& g : w.groups)
-          if (g.state == GroupState::Blocked && g.may_time_out) {
-            g.state = GroupState::Ready;
-            g.wait = WaitKind::None;
-            g.resumed = true;
-            g.may_time_out = false;
-            g.timed_out = true;
-            any = true;
-          }
-  };
-  release_in(ctas);
-  for (auto& p : parked) release_in(p.ctas);
+  each_group(true, [&](Group& g) {
+    if (g.state == GroupState::Blocked && g.may_time_out) {
+      g.state = GroupState::Ready;
+      g.wait = WaitKind::None;
+      g.resumed = true;
+      g.may_time_out = false;
+      g.timed_out = true;
+      any = true;
+    }
+  });
   return any;
 }
 

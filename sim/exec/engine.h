@@ -199,6 +199,14 @@ struct Cta {
   // Per 16-byte chunk of smem: how many in-flight async operations write it / read it (only as a
   // source), so a plain access checks for a race in O(1) instead of scanning what is in flight.
   std::vector<uint32_t> async_writing, async_reading;
+  // Whether an in-flight operation overlaps [off, off + size): one writing it, or, for a write, one
+  // reading it as its source.
+  bool async_overlaps(uint32_t off, uint32_t size, bool write) const {
+    const uint32_t last = std::min<uint32_t>((off + size - 1) / 16, uint32_t(async_writing.size()) - 1);
+    for (uint32_t ch = off / 16; ch <= last; ++ch)
+      if (async_writing[ch] || (write && async_reading[ch])) return true;
+    return false;
+  }
   // Bytes of smem written through the generic proxy since the last fence.proxy.async and not
   // overwritten through the async proxy since (an async-proxy read of them is a hazard).
   GenericWrites generic_writes;
@@ -311,6 +319,19 @@ class Engine {
   bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec);
   void merge(Warp& w, size_t gi);
   bool time_out_try_waits();
+  // Calls f(group) for every group of the current cluster's warps and, with `parked_too`, of the
+  // parked clusters' (cooperative launches).
+  template <class F>
+  void each_group(bool parked_too, F&& f) {
+    auto in = [&](std::vector<std::unique_ptr<Cta>>& cs) {
+      for (auto& cta : cs)
+        for (auto& w : cta->warps)
+          for (auto& g : w.groups) f(g);
+    };
+    in(ctas);
+    if (parked_too)
+      for (auto& p : parked) in(p.ctas);
+  }
   void run_lowest(Warp& w, size_t gi, uint64_t budget, uint64_t& n);
   void merge_all(Warp& w);
   void remove_empty(Warp& w);
