@@ -164,8 +164,9 @@ class PtxsimLauncher:
         global last_launch
         from triton.runtime import _allocation
         flat: list = []
+        descs: list = []  # descriptors so far: the i-th takes tensordesc_meta[i]
         for sig, arg in zip(self.signature, args):
-            self._flatten(sig, arg, flat, [])
+            self._flatten(sig, arg, flat, descs)
         programs = gx * gy * gz
         keep = []  # scratch buffers live until the launch is over
 

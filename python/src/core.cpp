@@ -215,6 +215,8 @@ nb::bytes encode_im2col(uint32_t dtype, uint64_t addr, const std::vector<uint64_
 }  // namespace
 
 NB_MODULE(_core, m) {
+  // Triton keeps compiled kernels (and so Modules) in global caches until the interpreter is gone.
+  nb::set_leak_warnings(false);
   m.doc() = "ptxsim's native layer; use the ptxsim package, not this module.";
   // A PtxError carries its diagnostic as a tuple (severity, file, line, col, message, formatted) in
   // args[1]; ptxsim/_api.py turns it into ptxsim.PtxError with attributes.

@@ -1,0 +1,139 @@
+"""Unmodified @triton.jit kernels launched on ptxsim through ptxsim.triton (Triton 3.9's NVIDIA compiler
+makes the PTX; ptxsim replaces the GPU). References are numpy, exact: small-integer inputs make every
+product and sum exact in f32, so the results must match bit for bit."""
+import numpy as np
+import pytest
+
+triton = pytest.importorskip("triton")
+import triton.language as tl  # noqa: E402
+from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
+
+import ptxsim  # noqa: E402
+import ptxsim.triton  # noqa: E402
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def store_unmasked(out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs)
+
+
+@triton.jit
+def matmul_host_desc(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B^T with host-side tensor descriptors (TMA): A is M x K, B is N x K, C is M x N (f32)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = a_desc.load([pid_m * BM, k])
+        b = b_desc.load([pid_n * BN, k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc)
+
+
+@triton.jit
+def matmul_device_desc(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """The same with descriptors made on the device (Triton's global scratch, from the allocator)."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = a_desc.load([pid_m * BM, k])
+        b = b_desc.load([pid_n * BN, k])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}, num_warps=2), triton.Config({"BLOCK": 1024}, num_warps=4)],
+                 key=["n"])
+@triton.jit
+def add_tuned(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2 + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@pytest.fixture(params=["sm_90a", "sm_100a"])
+def arch(request):
+    ptxsim.triton.activate(request.param)
+    yield request.param
+    ptxsim.triton.deactivate()
+
+
+@pytest.fixture
+def sm90():
+    ptxsim.triton.activate("sm_90a")
+    yield
+    ptxsim.triton.deactivate()
+
+
+def test_vector_add(arch, rng):
+    n = 5000  # not a multiple of BLOCK: the mask matters
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = ptxsim.full(n + 64, np.nan)  # poisoned, with a tail the kernel must not touch
+    add_kernel[(triton.cdiv(n, 1024),)](ptxsim.asarray(x), ptxsim.asarray(y), out, n, BLOCK=1024)
+    got = out.numpy()
+    np.testing.assert_array_equal(got[:n], x + y)
+    assert np.isnan(got[n:]).all()
+    assert ptxsim.triton.last_launch.thread_instructions > 0
+    # Plain numpy arrays: copied in before the launch and back after.
+    host_out = np.full(n, np.nan, np.float32)
+    add_kernel[(triton.cdiv(n, 512),)](x, y, host_out, n, BLOCK=512)
+    np.testing.assert_array_equal(host_out, x + y)
+
+
+def test_fault_through_triton(sm90):
+    out = ptxsim.zeros(1000, np.int32)  # 1000 elements, 4 programs of 256: the last one runs past the end
+    with pytest.raises(ptxsim.KernelFault, match="illegal address"):
+        store_unmasked[(4,)](out, BLOCK=256)
+
+
+def _small_int_f16(rng, shape):
+    return rng.integers(-4, 5, shape).astype(np.float16)
+
+
+def test_matmul_host_tensor_descriptor(arch, rng):
+    M, N, K, BM, BN, BK = 128, 64, 128, 64, 64, 64
+    a, b = _small_int_f16(rng, (M, K)), _small_int_f16(rng, (N, K))
+    c = ptxsim.full((M, N), np.nan)
+    da, db = ptxsim.asarray(a), ptxsim.asarray(b)
+    matmul_host_desc[(M // BM, N // BN)](TensorDescriptor.from_tensor(da, [BM, BK]),
+                                         TensorDescriptor.from_tensor(db, [BN, BK]),
+                                         TensorDescriptor.from_tensor(c, [BM, BN]), K, BM=BM, BN=BN, BK=BK,
+                                         num_warps=4, num_stages=2)
+    np.testing.assert_array_equal(c.numpy(), a.astype(np.float32) @ b.astype(np.float32).T)
+
+
+def test_matmul_device_tensor_descriptor(sm90, rng):
+    M, N, K, BM, BN, BK = 64, 64, 128, 64, 64, 64
+    a, b = _small_int_f16(rng, (M, K)), _small_int_f16(rng, (N, K))
+    c = ptxsim.full((M, N), np.nan)
+    k = matmul_device_desc[(M // BM, N // BN)](ptxsim.asarray(a), ptxsim.asarray(b), c, M, N, K, BM=BM, BN=BN, BK=BK)
+    assert k.metadata.global_scratch_size > 0  # the descriptors really live in the allocator's scratch
+    np.testing.assert_array_equal(c.numpy(), a.astype(np.float32) @ b.astype(np.float32).T)
+
+
+def test_autotune_runs_each_config_once(sm90, rng):
+    n = 3000
+    x = rng.integers(-100, 100, n).astype(np.float32)
+    y = rng.integers(-100, 100, n).astype(np.float32)
+    out = ptxsim.full(n, np.nan)
+    add_tuned[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](ptxsim.asarray(x), ptxsim.asarray(y), out, n)
+    np.testing.assert_array_equal(out.numpy(), 2 * x + y)
+    timings = add_tuned.configs_timings
+    assert len(timings) == 2 and all(t[0] > 0 for t in timings.values())  # simulated warp-instructions
+    assert add_tuned.best_config.kwargs["BLOCK"] in (256, 1024)
