@@ -240,6 +240,8 @@ NB_MODULE(_core, m) {
   m.def("read", &mem_read, "addr"_a, "dst"_a);
   m.def("view", &view, "addr"_a, "bytes"_a, "owner"_a);
   m.def("stats", &stats);
-  m.def("encode_tiled", &encode_tiled);
-  m.def("encode_im2col", &encode_im2col);
+  m.def("encode_tiled", &encode_tiled, "dtype"_a, "addr"_a, "dims"_a, "strides"_a, "box"_a, "elem_strides"_a,
+        "interleave"_a, "swizzle"_a, "l2_promotion"_a, "oob_fill"_a);
+  m.def("encode_im2col", &encode_im2col, "dtype"_a, "addr"_a, "dims"_a, "strides"_a, "lower"_a, "upper"_a,
+        "channels"_a, "pixels"_a, "elem_strides"_a, "interleave"_a, "swizzle"_a, "l2_promotion"_a, "oob_fill"_a);
 }
