@@ -1,6 +1,9 @@
 """Unmodified @triton.jit kernels launched on ptxsim through ptxsim.triton (Triton 3.9's NVIDIA compiler
 makes the PTX; ptxsim replaces the GPU). References are numpy, exact: small-integer inputs make every
 product and sum exact in f32, so the results must match bit for bit."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -137,3 +140,74 @@ def test_autotune_runs_each_config_once(sm90, rng):
     timings = add_tuned.configs_timings
     assert len(timings) == 2 and all(t[0] > 0 for t in timings.values())  # simulated warp-instructions
     assert add_tuned.best_config.kwargs["BLOCK"] in (256, 1024)
+
+
+# ptxsim's own kernels (tests/triton, unmodified; the C++ tests run their committed PTX): here they go
+# through Triton's JIT and this launcher instead.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "triton"))
+import kernels as tk  # noqa: E402
+
+
+@pytest.mark.parametrize("arch_name", ["sm_90a", "sm_100a"])
+def test_warp_specialized_matmul(arch_name, rng):
+    """tl.range(warp_specialize=True), persistent over tiles, device-side descriptors, f16 output."""
+    ptxsim.triton.activate(arch_name)
+    try:
+        M, N, K, BM, BN, BK, P = 256, 128, 128, 128, 128, 64, 2
+        a, b = _small_int_f16(rng, (M, K)), _small_int_f16(rng, (N, K))  # |sums| <= 2048: exact in f16
+        c = ptxsim.full((M, N), np.nan, np.float16)
+        k = tk.matmul_ws[(P,)](ptxsim.asarray(a), ptxsim.asarray(b), c, M, N, K, BM=BM, BN=BN, BK=BK,
+                               NUM_PROGRAMS=P, num_warps=4, num_stages=3)
+        np.testing.assert_array_equal(c.numpy(), (a.astype(np.float32) @ b.astype(np.float32).T).astype(np.float16))
+        if arch_name == "sm_100a":  # Triton split the loop into partitions: more warps than num_warps
+            assert k.metadata.num_warps > 4
+    finally:
+        ptxsim.triton.deactivate()
+
+
+def _gluon():
+    pytest.importorskip("triton.experimental.gluon")
+    import gluon_kernels
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor as GluonDescriptor
+    return gluon_kernels, gl, GluonDescriptor
+
+
+def test_gluon_warp_specialized_matmul(rng):
+    """A Gluon kernel on sm_100a: gl.warp_specialize (TMA producer, tcgen05 issuer, epilogue warps),
+    host-side descriptors with Gluon's shared layouts, double-buffered TMEM accumulators."""
+    G, gl, GluonDescriptor = _gluon()
+    ptxsim.triton.activate("sm_100a")
+    try:
+        M, N, K, P = 256, 256, 128, 3
+        a, b = _small_int_f16(rng, (M, K)), _small_int_f16(rng, (N, K))
+        c = ptxsim.full((M, N), np.nan, np.float16)
+
+        def desc(x, block):
+            return GluonDescriptor.from_tensor(x, block, gl.NVMMASharedLayout.get_default_for(block, gl.float16))
+        G.gluon_warp_specialized_matmul[(P,)](desc(ptxsim.asarray(a), [128, 64]), desc(ptxsim.asarray(b), [128, 64]),
+                                              desc(c, [128, 128]), M, N, K, STAGES=3, num_warps=4)
+        np.testing.assert_array_equal(c.numpy(), (a.astype(np.float32) @ b.astype(np.float32).T).astype(np.float16))
+    finally:
+        ptxsim.triton.deactivate()
+
+
+@pytest.mark.parametrize("two_ctas", [True, False])
+def test_gluon_cluster_matmul(two_ctas, rng):
+    """num_ctas=2: clusters of two CTAs, a 2-CTA tcgen05 MMA or a multicast TMA."""
+    G, gl, GluonDescriptor = _gluon()
+    ptxsim.triton.activate("sm_100a")
+    try:
+        M, N, K, BN = 256, 128, 128, 128
+        a, b = _small_int_f16(rng, (M, K)), _small_int_f16(rng, (N, K))
+        c = ptxsim.full((M, N), np.nan)
+
+        def desc(x, block, cga):
+            lay = gl.NVMMASharedLayout.get_default_for(block, gl.float16, cga_layout=cga)
+            return GluonDescriptor.from_tensor(x, block, lay)
+        G.gluon_cluster_matmul[(M // 256, N // BN)](desc(ptxsim.asarray(a), [256, 64], [[1, 0]]),
+                                                    desc(ptxsim.asarray(b), [BN, 64], [[1, 0]] if two_ctas else [[0, 0]]),
+                                                    c, N, K, TWO_CTAS=two_ctas, num_warps=4, num_ctas=2)
+        np.testing.assert_array_equal(c.numpy(), a.astype(np.float32) @ b.astype(np.float32).T)
+    finally:
+        ptxsim.triton.deactivate()
