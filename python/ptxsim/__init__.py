@@ -16,6 +16,12 @@ from ._errors import (Diagnostic, KernelDeadlock, KernelFault, KernelTimeout, La
 from ._memory import DeviceArray, DType, asarray, bfloat16, empty, float8_e4m3fn, float8_e5m2, full, zeros
 
 __version__ = "0.1.0"
+
+import os as _os
+
+if _os.environ.get("PTXSIM_TRITON"):  # Triton on ptxsim from the environment alone
+    from . import triton as _triton
+    _triton.activate(_os.environ["PTXSIM_TRITON"])
 __all__ = [
     "load", "Module", "Kernel", "Param", "LaunchResult", "launch_raw", "TensorMap", "encode_tiled", "encode_im2col",
     "tensor_map", "DeviceArray", "DType", "asarray", "empty", "zeros", "full", "bfloat16", "float8_e4m3fn",

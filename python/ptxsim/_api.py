@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from ._errors import ERRORS, Diagnostic, PtxsimWarning
-from ._memory import DeviceArray, asarray
+from ._memory import DeviceArray, stage, unstage
 
 
 class Param(NamedTuple):
@@ -59,7 +59,8 @@ def _address(arr: Any) -> int:
 class Kernel:
     """One .entry of a loaded module; call it with arguments in .param order, e.g.
     ``k(n, 2.0, x, y, grid=16, block=256)``. Arguments: int and float (packed by the declared type),
-    device arrays (their address), numpy arrays (copied in before, back after), TensorMap, bytes."""
+    device arrays (their address), numpy arrays and torch CPU tensors (copied in before, back after),
+    TensorMap, bytes."""
 
     def __init__(self, module: "Module", name: str, params: Sequence[Any], param_bytes: int):
         self.module = module
@@ -81,14 +82,14 @@ class Kernel:
                  co_resident: bool = False) -> LaunchResult:
         """Launches the kernel and waits for it; raises KernelFault / KernelDeadlock / KernelTimeout /
         LaunchError with ptxsim's report when it does not complete."""
-        staged = [(a, asarray(a)) if isinstance(a, np.ndarray) else (None, a) for a in args]
+        staged = [stage(a) or (None, a) for a in args]
         params = self.pack([d for _, d in staged])
         r = launch_raw(self.module, self.name, params, grid=grid, block=block, cluster=cluster, shared=shared,
                        seed=seed, max_instructions=max_instructions, max_seconds=max_seconds,
                        co_resident=co_resident)
-        for host, dev in staged:  # numpy arguments come back as a GPU's would after a synchronize
-            if host is not None and host.flags.writeable:
-                host[...] = dev.numpy()
+        for host, dev in staged:  # host arguments come back as a GPU's would after a synchronize
+            if host is not None:
+                unstage(host, dev)
         return r
 
     def __repr__(self) -> str:

@@ -198,7 +198,8 @@ def _shape(shape: Any) -> tuple[int, ...]:
 def empty(shape: Any, dtype: Any = np.float32) -> DeviceArray:
     """An uninitialised (zero-filled by ptxsim, but do not rely on it) device array."""
     shape, dtype = _shape(shape), _dtype(dtype)
-    return DeviceArray(_Allocation(max(math.prod(shape) * dtype.itemsize, 1)), shape, dtype)
+    name = f"ptxsim array {list(shape)} {dtype}"  # what a fault report calls it
+    return DeviceArray(_Allocation(max(math.prod(shape) * dtype.itemsize, 1), name=name), shape, dtype)
 
 
 def zeros(shape: Any, dtype: Any = np.float32) -> DeviceArray:
@@ -247,3 +248,26 @@ def asarray(obj: Any, dtype: Any = None) -> DeviceArray:
     out = empty(host.shape, dtype)
     out._alloc.host()[: host.nbytes] = host.reshape(-1).view(np.uint8)
     return out
+
+
+def _is_torch_cpu(obj: Any) -> bool:
+    return type(obj).__module__.startswith("torch") and getattr(getattr(obj, "device", None), "type", "") == "cpu"
+
+
+def stage(obj: Any) -> tuple[Any, DeviceArray] | None:
+    """A host argument (numpy array, torch CPU tensor) copied into device memory: (host, device), else None."""
+    if isinstance(obj, np.ndarray) or _is_torch_cpu(obj):
+        return obj, asarray(obj)
+    return None
+
+
+def unstage(host: Any, dev: DeviceArray) -> None:
+    """Copies a staged argument back, as a GPU's memory would be read after a synchronize."""
+    data = dev.numpy()
+    if isinstance(host, np.ndarray):
+        if host.flags.writeable:
+            host[...] = data.view(host.dtype) if data.dtype != host.dtype else data
+        return
+    import torch
+    ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[host.element_size()]
+    host.view(ints).copy_(torch.from_numpy(data.view(f"i{host.element_size()}" if host.element_size() > 1 else "u1")))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._api import LaunchResult, Module, encode_im2col, encode_tiled
-from ._memory import DeviceArray, _Allocation, asarray
+from ._memory import DeviceArray, _Allocation, stage, unstage
 
 ARCHS = {"sm_90a": 90, "sm_100a": 100}
 # What the launcher reports through get_device_properties (H100 SXM / B200 SM counts).
@@ -266,27 +266,21 @@ def _make_driver_class():
     return PtxsimDriver
 
 
-def _host_arrays_in(args: tuple, kwargs: dict):
-    """Plain numpy arguments become device arrays; returns the (host, device) pairs to copy back."""
-    pairs = []
-
-    def conv(a):
-        if isinstance(a, np.ndarray):
-            d = asarray(a)
-            pairs.append((a, d))
-            return d
-        return a
-    return tuple(conv(a) for a in args), {k: conv(v) for k, v in kwargs.items()}, pairs
-
-
 def _wrap_run(run):
+    """JITFunction.run with host arguments (numpy arrays, torch CPU tensors) staged in and back out."""
     @functools.wraps(run)
     def wrapped(self, *args, **kwargs):
-        args, kwargs, pairs = _host_arrays_in(args, kwargs)
-        out = run(self, *args, **kwargs)
+        pairs = []
+
+        def conv(a):
+            st = stage(a)
+            if st is None:
+                return a
+            pairs.append(st)
+            return st[1]
+        out = run(self, *map(conv, args), **{k: conv(v) for k, v in kwargs.items()})
         for host, dev in pairs:
-            if host.flags.writeable:
-                host[...] = dev.numpy()
+            unstage(host, dev)
         return out
     wrapped._ptxsim_original = run
     return wrapped

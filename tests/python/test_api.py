@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-import kernels as K
+import ptx_kernels as K
 import ptxsim
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
