@@ -153,6 +153,8 @@ def load(source: str | os.PathLike, file_name: str | None = None) -> Module:
     """Loads PTX from text (anything containing a newline or '.entry') or from a file path.
 
     Raises ptxsim.PtxError (with file:line:col) for malformed or unsupported PTX."""
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"ptxsim.load takes PTX text or a path, not {type(source).__name__}")
     if isinstance(source, os.PathLike) or ("\n" not in source and ".entry" not in source):
         with open(source) as f:
             return Module(f.read(), file_name or os.fspath(source))

@@ -43,9 +43,12 @@ def _dtype(dtype: Any) -> Any:
     if name in _SPECIAL:
         return _SPECIAL[name]
     try:
-        return np.dtype(name if str(dtype).startswith("torch.") else dtype)
+        d = np.dtype(name if str(dtype).startswith("torch.") else dtype)
     except TypeError as e:
         raise TypeError(f"unsupported dtype {dtype!r}") from e
+    if d.kind not in "biufc":  # objects, strings, records: nothing a kernel can read
+        raise TypeError(f"unsupported dtype {dtype!r} (numbers only)")
+    return d
 
 
 def _storage(dtype: Any) -> np.dtype:

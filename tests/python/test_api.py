@@ -147,3 +147,51 @@ def test_memory_is_freed():
     assert _core.stats()[0] >= before + (1 << 20)
     del a
     assert _core.stats()[0] == before
+
+
+class _DlpackOnly:
+    """Something that offers nothing but DLPack (as torch tensors and cupy arrays do)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, **kwargs):
+        return self._a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_asarray_from_dlpack_and_buffer_protocol(rng):
+    import array
+    h = rng.integers(-50, 50, (4, 5)).astype(np.int16)
+    d = ptxsim.asarray(_DlpackOnly(h))
+    assert d.dtype == np.int16 and d.shape == (4, 5)
+    np.testing.assert_array_equal(d.numpy(), h)
+    buf = array.array("f", [1.5, -2.0, 3.25])
+    np.testing.assert_array_equal(ptxsim.asarray(buf).numpy(), np.array([1.5, -2.0, 3.25], np.float32))
+    with pytest.raises(TypeError, match="sizes differ"):
+        ptxsim.asarray(h, dtype=ptxsim.float8_e4m3fn)
+
+
+def test_im2col_encoding():
+    x = ptxsim.zeros((1, 8, 8, 64), np.float16)  # NHWC
+    dims, strides = [64, 8, 8, 1], [128, 1024, 8192]  # innermost first; byte strides of W, H, N
+    m = ptxsim.encode_im2col(6, x, dims, strides, [-1, -1], [-1, -1], 64, 32, swizzle=3)
+    assert len(m.raw) == 128 and m.raw != bytes(128)
+    with pytest.raises(ValueError, match="rank-2 entries"):
+        ptxsim.encode_im2col(6, x, dims, strides, [-1], [-1], 64, 32)
+
+
+def test_bad_arguments_are_python_errors():
+    with pytest.raises(TypeError):
+        ptxsim.load(123)
+    with pytest.raises(ValueError, match="negative"):
+        ptxsim.empty((-1, 4))
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        ptxsim.zeros(4, dtype=object)
+    a = ptxsim.zeros(8)
+    with pytest.raises(IndexError):
+        a[[1, 2]]
+    with pytest.raises(ValueError, match="live ptxsim allocation"):
+        ptxsim._core.free(12345)
