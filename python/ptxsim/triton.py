@@ -34,6 +34,7 @@ _MAX_SHARED = 232448
 _state: dict[str, Any] = {"arch": None, "seed": 0, "max_instructions": 20_000_000_000, "max_seconds": 300.0}
 last_launch: LaunchResult | None = None  # the stats of the most recent Triton launch
 _instructions = [0]  # warp-instructions launched so far (what the benchmarker measures)
+launches = 0  # Triton launches run on ptxsim so far
 
 
 def _stages_hook(backend=None, stages=None, options=None, language=None, capability=None):
@@ -161,7 +162,7 @@ class PtxsimLauncher:
             out.append(_scalar(sig, arg))
 
     def __call__(self, gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook, exit_hook, *args):
-        global last_launch
+        global last_launch, launches
         from triton.runtime import _allocation
         flat: list = []
         descs: list = []  # descriptors so far: the i-th takes tensordesc_meta[i]
@@ -189,6 +190,7 @@ class PtxsimLauncher:
                                shared=self.shared, seed=_state["seed"], max_instructions=_state["max_instructions"],
                                max_seconds=_state["max_seconds"], co_resident=self.cooperative)
         _instructions[0] += last_launch.warp_instructions
+        launches += 1
         if exit_hook is not None and launch_metadata is not None:
             exit_hook(launch_metadata)
 

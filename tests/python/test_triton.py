@@ -135,8 +135,10 @@ def test_autotune_runs_each_config_once(sm90, rng):
     x = rng.integers(-100, 100, n).astype(np.float32)
     y = rng.integers(-100, 100, n).astype(np.float32)
     out = ptxsim.full(n, np.nan)
+    before = ptxsim.triton.launches
     add_tuned[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](ptxsim.asarray(x), ptxsim.asarray(y), out, n)
     np.testing.assert_array_equal(out.numpy(), 2 * x + y)
+    assert ptxsim.triton.launches - before == 3  # each config once to measure it, then the best once
     timings = add_tuned.configs_timings
     assert len(timings) == 2 and all(t[0] > 0 for t in timings.values())  # simulated warp-instructions
     assert add_tuned.best_config.kwargs["BLOCK"] in (256, 1024)
