@@ -99,6 +99,26 @@ def test_vector_add(arch, rng):
     np.testing.assert_array_equal(host_out, x + y)
 
 
+def test_bfloat16_arrays(sm90, rng):
+    """ptxsim.bfloat16 arrays are *bf16 pointers to Triton; small integers are exact in bf16."""
+    n = 700
+    xi, yi = rng.integers(-100, 100, n), rng.integers(-100, 100, n)
+    bits = lambda v: (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # noqa: E731 (exact here)
+    out = ptxsim.zeros(n, ptxsim.bfloat16)
+    add_kernel[(triton.cdiv(n, 256),)](ptxsim.asarray(bits(xi), dtype=ptxsim.bfloat16),
+                                       ptxsim.asarray(bits(yi), dtype=ptxsim.bfloat16), out, n, BLOCK=256)
+    np.testing.assert_array_equal(out.numpy(), bits(xi + yi))
+
+
+def test_budget_through_triton(rng):
+    ptxsim.triton.activate("sm_90a", max_instructions=1000, seed=int(rng.integers(1 << 30)))
+    try:
+        with pytest.raises(ptxsim.KernelTimeout, match="instruction budget"):
+            add_kernel[(8,)](ptxsim.zeros(8192), ptxsim.zeros(8192), ptxsim.zeros(8192), 8192, BLOCK=1024)
+    finally:
+        ptxsim.triton.deactivate()
+
+
 def test_fault_through_triton(sm90):
     out = ptxsim.zeros(1000, np.int32)  # 1000 elements, 4 programs of 256: the last one runs past the end
     with pytest.raises(ptxsim.KernelFault, match="illegal address"):
