@@ -39,9 +39,14 @@ launches = 0  # Triton launches run on ptxsim so far
 
 def _stages_hook(backend=None, stages=None, options=None, language=None, capability=None):
     """knobs.runtime.add_stages_inspection_hook: called with no arguments for a cache key, and with the
-    stages to edit. The "cubin" stage returns the PTX itself (bytes), which PtxsimUtils.load_binary loads."""
+    stages to edit. The "cubin" stage returns the PTX itself (bytes), which PtxsimUtils.load_binary loads.
+    A hook that was installed before activate() still runs (first)."""
+    prev = _state.get("prev_hook")
     if backend is None:
-        return "ptxsim-ptx-binary-v1", "ptxsim-ptx-binary-v1"
+        key, digest = prev() if prev else ("", "")
+        return key + "ptxsim-ptx-binary-v1", digest + "ptxsim-ptx-binary-v1"
+    if prev:
+        prev(backend, stages, options, language, capability)
     stages["cubin"] = lambda src, metadata: src.encode()
 
 
@@ -304,7 +309,9 @@ def activate(arch: str | None = None, *, seed: int = 0, max_instructions: int = 
         _state["driver"] = _make_driver_class()()
     _state.update(arch=arch, seed=seed, max_instructions=max_instructions, max_seconds=max_seconds)
     driver.set_active(_state["driver"])
-    knobs.runtime.add_stages_inspection_hook = _stages_hook
+    if knobs.runtime.add_stages_inspection_hook is not _stages_hook:
+        _state["prev_hook"] = knobs.runtime.add_stages_inspection_hook
+        knobs.runtime.add_stages_inspection_hook = _stages_hook
     if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):
         triton.set_allocator(_scratch_allocator)
     if not hasattr(JITFunction.run, "_ptxsim_original"):
@@ -317,7 +324,7 @@ def deactivate() -> None:
     from triton.runtime import driver
     from triton.runtime.jit import JITFunction
     if knobs.runtime.add_stages_inspection_hook is _stages_hook:
-        knobs.runtime.add_stages_inspection_hook = None
+        knobs.runtime.add_stages_inspection_hook = _state.pop("prev_hook", None)
     if hasattr(JITFunction.run, "_ptxsim_original"):
         JITFunction.run = JITFunction.run._ptxsim_original
     _state["arch"] = None
