@@ -319,7 +319,8 @@ def activate(arch: str | None = None, *, seed: int = 0, max_instructions: int = 
 
 
 def deactivate() -> None:
-    """Gives Triton back its default driver and removes the hooks activate() installed."""
+    """Removes the hooks activate() installed and gives Triton back its default driver when there is one
+    (without a GPU there is none: ptxsim's driver then stays, so Triton can still unload its kernels)."""
     from triton import knobs
     from triton.runtime import driver
     from triton.runtime.jit import JITFunction
@@ -327,8 +328,12 @@ def deactivate() -> None:
         knobs.runtime.add_stages_inspection_hook = _state.pop("prev_hook", None)
     if hasattr(JITFunction.run, "_ptxsim_original"):
         JITFunction.run = JITFunction.run._ptxsim_original
+    try:
+        default = driver.default
+    except RuntimeError:  # no GPU driver here: keep ptxsim's, so compiled kernels can still be unloaded
+        return
     _state["arch"] = None
-    driver.set_active(None)  # back to Triton's lazily created default driver
+    driver.set_active(default)
 
 
 def do_bench(fn, quantiles=None, **kwargs):

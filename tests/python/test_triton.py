@@ -233,3 +233,56 @@ def test_gluon_cluster_matmul(two_ctas, rng):
         np.testing.assert_array_equal(c.numpy(), a.astype(np.float32) @ b.astype(np.float32).T)
     finally:
         ptxsim.triton.deactivate()
+
+
+def _im2col_kernel():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
+
+    @gluon.jit
+    def im2col_tile(x_desc, out_ptr, OFF_H: gl.constexpr, OFF_W: gl.constexpr):
+        """One im2col TMA load (coordinates and filter offsets outermost first, as Gluon takes them)
+        of a pixels x channels tile, written out row-major."""
+        BP: gl.constexpr = x_desc.block_type.shape[0]
+        BC: gl.constexpr = x_desc.block_type.shape[1]
+        smem = gl.allocate_shared_memory(x_desc.dtype, x_desc.block_type.shape, x_desc.layout)
+        bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        mbarrier.init(bar, count=1)
+        mbarrier.expect(bar, x_desc.block_type.nbytes)
+        tma.async_load_im2col(x_desc, [0, 0, 0, 0], [OFF_H, OFF_W], bar, smem)
+        mbarrier.wait(bar, 0)
+        mbarrier.invalidate(bar)
+        layout: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+        tile = smem.load(layout)
+        rp = gl.arange(0, BP, gl.SliceLayout(1, layout))
+        rc = gl.arange(0, BC, gl.SliceLayout(0, layout))
+        gl.store(out_ptr + rp[:, None] * BC + rc[None, :], tile)
+    return im2col_tile
+
+
+@pytest.mark.parametrize("arch_name", ["sm_90a", "sm_100a"])
+def test_gluon_im2col_descriptor(arch_name, rng):
+    """A host-side im2col descriptor (TensorDescriptorIm2Col, cuTensorMapEncodeIm2col): pixel p of the
+    tile is image pixel (h, w) = divmod(p, W) of the bounding box (the whole image here), sampled at
+    (h + OFF_H, w + OFF_W); samples outside the image read zero."""
+    _, gl, _ = _gluon()
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptorIm2Col
+    kernel = _im2col_kernel()
+    ptxsim.triton.activate(arch_name)
+    try:
+        H, W, C, OFF_H, OFF_W = 8, 8, 64, 1, 2
+        x = rng.integers(-100, 100, (1, H, W, C)).astype(np.float16)  # NHWC
+        out = ptxsim.full((H * W, C), np.nan, np.float16)
+        lay = gl.NVMMASharedLayout.get_default_for([H * W, C], gl.float16)
+        desc = TensorDescriptorIm2Col.from_tensor(ptxsim.asarray(x), [H * W, C], lay, pixel_box_lower_corner=[0, 0],
+                                                  pixel_box_upper_corner=[0, 0])
+        kernel[(1,)](desc, out, OFF_H=OFF_H, OFF_W=OFF_W, num_warps=4)
+        ref = np.zeros((H * W, C), np.float16)
+        for p in range(H * W):
+            h, w = divmod(p, W)
+            if h + OFF_H < H and w + OFF_W < W:
+                ref[p] = x[0, h + OFF_H, w + OFF_W]
+        np.testing.assert_array_equal(out.numpy(), ref)
+    finally:
+        ptxsim.triton.deactivate()
