@@ -143,7 +143,6 @@ class PtxsimLauncher:
     """driver.launcher_cls: built once per compiled kernel, called for every launch."""
 
     def __init__(self, src, metadata):
-        self.names = list(src.fn.arg_names) if hasattr(src, "fn") else list(src.signature)
         self.signature = list(src.signature.values())
         self.tensordesc_meta = getattr(metadata, "tensordesc_meta", None) or None
         self.num_ctas = getattr(metadata, "num_ctas", 1)
