@@ -85,3 +85,17 @@ PRINTF = HEAD + """
   ret;
 }
 """
+
+# out[ctaid.x] = (cluster rank << 24) | dynamic shared-memory bytes: what the launch configured.
+WHERE = HEAD + """
+.visible .entry where(.param .u64 out)
+{
+  .reg .b32 %r<5>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %ctaid.x; mov.u32 %r2, %cluster_ctarank; mov.u32 %r3, %dynamic_smem_size;
+  shl.b32 %r2, %r2, 24; or.b32 %r4, %r2, %r3;
+  mul.wide.u32 %rd2, %r1, 4; add.s64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r4;
+  ret;
+}
+"""

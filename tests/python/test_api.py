@@ -195,3 +195,12 @@ def test_bad_arguments_are_python_errors():
         a[[1, 2]]
     with pytest.raises(ValueError, match="live ptxsim allocation"):
         ptxsim._core.free(12345)
+
+
+def test_cluster_and_dynamic_shared_reach_the_kernel():
+    k = ptxsim.load(K.WHERE).where
+    out = ptxsim.full(6, 0xFFFFFFFF, np.uint32)
+    k(out, grid=6, block=32, cluster=3, shared=1000)
+    np.testing.assert_array_equal(out.numpy(), [(r << 24) | 1000 for r in (0, 1, 2, 0, 1, 2)])
+    with pytest.raises(ptxsim.LaunchError, match="multiples of the cluster"):
+        k(out, grid=4, block=32, cluster=3)
