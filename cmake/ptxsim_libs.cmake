@@ -1,0 +1,19 @@
+# The simulator's two libraries, shared by the main build and the Python package (python/CMakeLists.txt):
+# ptxsim_model (functional hardware units, no PTX text) and ptxsim_sim (PTX front end and engine).
+# PTXSIM_ROOT is the repository root; callers set C++20 and the warning flags first.
+include_guard(GLOBAL)
+get_filename_component(PTXSIM_ROOT ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+# model/: functional hardware units, no PTX text.
+file(GLOB_RECURSE MODEL_SOURCES CONFIGURE_DEPENDS ${PTXSIM_ROOT}/model/*.cpp)
+add_library(ptxsim_model STATIC ${MODEL_SOURCES})
+target_include_directories(ptxsim_model PUBLIC ${PTXSIM_ROOT})
+target_compile_options(ptxsim_model PRIVATE ${PTXSIM_WARNINGS})
+# Explicit IEEE rounding modes are set with fesetround; keep the compiler from folding across them.
+target_compile_options(ptxsim_model PRIVATE -frounding-math)
+
+# sim/: PTX front end and execution engine.
+file(GLOB_RECURSE SIM_SOURCES CONFIGURE_DEPENDS ${PTXSIM_ROOT}/sim/*.cpp)
+add_library(ptxsim_sim STATIC ${SIM_SOURCES})
+target_link_libraries(ptxsim_sim PUBLIC ptxsim_model)
+target_compile_options(ptxsim_sim PRIVATE ${PTXSIM_WARNINGS} -frounding-math)
+
