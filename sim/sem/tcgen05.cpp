@@ -340,6 +340,13 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
                            ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
     pair = {even, odd};
   }
+  // The metadata's cells may still be written by an operation ahead of this MMA in the pipe
+  // (tcgen05.cp -> tcgen05.mma is an ordered pair, PTX 9.7.16.6.2): validate them when it executes.
+  if (op.ctx.sparse)
+    for (Cta* p : pair)
+      if (p->tcgen05)
+        for (const auto& m : p->tcgen05->mmas)
+          if (m.writes && !m.completed && m.d.overlaps(t5::meta_rect(op))) op.sp_meta_pending = true;
   std::vector<t5::MmaCta> views;
   for (Cta* p : pair) {
     if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");

@@ -287,6 +287,11 @@ struct Case {
   bool a_tmem = false;  // A at TMEM column 256 (lane m, K packed little-endian) for both MMAs
   std::string error = {};
   bool error_at_mma1 = false;
+  // Sparse, id2 0: TMEM's metadata columns hold zeros (nibble 0x0, invalid) until thread 0's
+  // tcgen05.cp.128x128b, issued right before MMA0 with no wait, copies the image from shared memory
+  // (CUTLASS's sparse mainloop does this every k-block); the ISA orders cp -> mma (PTX 9.7.16.6.2).
+  bool meta_by_cp = false;
+  bool error_at_completion = false;  // `error` is raised when MMA0 executes ("LINE": MMA0's line; no thread suffix)
 };
 
 void run_case(const Case& g, uint64_t seed) {
@@ -401,6 +406,31 @@ $mma0_done:
   st.shared.v4.u32 [sa], {%r71, %r71, %r71, %r71};
   st.shared.v4.u32 [sa+16], {%r71, %r71, %r71, %r71};
   fence.proxy.async.shared::cta;)");
+  if (g.meta_by_cp) {
+    EXPECT_TRUE(sparse && g.id2 == 0 && !ws);
+    ptx = replace_all(ptx, "  .shared .align 8 .b64 bar;\n", "  .shared .align 128 .b8 smeta[2048];\n  .shared .align 8 .b64 bar;\n");
+    // Lane r's first 4 metadata columns to shared row r (16 bytes; rows 128 bytes per 8: SBO 128),
+    // and zeros to the TMEM cells the copy will overwrite.
+    ptx = replace_all(ptx, "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r58], {%r50, %r51, %r52, %r53, %r54, %r55, %r56, %r57};\n",
+                      R"(  mov.u32 %r80, smeta;
+  shl.b32 %r81, %r0, 4;
+  add.u32 %r80, %r80, %r81;
+  st.shared.v4.u32 [%r80], {%r50, %r51, %r52, %r53};
+  mov.u32 %r82, 0;
+  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r58], {%r82, %r82, %r82, %r82, %r82, %r82, %r82, %r82};
+  fence.proxy.async.shared::cta;
+)");
+    const std::string mma0 = mma(g.collector0, a0, "%rd12", "%p2");
+    ASSERT_NE(ptx.find("  " + mma0 + "\n"), std::string::npos);
+    // Descriptor: start smeta >> 4, LBO 16 (one 16-byte chunk per row: unused), SBO 128, bit 46 set, no swizzle.
+    ptx = replace_all(ptx, "  " + mma0 + "\n", R"(  mov.u32 %r80, smeta;
+  and.b32 %r80, %r80, 0x3ffff;
+  shr.u32 %r80, %r80, 4;
+  cvt.u64.u32 %rd30, %r80;
+  or.b64 %rd30, %rd30, 0x400800010000;
+  tcgen05.cp.cta_group::1.128x128b [%r37], %rd30;
+  )" + mma0 + "\n");
+  }
   ptxsim::model::GlobalMemory mem;
   const uint64_t ga = mem.allocate(32768, 256, "A"), gb = mem.allocate(32768, 256, "B"), gm = mem.allocate(4096, 256, "tmem image");
   mem.write(ga, ia.data(), ia.size());
@@ -417,6 +447,11 @@ $mma0_done:
     ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
     const ptxsim::Diagnostic* e = first_error(r);
     ASSERT_TRUE(e);
+    if (g.error_at_completion) {
+      const std::string line = std::to_string(line_of(ptx, mma(g.collector0, a0, "%rd12", "%p2")));
+      EXPECT_EQ(e->message, replace_all(g.error, "LINE", line)) << r.all_diagnostics();
+      return;
+    }
     EXPECT_EQ(e->message, g.error + " [CTA (0,0,0) warp 0 lanes 0x1]");
     EXPECT_EQ(e->loc.line, line_of(ptx, g.error_at_mma1 ? mma(g.collector1, a1, b1, "%p4") : mma(g.collector0, a0, "%rd12", "%p2")))
         << e->message;
@@ -574,6 +609,29 @@ TEST(Tcgen05MmaSparse, InvalidMetadataIsAFaultNamingRowChunkAndCell) {
   dec.edit_meta = [](std::vector<uint32_t>& m) { m[1 * 8 + 0] = (m[1 * 8 + 0] & ~0x0F000000u) | 0x01000000u; };
   dec.error = replace_all(f16.error, "nibble 0x5", "nibble 0x1");
   run_case(dec, seed + 3);
+}
+
+// The metadata reaches TMEM through a tcgen05.cp issued just before the MMA (what CUTLASS's sparse
+// mainloop does); at issue its cells still hold zeros, an invalid 2:4 nibble. The MMA must read what
+// the copy brings (the pair is ordered, PTX 9.7.16.6.2), and invalid metadata in the copied image
+// must still fault, when the MMA executes.
+TEST(Tcgen05MmaSparse, MetadataCopiedByTcgen05CpJustBeforeTheMmaIsWhatItReads) {
+  const uint64_t seed = test_seed();
+  for (Layout l : {Layout::K128B, Layout::KNone}) {
+    Case c{"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 64, l, l};
+    c.meta_by_cp = true;
+    run_case(c, seed + uint64_t(l));
+  }
+  Case bad{"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 16, Layout::K128B, Layout::K128B};
+  bad.meta_by_cp = true;
+  bad.error_at_completion = true;
+  // Row 9 chunk 2 (lane 1, bits 27:24) = 0x5, as in InvalidMetadataIsAFaultNamingRowChunkAndCell.
+  bad.edit_meta = [](std::vector<uint32_t>& m) { m[1 * 8 + 0] = (m[1 * 8 + 0] & ~0x0F000000u) | 0x05000000u; };
+  bad.error = "tcgen05.mma.sp.cta_group::1.kind::f16 (line LINE): invalid sparsity metadata for row 9 chunk 2 (columns 8..11 of "
+              "A): nibble 0x5 is not one of the values the ISA defines for a 2:4 chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, 0xe; "
+              "PTX 9.7.16.10.8: any other is undefined); it is bits 27:24 of TMEM lane 1, column 256 (sp-meta-tmem + "
+              "lane 1, column 0) (read when the MMA executed, after the earlier tcgen05 operations that write it)";
+  run_case(bad, seed + 7);
 }
 
 TEST(Tcgen05MmaSparse, UnsimulatedAndInvalidFormsFailLoudly) {
