@@ -158,6 +158,10 @@ struct MmaCta {
   tmem::Tmem* tmem = nullptr;
   std::span<const uint8_t> smem;
   std::function<bool(uint32_t, uint32_t)> allocated;  // (column, ncols) all allocated
+  // execute(), .sp: if given and still empty, receives the first metadata chunk whose nibble is
+  // outside the ISA's meaningful list yet changes the result (model/tcgen05/sparse.h); a remark for a
+  // warning, not an error.
+  std::string* note = nullptr;
 };
 
 // Every rule the operands must satisfy, checked before the MMA is issued (so execute() cannot
