@@ -62,7 +62,7 @@ cute_05_mma_tma_epi_sm100|100a|cute/tutorial/blackwell/05_mma_tma_epi_sm100.cu|c
 62_hopper_sparse_gemm|90a|62_hopper_sparse_gemm/62_hopper_sparse_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0 --warmup=0|Disposition: Passed
 74_blackwell_gemm_streamk|100a|74_blackwell_gemm_streamk/blackwell_gemm_streamk.cu|ci||--m=256 --n=256 --k=1024 --decomposition=StreamK --iterations=0|Disposition: Passed
 77_blackwell_fmha|100a|77_blackwell_fmha/77_blackwell_fmha.cu|ci|--use_fast_math|--b=1 --h=1 --q=256 --k=256 --d=64 --verify --warmup_iterations=0 --iterations=1|\[OK\]
-83_blackwell_sparse_gemm|100a|83_blackwell_sparse_gemm/83_blackwell_sparse_gemm.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
+83_blackwell_sparse_gemm|100a|83_blackwell_sparse_gemm/83_blackwell_sparse_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 88_hopper_fmha|90a|88_hopper_fmha/88_hopper_fmha.cu||--use_fast_math|--b=1 --h=1 --q=256 --k=256 --d=64 --verify --iterations=0|\[OK\]
 EOF
 )

@@ -265,7 +265,7 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     if (ctx.sparse) {
       if (auto e = check_tmem("the sparsity metadata", meta_rect(op), cta)) return e;
       std::vector<uint32_t> packed(size_t(mrows) * K), dense;
-      for (uint32_t part = 0; part < (ctx.ws ? 128 / g.M : 1); ++part)
+      for (uint32_t part = 0; !op.sp_meta_pending && part < (ctx.ws ? 128 / g.M : 1); ++part)
         if (auto e = expand_sparse_a(op, *cta.tmem, part, mrows, packed, dense))
           return *e + (ctx.cta_group == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string());
     }
@@ -518,9 +518,12 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
       bsel.resize(size_t(N) * KP);
       dd.resize(size_t(N));
       for (uint32_t part = 0; part < parts; ++part) {
-        if (auto e = expand_sparse_a(op, t, part, mrows, a, ad, &pos))
+        std::string note;
+        if (auto e = expand_sparse_a(op, t, part, mrows, a, ad, &pos, cta.note && cta.note->empty() ? &note : nullptr))
           return *e + (groups == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string()) +
-                 " (the metadata changed after the MMA was issued)";
+                 (op.sp_meta_pending ? " (read when the MMA executed, after the earlier tcgen05 operations that write it)"
+                                     : " (the metadata changed after the MMA was issued)");
+        if (!note.empty()) *cta.note = note + (groups == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string());
         for (uint32_t m = 0; m < mrows; ++m) {
           for (uint32_t n = part * cols; n < (part + 1) * cols; ++n)
             for (uint32_t j = 0; j < KP; ++j) bsel[size_t(n) * KP + j] = bt[size_t(n) * K + pos[size_t(m) * KP + j]];

@@ -91,6 +91,11 @@ struct MmaOp {
   bool ashift = false;               // .ashift: A's rows shift down by one after the MMA (A in TMEM)
   uint32_t sfa_tmem = 0, sfb_tmem = 0;  // block-scaled kinds: the scale_A / scale_B matrices in TMEM
   uint32_t sp_meta = 0;                 // .sp: the sparsity metadata in TMEM (model/tcgen05/sparse.h)
+  // .sp: an earlier tcgen05 operation of the issuing pipe that has not executed yet (typically the
+  // tcgen05.cp that brings the metadata in, which the ISA orders before the MMA: PTX 9.7.16.6.2)
+  // writes cells of the metadata, so their contents at issue are not what the MMA will read:
+  // check() leaves the nibbles to execute(), which validates them when the MMA runs.
+  bool sp_meta_pending = false;
   uint64_t zero_column_mask = 0;        // .ws: model/tcgen05/ws.h
   CollectorUse collector = CollectorUse::Discard;  // of A, or with .ws of B buffer collector_b (checked at
                                                    // issue; the datapath always reads the named matrix)
@@ -153,15 +158,21 @@ struct MmaCta {
   tmem::Tmem* tmem = nullptr;
   std::span<const uint8_t> smem;
   std::function<bool(uint32_t, uint32_t)> allocated;  // (column, ncols) all allocated
+  // execute(), .sp: if given and still empty, receives the first metadata chunk whose nibble is
+  // outside the ISA's meaningful list yet changes the result (model/tcgen05/sparse.h); a remark for a
+  // warning, not an error.
+  std::string* note = nullptr;
 };
 
 // Every rule the operands must satisfy, checked before the MMA is issued (so execute() cannot
-// fail): the descriptors, the kind's numerics model, shared-memory footprints, and the TMEM
-// rectangles within the array and allocated. `ctas` has cta_group entries (even CTA first).
+// fail): the descriptors, the kind's numerics model, shared-memory footprints, the TMEM
+// rectangles within the array and allocated, and (unless op.sp_meta_pending) the sparsity
+// metadata's nibbles. `ctas` has cta_group entries (even CTA first).
 std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas);
 
 // Reads A and B, computes, writes D in every CTA of `ctas`. Fails (D untouched in the failing
-// CTA) only on sparsity metadata that check() accepted but that changed before the MMA executed.
+// CTA) only on invalid sparsity metadata: changed after check() accepted it, or, with
+// op.sp_meta_pending, first read here.
 std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas);
 
 }  // namespace ptxsim::model::tcgen05

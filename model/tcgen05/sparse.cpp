@@ -55,7 +55,7 @@ std::string hex4(uint32_t v) {
 std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, const std::vector<uint32_t>& packed,
                                          const std::function<uint32_t(uint32_t, uint32_t)>& nibble,
                                          std::vector<uint32_t>& dense, uint32_t* bad_row, uint32_t* bad_chunk,
-                                         std::vector<uint32_t>* positions) {
+                                         std::vector<uint32_t>* positions, UnlistedChunk* unlisted) {
   const SparseLayout s = sparse_layout(k);
   const uint32_t KP = K / 2, chunks = K / s.chunk;
   dense.assign(size_t(rows) * K, 0);
@@ -79,10 +79,13 @@ std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, cons
         if (pos) pos[0] = s.chunk * c + (nib == 0x4 ? 0 : 1);
       } else {
         const uint32_t i0 = nib & 3, i1 = nib >> 2, g = s.group;
-        if (!meaningful_nibble(nib))
-          return fail(std::string("is not one of the values the ISA defines for a ") +
-                      (g == 1 ? "2:4 chunk" : "4:8 pair-wise chunk") +
-                      " (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, 0xe; PTX 9.7.16.10.8: any other is undefined)");
+        if (!meaningful_nibble(nib)) {
+          if (g != 1)
+            return fail("is not one of the values the ISA defines for a 4:8 pair-wise chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, "
+                        "0xe; PTX 9.7.16.10.8.3: any other is undefined)");
+          // 2:4: accepted (sparse.h); worth a word only if the result depends on it.
+          if (unlisted && !unlisted->found && (src[0] != 0 || src[1] != 0)) *unlisted = {true, m, c, nib};
+        }
         for (uint32_t e = 0; e < g; ++e) {
           dst[g * i0 + e] = src[e];
           dst[g * i1 + e] = src[g + e];
@@ -98,25 +101,37 @@ std::optional<std::string> sparse_expand(Kind k, uint32_t rows, uint32_t K, cons
 
 std::optional<std::string> expand_sparse_a(const MmaOp& op, const tmem::Tmem& t, uint32_t part, uint32_t rows,
                                            const std::vector<uint32_t>& packed, std::vector<uint32_t>& dense,
-                                           std::vector<uint32_t>* positions) {
+                                           std::vector<uint32_t>* positions, std::string* note) {
   const Kind k = op.ctx.kind;
   const tmem::TmemAddr base = tmem::TmemAddr::decode(op.sp_meta);
   const uint32_t M = geometry(op).M, K = 2 * dense_k(k), id2 = sparse_id2(op.idesc);
   auto cell = [&](uint32_t m, uint32_t c) { return meta_cell(k, M, id2, m, c, part); };
   uint32_t bm = 0, bc = 0;
+  UnlistedChunk u;
   auto e = sparse_expand(
       k, rows, K, packed,
       [&](uint32_t m, uint32_t c) {
         const MetaCell mc = cell(m, c);
         return t.read(base.lane + mc.cell.lane, base.column + mc.cell.column) >> mc.bit;
       },
-      dense, &bm, &bc, positions);
-  if (!e) return e;
-  const MetaCell mc = cell(bm, bc);
-  return "invalid sparsity metadata for " + *e + "; it is bits " + std::to_string(mc.bit + 3) + ":" +
-         std::to_string(mc.bit) + " of TMEM lane " + std::to_string(base.lane + mc.cell.lane) + ", column " +
-         std::to_string(base.column + mc.cell.column) + " (sp-meta-tmem + lane " + std::to_string(mc.cell.lane) +
-         ", column " + std::to_string(mc.cell.column) + ")";
+      dense, &bm, &bc, positions, note && note->empty() ? &u : nullptr);
+  auto where = [&](uint32_t m, uint32_t c) {
+    const MetaCell mc = cell(m, c);
+    return "bits " + std::to_string(mc.bit + 3) + ":" + std::to_string(mc.bit) + " of TMEM lane " +
+           std::to_string(base.lane + mc.cell.lane) + ", column " + std::to_string(base.column + mc.cell.column) +
+           " (sp-meta-tmem + lane " + std::to_string(mc.cell.lane) + ", column " + std::to_string(mc.cell.column) + ")";
+  };
+  if (e) return "invalid sparsity metadata for " + *e + "; it is " + where(bm, bc);
+  if (u.found) {
+    const uint32_t c0 = sparse_layout(k).chunk * u.chunk;
+    *note = "sparsity metadata for row " + std::to_string(u.row) + " chunk " + std::to_string(u.chunk) + " (columns " +
+            std::to_string(c0) + ".." + std::to_string(c0 + 3) + " of A): nibble " + hex4(u.nibble) +
+            " is not one of the values the ISA calls meaningful for a 2:4 chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, 0xe; PTX "
+            "9.7.16.10.8.2) and the chunk's stored elements are not zero: ptxsim multiplies them by B's elements at K = " +
+            std::to_string(c0 + (u.nibble & 3)) + " and " + std::to_string(c0 + (u.nibble >> 2)) +
+            " (the 2-bit indices as given); it is " + where(u.row, u.chunk);
+  }
+  return std::nullopt;
 }
 
 }  // namespace ptxsim::model::tcgen05

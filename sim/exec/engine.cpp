@@ -257,12 +257,14 @@ void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size,
               (write ? "" : "; the data read is stale"));
 }
 
-void Engine::warn(ExecCtx& c, const std::string& msg) {
+void Engine::warn(ExecCtx& c, const std::string& msg) { warn_at(*c.fn, c.pc, msg); }
+
+void Engine::warn_at(const Function& fn, uint32_t pc, const std::string& msg) {
   // One warning per instruction and message is enough.
   for (const auto& d : diags_)
-    if (d.severity == Diagnostic::Severity::Warning && d.loc.line == c.fn->code[c.pc].line && d.message.rfind(msg.substr(0, 40), 0) == 0)
+    if (d.severity == Diagnostic::Severity::Warning && d.loc.line == fn.code[pc].line && d.message.rfind(msg.substr(0, 40), 0) == 0)
       return;
-  Diagnostic d = located(*c.fn, c.pc, msg);
+  Diagnostic d = located(fn, pc, msg);
   d.severity = Diagnostic::Severity::Warning;
   diags_.push_back(std::move(d));
 }

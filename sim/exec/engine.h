@@ -306,6 +306,8 @@ class Engine {
   void check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write);
   // A warning at the current instruction (hazards that do not stop the run).
   void warn(ExecCtx& c, const std::string& msg);
+  // The same at instruction `pc` of `fn` (for an asynchronous operation completing later).
+  void warn_at(const Function& fn, uint32_t pc, const std::string& msg);
   Diagnostic located(const Function& fn, uint32_t pc, std::string msg) const;
 
  private:

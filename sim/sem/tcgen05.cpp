@@ -340,6 +340,13 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
                            ") of this CTA's pair is not in the cluster; .cta_group::2 needs a cluster of CTA pairs");
     pair = {even, odd};
   }
+  // The metadata's cells may still be written by an operation ahead of this MMA in the pipe
+  // (tcgen05.cp -> tcgen05.mma is an ordered pair, PTX 9.7.16.6.2): validate them when it executes.
+  if (op.ctx.sparse)
+    for (Cta* p : pair)
+      if (p->tcgen05)
+        for (const auto& m : p->tcgen05->mmas)
+          if (m.writes && !m.completed && m.d.overlaps(t5::meta_rect(op))) op.sp_meta_pending = true;
   std::vector<t5::MmaCta> views;
   for (Cta* p : pair) {
     if (!p->tcgen05) c.fault("error", what + ": CTA rank " + std::to_string(p->rank) + " has allocated no Tensor Memory");
@@ -417,11 +424,14 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
     reads("the scale_B of the tcgen05.mma", t5::sfb_rect(op));
   }
   if (op.ctx.sparse) reads("the sparsity metadata of the tcgen05.mma.sp", t5::meta_rect(op));
-  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")", [pair, op, rid = rec.id, issuer = &cta, what, line = in.line] {
+  enqueue(c, in, what + " (line " + std::to_string(in.line) + ")",
+          [pair, op, rid = rec.id, issuer = &cta, what, line = in.line, eng = c.eng, fn = c.fn, pc = c.pc] {
     std::vector<t5::MmaCta> v;
-    for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}});
+    std::string note;  // an unlisted 2:4 metadata nibble that mattered (model/tcgen05/sparse.h)
+    for (Cta* p : pair) v.push_back({&p->tcgen05->tmem, std::span<const uint8_t>(p->smem), {}, &note});
     if (auto e = t5::execute(op, v.data()))
       throw KernelFault{what + " (line " + std::to_string(line) + "): " + *e, "error"};
+    if (!note.empty()) eng->warn_at(*fn, pc, what + ": " + note);
     for (Cta* p : pair) {
       for (auto& m : p->tcgen05->mmas)
         if (m.id == rid && m.issuer == issuer) m.completed = true;

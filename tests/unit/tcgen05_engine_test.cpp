@@ -963,7 +963,7 @@ TEST(Tcgen05Mma, SparseBlockScaledKindsAgainstAnExactReference) {
   bad.bad_row = 37;
   bad.error = "tcgen05.mma.sp.cta_group::1.kind::mxf4: invalid sparsity metadata for row 37 chunk 0 (columns 0..7 of A): "
               "nibble 0x5 is not one of the values the ISA defines for a 4:8 pair-wise chunk (0x4, 0x8, 0xc, 0x9, 0xd, "
-              "0x6, 0xe; PTX 9.7.16.10.8: any other is undefined); it is bits 3:0 of TMEM lane 37, column 268 "
+              "0x6, 0xe; PTX 9.7.16.10.8.3: any other is undefined); it is bits 3:0 of TMEM lane 37, column 268 "
               "(sp-meta-tmem + lane 37, column 0) [CTA (0,0,0) warp 0 lanes 0x1]";
   run_scaled_gemm(bad, s);
 }

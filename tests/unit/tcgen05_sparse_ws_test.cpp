@@ -287,6 +287,20 @@ struct Case {
   bool a_tmem = false;  // A at TMEM column 256 (lane m, K packed little-endian) for both MMAs
   std::string error = {};
   bool error_at_mma1 = false;
+  // Sparse, id2 0: TMEM's metadata columns hold zeros (nibble 0x0, invalid) until thread 0's
+  // tcgen05.cp.128x128b, issued right before MMA0 with no wait, copies the image from shared memory
+  // (CUTLASS's sparse mainloop does this every k-block); the ISA orders cp -> mma (PTX 9.7.16.6.2).
+  bool meta_by_cp = false;
+  bool error_at_completion = false;  // `error` is raised when MMA0 executes ("LINE": MMA0's line; no thread suffix)
+  // Sparse 2:4: chunk `chunk` of row `row` (in step 0 and, as step 1 repeats step 0's metadata, in
+  // step 1) gets `nibble`, its stored values zeroed (`zero`) or made non-zero. The dense reference
+  // puts each stored value at the column its index names, adding two that name one column.
+  struct ForcedChunk {
+    uint32_t row, chunk, nibble;
+    bool zero;
+  };
+  std::vector<ForcedChunk> force = {};
+  std::string warning = {};  // expected: each MMA warns once, with exactly this text
 };
 
 void run_case(const Case& g, uint64_t seed) {
@@ -326,6 +340,19 @@ void run_case(const Case& g, uint64_t seed) {
         A[m * ktot + c * chunk + idx[j]] = v;
       }
     }
+  for (const Case::ForcedChunk& f : g.force) {
+    ASSERT_TRUE(sparse && kept == 2);
+    nib[f.row * (ktot / chunk) + f.chunk] = f.nibble;
+    for (uint32_t s = 0; s < steps; ++s) {
+      const uint32_t c = f.chunk + s * kstep / chunk;
+      int* p = &P[f.row * (ktot / 2) + c * kept];
+      for (uint32_t j = 0; j < kept; ++j) p[j] = f.zero ? 0 : p[j] != 0 ? p[j] : 3;
+      int* a = &A[f.row * ktot + c * chunk];
+      std::fill(a, a + chunk, 0);
+      a[f.nibble & 3] += p[0];
+      a[f.nibble >> 2] += p[1];
+    }
+  }
   for (int& x : B) x = draw();
   const std::vector<int>& stored = sparse ? P : A;
   const uint32_t astored = sparse ? ktot / 2 : ktot;
@@ -346,8 +373,8 @@ void run_case(const Case& g, uint64_t seed) {
         for (uint32_t j = 0; j < chunk; ++j) A[m * ktot + c * chunk + j] = 0;
         const uint32_t v = nib[m * (ktot / chunk) + c];
         const uint32_t i0 = kept == 1 ? (v == 0xE) : (v & 3), i1 = v >> 2;
-        A[m * ktot + c * chunk + i0] = P[m * (ktot / 2) + c * kept];
-        if (kept == 2) A[m * ktot + c * chunk + i1] = P[m * (ktot / 2) + c * kept + 1];
+        A[m * ktot + c * chunk + i0] += P[m * (ktot / 2) + c * kept];
+        if (kept == 2) A[m * ktot + c * chunk + i1] += P[m * (ktot / 2) + c * kept + 1];
       }
     const uint32_t w = g.e == Elem::TF32 ? 2 : 1, per = 4 / w;  // elements per nibble
     for (uint32_t copy = 0; copy < (ws ? 128 / g.M : 1); ++copy)
@@ -401,6 +428,31 @@ $mma0_done:
   st.shared.v4.u32 [sa], {%r71, %r71, %r71, %r71};
   st.shared.v4.u32 [sa+16], {%r71, %r71, %r71, %r71};
   fence.proxy.async.shared::cta;)");
+  if (g.meta_by_cp) {
+    EXPECT_TRUE(sparse && g.id2 == 0 && !ws);
+    ptx = replace_all(ptx, "  .shared .align 8 .b64 bar;\n", "  .shared .align 128 .b8 smeta[2048];\n  .shared .align 8 .b64 bar;\n");
+    // Lane r's first 4 metadata columns to shared row r (16 bytes; rows 128 bytes per 8: SBO 128),
+    // and zeros to the TMEM cells the copy will overwrite.
+    ptx = replace_all(ptx, "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r58], {%r50, %r51, %r52, %r53, %r54, %r55, %r56, %r57};\n",
+                      R"(  mov.u32 %r80, smeta;
+  shl.b32 %r81, %r0, 4;
+  add.u32 %r80, %r80, %r81;
+  st.shared.v4.u32 [%r80], {%r50, %r51, %r52, %r53};
+  mov.u32 %r82, 0;
+  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r58], {%r82, %r82, %r82, %r82, %r82, %r82, %r82, %r82};
+  fence.proxy.async.shared::cta;
+)");
+    const std::string mma0 = mma(g.collector0, a0, "%rd12", "%p2");
+    ASSERT_NE(ptx.find("  " + mma0 + "\n"), std::string::npos);
+    // Descriptor: start smeta >> 4, LBO 16 (one 16-byte chunk per row: unused), SBO 128, bit 46 set, no swizzle.
+    ptx = replace_all(ptx, "  " + mma0 + "\n", R"(  mov.u32 %r80, smeta;
+  and.b32 %r80, %r80, 0x3ffff;
+  shr.u32 %r80, %r80, 4;
+  cvt.u64.u32 %rd30, %r80;
+  or.b64 %rd30, %rd30, 0x400800010000;
+  tcgen05.cp.cta_group::1.128x128b [%r37], %rd30;
+  )" + mma0 + "\n");
+  }
   ptxsim::model::GlobalMemory mem;
   const uint64_t ga = mem.allocate(32768, 256, "A"), gb = mem.allocate(32768, 256, "B"), gm = mem.allocate(4096, 256, "tmem image");
   mem.write(ga, ia.data(), ia.size());
@@ -417,6 +469,11 @@ $mma0_done:
     ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
     const ptxsim::Diagnostic* e = first_error(r);
     ASSERT_TRUE(e);
+    if (g.error_at_completion) {
+      const std::string line = std::to_string(line_of(ptx, mma(g.collector0, a0, "%rd12", "%p2")));
+      EXPECT_EQ(e->message, replace_all(g.error, "LINE", line)) << r.all_diagnostics();
+      return;
+    }
     EXPECT_EQ(e->message, g.error + " [CTA (0,0,0) warp 0 lanes 0x1]");
     EXPECT_EQ(e->loc.line, line_of(ptx, g.error_at_mma1 ? mma(g.collector1, a1, b1, "%p4") : mma(g.collector0, a0, "%rd12", "%p2")))
         << e->message;
@@ -425,6 +482,10 @@ $mma0_done:
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
   if (g.second_names_other) {
     EXPECT_TRUE(r.has_warning("names a different matrix")) << r.all_diagnostics();
+  } else if (!g.warning.empty()) {
+    EXPECT_EQ(r.warning_count(), 2u) << r.all_diagnostics();
+    for (const auto& d : r.result.diagnostics)
+      if (d.severity == ptxsim::Diagnostic::Severity::Warning) EXPECT_EQ(d.message, g.warning);
   } else {
     EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
   }
@@ -545,15 +606,7 @@ TEST(Tcgen05MmaCollector, TheMmaReadsTheMatrixItsOperandNames) {
 
 TEST(Tcgen05MmaSparse, InvalidMetadataIsAFaultNamingRowChunkAndCell) {
   const uint64_t seed = test_seed();
-  Case f16{"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 16, Layout::K128B, Layout::K128B};
-  // Row 9 = lane 1 (bits 31:16: rows 8..15 of the 16-lane group), chunk 2 = bits 27:24: 0x5 names
-  // column 1 twice.
-  f16.edit_meta = [](std::vector<uint32_t>& m) { m[1 * 8 + 0] = (m[1 * 8 + 0] & ~0x0F000000u) | 0x05000000u; };
-  f16.error = "tcgen05.mma.sp.cta_group::1.kind::f16: invalid sparsity metadata for row 9 chunk 2 (columns 8..11 of A): "
-              "nibble 0x5 is not one of the values the ISA defines for a 2:4 chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, 0xe; "
-              "PTX 9.7.16.10.8: any other is undefined); it is bits 27:24 of TMEM lane 1, column 256 (sp-meta-tmem + "
-              "lane 1, column 0)";
-  run_case(f16, seed);
+  // kind::tf32: only 0x4 and 0xe; "Rest of the values result in undefined behavior" (PTX 9.7.16.10.8.1).
   Case tf32{"tcgen05.mma.sp", "kind::tf32", Elem::TF32, 2, 1, 128, 16, Layout::KNone, Layout::KNone, 1};
   // Row 20 = lane 16 + 4 (rows 16..23, bits 15:0), chunk 5 = lane + 8, bits 7:4.
   tf32.edit_meta = [](std::vector<uint32_t>& m) { m[28 * 8 + 1] = (m[28 * 8 + 1] & ~0xF0u) | 0x50u; };
@@ -561,19 +614,68 @@ TEST(Tcgen05MmaSparse, InvalidMetadataIsAFaultNamingRowChunkAndCell) {
                "A): nibble 0x5 is invalid for kind::tf32 (1:2 sparsity: only 0x4, element 0, and 0xe, element 1, are "
                "valid); it is bits 7:4 of TMEM lane 28, column 257 (sp-meta-tmem + lane 28, column 1)";
   run_case(tf32, seed + 1);
-  Case i8ws{"tcgen05.mma.ws.sp", "kind::i8", Elem::S8, 1, 2, 64, 64, Layout::KNone, Layout::KNone};
-  // The second copy (lanes 64..127) of row 3, chunk 9 = column 1, bits 7:4; the first copy is fine.
-  i8ws.edit_meta = [](std::vector<uint32_t>& m) { m[67 * 8 + 1] = (m[67 * 8 + 1] & ~0xF0u) | 0xF0u; };
-  i8ws.error = "tcgen05.mma.ws.sp.cta_group::1.kind::i8: invalid sparsity metadata for row 3 chunk 9 (columns 36..39 of "
-               "A): nibble 0xf is not one of the values the ISA defines for a 2:4 chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, "
-               "0xe; PTX 9.7.16.10.8: any other is undefined); it is bits 7:4 of TMEM lane 67, column 257 (sp-meta-tmem "
-               "+ lane 67, column 1)";
-  run_case(i8ws, seed + 2);
-  // Distinct but decreasing indices (0b0001: columns 1 then 0) are defined for mma.sp, not here.
+}
+
+// 2:4 kinds: the ISA lists the meaningful nibbles but, unlike for tf32 and mxf4, does not make the
+// rest undefined (PTX 9.7.16.10.8.2), and CUTLASS's compressor writes 0x0 for a chunk with no
+// non-zero element (83_blackwell_sparse_gemm passes on hardware). Any nibble runs: each 2-bit index
+// selects the B element its stored element multiplies; when the chunk's stored elements are not
+// zero, each MMA warns once (the result rests on that reading).
+TEST(Tcgen05MmaSparse, UnlistedTwoFourNibblesSelectBByTheirIndices) {
+  const uint64_t seed = test_seed();
+  const std::string unlisted =
+      " is not one of the values the ISA calls meaningful for a 2:4 chunk (0x4, 0x8, 0xc, 0x9, 0xd, 0x6, 0xe; PTX "
+      "9.7.16.10.8.2) and the chunk's stored elements are not zero: ptxsim multiplies them by B's elements at K = ";
+  // CUTLASS's all-zero chunk: 0x0 with zero stored values; nothing to say.
+  Case zero{"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 16, Layout::K128B, Layout::K128B};
+  zero.force = {{9, 2, 0x0, true}, {0, 0, 0x0, true}, {127, 7, 0x0, true}};
+  run_case(zero, seed);
+  // Row 9 = lane 1 (bits 31:16: rows 8..15 of the 16-lane group), chunk 2 = bits 27:24: 0x5 names
+  // column 1 twice, so both stored values multiply B's row K = 9.
+  Case f16{"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 16, Layout::K128B, Layout::K128B};
+  f16.force = {{9, 2, 0x5, false}};
+  f16.warning = "tcgen05.mma.sp.cta_group::1.kind::f16: sparsity metadata for row 9 chunk 2 (columns 8..11 of A): nibble "
+                "0x5" + unlisted + "9 and 9 (the 2-bit indices as given); it is bits 27:24 of TMEM lane 1, column 256 "
+                "(sp-meta-tmem + lane 1, column 0)";
+  run_case(f16, seed + 1);
+  // Distinct but decreasing indices (0b0001: columns 1 then 0), listed for mma.sp, not here.
   Case dec = f16;
-  dec.edit_meta = [](std::vector<uint32_t>& m) { m[1 * 8 + 0] = (m[1 * 8 + 0] & ~0x0F000000u) | 0x01000000u; };
-  dec.error = replace_all(f16.error, "nibble 0x5", "nibble 0x1");
-  run_case(dec, seed + 3);
+  dec.force = {{9, 2, 0x1, false}};
+  dec.warning = replace_all(replace_all(f16.warning, "nibble 0x5", "nibble 0x1"), "9 and 9", "9 and 8");
+  run_case(dec, seed + 2);
+  // kind::i8 .ws.sp, M = 64 (metadata repeated in both 64-lane copies): row 3 chunk 9 = column 1,
+  // bits 7:4 of lane 3 (and of lane 67); 0xf names column 3 twice.
+  Case i8ws{"tcgen05.mma.ws.sp", "kind::i8", Elem::S8, 1, 2, 64, 64, Layout::KNone, Layout::KNone};
+  i8ws.force = {{3, 9, 0xF, false}};
+  i8ws.warning = "tcgen05.mma.ws.sp.cta_group::1.kind::i8: sparsity metadata for row 3 chunk 9 (columns 36..39 of A): "
+                 "nibble 0xf" + unlisted + "39 and 39 (the 2-bit indices as given); it is bits 7:4 of TMEM lane 3, "
+                 "column 257 (sp-meta-tmem + lane 3, column 1)";
+  run_case(i8ws, seed + 3);
+}
+
+// The metadata reaches TMEM through a tcgen05.cp issued just before the MMA (what CUTLASS's sparse
+// mainloop does); at issue its cells still hold zeros, an invalid 2:4 nibble. The MMA must read what
+// the copy brings (the pair is ordered, PTX 9.7.16.6.2), and invalid metadata in the copied image
+// must still fault, when the MMA executes.
+TEST(Tcgen05MmaSparse, MetadataCopiedByTcgen05CpJustBeforeTheMmaIsWhatItReads) {
+  const uint64_t seed = test_seed();
+  for (Layout l : {Layout::K128B, Layout::KNone}) {
+    Case c{"tcgen05.mma.sp", "kind::f16", Elem::F16, 0, 1, 128, 64, l, l};
+    c.meta_by_cp = true;
+    // And CUTLASS's all-zero chunk (0x0, zero stored values) among them, as 83 has.
+    c.force = {{5, 3, 0x0, true}, {100, 0, 0x0, true}};
+    run_case(c, seed + uint64_t(l));
+  }
+  Case bad{"tcgen05.mma.sp", "kind::tf32", Elem::TF32, 2, 1, 128, 16, Layout::KNone, Layout::KNone};
+  bad.meta_by_cp = true;
+  bad.error_at_completion = true;
+  // tf32 row 20 chunk 5 (lane 28, bits 7:4 of the id2 = 0 column) = 0x5, undefined for 1:2.
+  bad.edit_meta = [](std::vector<uint32_t>& m) { m[28 * 8 + 0] = (m[28 * 8 + 0] & ~0xF0u) | 0x50u; };
+  bad.error = "tcgen05.mma.sp.cta_group::1.kind::tf32 (line LINE): invalid sparsity metadata for row 20 chunk 5 (columns "
+              "10..11 of A): nibble 0x5 is invalid for kind::tf32 (1:2 sparsity: only 0x4, element 0, and 0xe, element 1, "
+              "are valid); it is bits 7:4 of TMEM lane 28, column 256 (sp-meta-tmem + lane 28, column 0) (read when the "
+              "MMA executed, after the earlier tcgen05 operations that write it)";
+  run_case(bad, seed + 7);
 }
 
 TEST(Tcgen05MmaSparse, UnsimulatedAndInvalidFormsFailLoudly) {
