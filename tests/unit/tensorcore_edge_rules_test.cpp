@@ -82,6 +82,21 @@ std::vector<DotCase> dense_cases(ElemFmt f) {
     d.b[0] = p2(-75);
     v.push_back(d);
   }
+  // The uniform forms the conformance cases use (scripts/gen_tc_edge_cases.py), whose outputs do
+  // not depend on operand layouts: rule 1 with every a = 0, every b = 2^100, c = 2^-100 (ptxsim: c
+  // exact; MMA-Sim: E = -26 truncates c away); rule 3 with every b = 2^-75 (the zero products
+  // 0 * 2^-75 count as -201 under MinNormal, below everything).
+  {
+    DotCase d{"zero_product_uniform", Rule::ZeroProduct, std::vector<uint32_t>(size_t(K), 0),
+              std::vector<uint32_t>(size_t(K), p2(100)), f32_pow2(-100), f32_pow2(-100), 0};
+    v.push_back(d);
+  }
+  {
+    DotCase d{"underflow_sign_uniform_b", Rule::UnderflowSign, std::vector<uint32_t>(size_t(K), 0),
+              std::vector<uint32_t>(size_t(K), p2(-75)), 0, 0x80000000u, 0};
+    d.a[0] = neg | p2(-76);
+    v.push_back(d);
+  }
   return v;
 }
 
