@@ -26,43 +26,44 @@ import argparse
 import sys
 
 import torch
-from mmasim.simulator import nv_ptx as sim
+from mmasim import nv_ptx as sim  # mmasim 2.1.1: MMA, WGMMA, TCGen05MMA, TCGen05MMABlockScale
 
 # variant name -> (MMA-Sim class, arch, qualifier, block-scaled)
 VARIANTS = [
-    ("sm90.mma.f16.f32", sim.mma, "Hopper", "m16n8k16.f32.f16.f16.f32"),
-    ("sm90.mma.f16.f16", sim.mma, "Hopper", "m16n8k16.f16.f16.f16.f16"),
-    ("sm90.mma.bf16.f32", sim.mma, "Hopper", "m16n8k16.f32.bf16.bf16.f32"),
-    ("sm90.mma.tf32.f32", sim.mma, "Hopper", "m16n8k8.f32.tf32.tf32.f32"),
-    ("sm90.wgmma.f16.f32", sim.wgmma, "Hopper", "m64n8k16.f32.f16.f16"),
-    ("sm90.wgmma.f16.f16", sim.wgmma, "Hopper", "m64n8k16.f16.f16.f16"),
-    ("sm90.wgmma.bf16.f32", sim.wgmma, "Hopper", "m64n8k16.f32.bf16.bf16"),
-    ("sm90.wgmma.tf32.f32", sim.wgmma, "Hopper", "m64n8k8.f32.tf32.tf32"),
+    ("sm90.mma.f16.f32", sim.MMA, "Hopper", "m16n8k16.f32.f16.f16.f32"),
+    ("sm90.mma.f16.f16", sim.MMA, "Hopper", "m16n8k16.f16.f16.f16.f16"),
+    ("sm90.mma.bf16.f32", sim.MMA, "Hopper", "m16n8k16.f32.bf16.bf16.f32"),
+    ("sm90.mma.tf32.f32", sim.MMA, "Hopper", "m16n8k8.f32.tf32.tf32.f32"),
+    ("sm90.wgmma.f16.f32", sim.WGMMA, "Hopper", "m64n8k16.f32.f16.f16"),
+    ("sm90.wgmma.f16.f16", sim.WGMMA, "Hopper", "m64n8k16.f16.f16.f16"),
+    ("sm90.wgmma.bf16.f32", sim.WGMMA, "Hopper", "m64n8k16.f32.bf16.bf16"),
+    ("sm90.wgmma.tf32.f32", sim.WGMMA, "Hopper", "m64n8k8.f32.tf32.tf32"),
 ]
 for d in ("f32", "f16"):
     for a in ("e4m3", "e5m2"):
         for b in ("e4m3", "e5m2"):
-            VARIANTS.append((f"sm90.wgmma.{a}.{b}.{d}", sim.wgmma, "Hopper", f"m64n8k32.{d}.{a}.{b}"))
+            VARIANTS.append((f"sm90.wgmma.{a}.{b}.{d}", sim.WGMMA, "Hopper", f"m64n8k32.{d}.{a}.{b}"))
 VARIANTS += [
-    ("sm100.tcgen05.f16.f32", sim.tcgen05mma, "Blackwell", "m64n8k16.f32.f16.f16"),
-    ("sm100.tcgen05.f16.f16", sim.tcgen05mma, "Blackwell", "m64n8k16.f16.f16.f16"),
-    ("sm100.tcgen05.bf16.f32", sim.tcgen05mma, "Blackwell", "m64n8k16.f32.bf16.bf16"),
-    ("sm100.tcgen05.tf32.f32", sim.tcgen05mma, "Blackwell", "m64n8k8.f32.tf32.tf32"),
+    ("sm100.tcgen05.f16.f32", sim.TCGen05MMA, "Blackwell", "m64n8k16.kind::f16.f32.f16.f16"),
+    ("sm100.tcgen05.f16.f16", sim.TCGen05MMA, "Blackwell", "m64n8k16.kind::f16.f16.f16.f16"),
+    ("sm100.tcgen05.bf16.f32", sim.TCGen05MMA, "Blackwell", "m64n8k16.kind::f16.f32.bf16.bf16"),
+    ("sm100.tcgen05.tf32.f32", sim.TCGen05MMA, "Blackwell", "m64n8k8.kind::tf32.f32.tf32.tf32"),
 ]
 for d in ("f32", "f16"):
     for a in ("e4m3", "e5m2"):
-        VARIANTS.append((f"sm100.tcgen05.f8f6f4.{a}.{d}", sim.tcgen05mma, "Blackwell", f"m64n8k32.{d}.{a}.{a}"))
+        VARIANTS.append((f"sm100.tcgen05.f8f6f4.{a}.{d}", sim.TCGen05MMA, "Blackwell",
+                         f"m64n8k32.kind::f8f6f4.{d}.{a}.{a}"))
 VARIANTS += [
-    ("sm100.tcgen05.mxf8f6f4.e4m3.ue8m0.32", sim.tcgen05mma_block_scale, "Blackwell",
-     "m128n8k32.block32.f32.e4m3.e4m3.ue8m0"),
-    ("sm100.tcgen05.mxf8f6f4.e5m2.ue8m0.32", sim.tcgen05mma_block_scale, "Blackwell",
-     "m128n8k32.block32.f32.e5m2.e5m2.ue8m0"),
-    ("sm100.tcgen05.mxf4nvf4.ue8m0.32", sim.tcgen05mma_block_scale, "Blackwell",
-     "m128n8k64.block32.f32.e2m1.e2m1.ue8m0"),
-    ("sm100.tcgen05.mxf4nvf4.ue8m0.16", sim.tcgen05mma_block_scale, "Blackwell",
-     "m128n8k64.block16.f32.e2m1.e2m1.ue8m0"),
-    ("sm100.tcgen05.mxf4nvf4.ue4m3.16", sim.tcgen05mma_block_scale, "Blackwell",
-     "m128n8k64.block16.f32.e2m1.e2m1.ue4m3"),
+    ("sm100.tcgen05.mxf8f6f4.e4m3.ue8m0.32", sim.TCGen05MMABlockScale, "Blackwell",
+     "m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0"),
+    ("sm100.tcgen05.mxf8f6f4.e5m2.ue8m0.32", sim.TCGen05MMABlockScale, "Blackwell",
+     "m128n8k32.kind::mxf8f6f4.block32.f32.e5m2.e5m2.ue8m0"),
+    ("sm100.tcgen05.mxf4nvf4.ue8m0.32", sim.TCGen05MMABlockScale, "Blackwell",
+     "m128n8k64.kind::mxf4nvf4.block32.f32.e2m1.e2m1.ue8m0"),
+    ("sm100.tcgen05.mxf4nvf4.ue8m0.16", sim.TCGen05MMABlockScale, "Blackwell",
+     "m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue8m0"),
+    ("sm100.tcgen05.mxf4nvf4.ue4m3.16", sim.TCGen05MMABlockScale, "Blackwell",
+     "m128n8k64.kind::mxf4nvf4.block16.f32.e2m1.e2m1.ue4m3"),
 ]
 
 INT_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32}
@@ -87,10 +88,11 @@ def fmt(bits, width):
 
 
 def nibbles(packed_row):
-    """Unpacks a row of packed fp4 bytes (element 2i in the low nibble) into k order."""
+    """Unpacks a row of packed fp4 bytes into k order. mmasim 2.1.1 (arithmetic/helper.py
+    unpack_uint8_to_fp4) reads element 2i from the high nibble and 2i + 1 from the low one."""
     out = []
     for byte in raw(packed_row):
-        out += [byte & 0xF, byte >> 4]
+        out += [byte >> 4, byte & 0xF]
     return out
 
 

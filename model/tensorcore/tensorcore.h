@@ -69,20 +69,23 @@ AccFmt out_fmt(OutRound r);
 // Rule 1: the alignment exponent of a product with a zero factor.
 enum class ZeroProductExp : uint8_t {
   BelowSubnormal,  // the row's e_zero (-133 for the f32-wide datapaths): Khattak & Mikaitis's
-                   // min_exp_limit, FPy's e_zero; ptxsim's default
+                   // min_exp_limit, mmasim 2.1.1's e_zero, FPy's e_zero; ptxsim's default
   MinNormal,       // a zero factor counts as exponent -126 and the product as -126 + e(other factor)
-                   // (both zero: -252), so a zero next to a huge partner can raise E (MMA-Sim)
+                   // (both zero: -252), so a zero next to a huge partner can raise E (MMA-Sim's
+                   // repository code, microsoft/MMA-Sim c785138)
 };
 // Rule 2: the alignment exponent of a zero addend c.
 enum class ZeroAddendExp : uint8_t {
-  BelowSubnormal,  // the row's e_zero (ptxsim's default)
-  MinNormal,       // -126, whatever the accumulator format (MMA-Sim)
+  BelowSubnormal,  // the row's e_zero (ptxsim's default; Khattak; mmasim 2.1.1)
+  MinNormal,       // -126, whatever the accumulator format (MMA-Sim c785138)
 };
 // Rule 3: the sign of a zero that the output conversion makes of a nonzero sum (RZ to f32 below
 // 2^-149, RNE to f16 below 2^-25). An exactly zero sum is +0 under both settings.
 enum class UnderflowZeroSign : uint8_t {
-  Keep,      // the sum's sign: -0 for a negative sum, as IEEE 754 conversion does (ptxsim's default)
-  Positive,  // +0 (MMA-Sim: Python's math.trunc / round return integers, which have no -0)
+  Keep,      // the sum's sign: -0 for a negative sum, as IEEE 754 conversion does and Khattak's
+             // Generic_BFMA_TC.m (sign applied after the magnitude) gives (ptxsim's default)
+  Positive,  // +0 (MMA-Sim: c785138's math.trunc / round return Python integers, which have no -0;
+             // mmasim 2.1.1 adds +0.0 to every result, "-0.0 to +0.0")
 };
 inline constexpr int kMinNormalExp = -126;  // MinNormal's exponent of a zero factor or zero c
 
@@ -92,11 +95,16 @@ struct EdgeRules {
   UnderflowZeroSign underflow_sign = UnderflowZeroSign::Keep;
   constexpr bool operator==(const EdgeRules&) const = default;
 };
-// The two published settings: ptxsim's (its rows' default) and MMA-Sim's (microsoft/MMA-Sim
-// mmasim/simulator/arithmetic.py, extract_significand_exponent and nv_fused_dot_add).
+// The published settings: ptxsim's (its rows' default); MMA-Sim's repository code (microsoft/MMA-Sim
+// c785138, mmasim/simulator/arithmetic.py: extract_significand_exponent gives every zero -126,
+// nv_fused_dot_add truncates through Python integers), the version issue 17 compared; and the PyPI
+// package mmasim 2.1.1 (mmasim/arithmetic/fdpa.py t_fdpa / st_fdpa / gst_fdpa: e_zero per
+// instruction, result + 0.0), which tests/unit/data/mmasim_vectors.txt records.
 inline constexpr EdgeRules kPtxsimEdgeRules{};
-inline constexpr EdgeRules kMmaSimEdgeRules{ZeroProductExp::MinNormal, ZeroAddendExp::MinNormal,
-                                            UnderflowZeroSign::Positive};
+inline constexpr EdgeRules kMmaSimRepoEdgeRules{ZeroProductExp::MinNormal, ZeroAddendExp::MinNormal,
+                                                UnderflowZeroSign::Positive};
+inline constexpr EdgeRules kMmaSimPyPIEdgeRules{ZeroProductExp::BelowSubnormal, ZeroAddendExp::BelowSubnormal,
+                                                UnderflowZeroSign::Positive};
 const char* rule_name(ZeroProductExp r);
 const char* rule_name(ZeroAddendExp r);
 const char* rule_name(UnderflowZeroSign r);

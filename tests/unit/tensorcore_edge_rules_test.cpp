@@ -1,7 +1,9 @@
 // The three tensor-core edge rules (tensorcore.h: ZeroProductExp, ZeroAddendExp,
 // UnderflowZeroSign; docs/numerics.md "Tensor-core edge rules"). Each directed example isolates one
-// rule: its output must be ptxsim's value under ptxsim's setting, MMA-Sim's value with that one rule
-// flipped (the other two left at ptxsim's setting) and under MMA-Sim's full setting, and the same
+// rule: its output must be ptxsim's value under ptxsim's setting, MMA-Sim's value (its repository
+// code, microsoft/MMA-Sim c785138, as issue 17 ran it) with that one rule flipped (the other two left
+// at ptxsim's setting) and under that MMA-Sim's full setting, mmasim 2.1.1's value under its setting
+// (ptxsim's rules 1 and 2, +0 for rule 3), and the same
 // from the fast path (tc::dot, block_scaled_dot, the tile path) and from the independent
 // Boost.Multiprecision reference (exact_ref.h). The hex values are the ones of issue 17 (MMA-Sim run
 // against ptxsim) or follow from the T-FDPA definition by hand, as the comments show.
@@ -146,7 +148,9 @@ TEST(TensorCoreEdgeRules, DenseExamplesFlipUnderEachRule) {
       const std::string what = variant_name(v) + " " + d.name;
       expect_dot(*row, kPtxsimEdgeRules, v.f, d, d.ptxsim, what + " under ptxsim's rules");
       expect_dot(*row, flip(d.rule), v.f, d, d.mmasim, what + " with its rule flipped");
-      expect_dot(*row, kMmaSimEdgeRules, v.f, d, d.mmasim, what + " under MMA-Sim's rules");
+      expect_dot(*row, kMmaSimRepoEdgeRules, v.f, d, d.mmasim, what + " under MMA-Sim c785138's rules");
+      expect_dot(*row, kMmaSimPyPIEdgeRules, v.f, d, d.rule == Rule::UnderflowSign ? d.mmasim : d.ptxsim,
+                 what + " under mmasim 2.1.1's rules");
       // The other two rules alone do not change it: the example isolates its rule.
       for (Rule other : {Rule::ZeroProduct, Rule::ZeroAddend, Rule::UnderflowSign})
         if (other != d.rule) expect_dot(*row, flip(other), v.f, d, d.ptxsim, what + " with another rule flipped");
@@ -230,7 +234,9 @@ TEST(TensorCoreEdgeRules, BlockScaledExamplesFlipUnderEachRule) {
     EXPECT_EQ(row->fdpa.edges, kPtxsimEdgeRules) << d.name;
     expect_scaled(*row, kPtxsimEdgeRules, d, d.ptxsim, std::string(d.name) + " under ptxsim's rules");
     expect_scaled(*row, flip(d.rule), d, d.mmasim, std::string(d.name) + " with its rule flipped");
-    expect_scaled(*row, kMmaSimEdgeRules, d, d.mmasim, std::string(d.name) + " under MMA-Sim's rules");
+    expect_scaled(*row, kMmaSimRepoEdgeRules, d, d.mmasim, std::string(d.name) + " under MMA-Sim c785138's rules");
+    expect_scaled(*row, kMmaSimPyPIEdgeRules, d, d.rule == Rule::UnderflowSign ? d.mmasim : d.ptxsim,
+                  std::string(d.name) + " under mmasim 2.1.1's rules");
     for (Rule other : {Rule::ZeroProduct, Rule::ZeroAddend, Rule::UnderflowSign})
       if (other != d.rule) expect_scaled(*row, flip(other), d, d.ptxsim, std::string(d.name) + " other rule flipped");
   }
