@@ -79,12 +79,12 @@ def a_registers(t, threads, first, rest):
 def a_smem(t, rows, first, rest):
     """A as the no-swizzle K-major canonical layout of the tcgen05 kernel (LBO 128, SBO 256, 32 bytes
     of K per row): k = 0 of row m is at byte (m / 8) * 256 + (m % 8) * 16."""
-    size = 2 if t == "bf16" else 4
+    size = {"bf16": 2, "tf32": 4, "e4m3": 1}[t]
     nbytes = rows * 32
     vals = [rest] * (nbytes // size)
     for m in range(rows):
         vals[((m // 8) * 256 + (m % 8) * 16) // size] = first
-    return pack(t, vals)
+    return bytes(vals) if size == 1 else pack(t, vals)
 
 
 def uniform(t, nbytes, v):
@@ -274,12 +274,49 @@ $after_dealloc:
 }
 """
 
+# kind::mxf8f6f4.block_scale.scale_vec::1X (e4m3 x e4m3, one UE8M0 scale per row of A / column of B):
+# the kernel above with 64 TMEM columns, D in columns 0-15, scale_A in columns 32-35 and scale_B in
+# column 48 (every lane, byte 0 of each word read: scale-factor ID 0). The scales are uniform per
+# operand (the u32 params psfa / psfb repeat one byte), so their TMEM placement cannot matter.
+def tcgen05_mx():
+    k = TCGEN05.replace("tc_edge_tcgen05(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pout)",
+                        "tc_edge_tcgen05_mx(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pout, "
+                        ".param .u32 psfa, .param .u32 psfb)")
+    k = k.replace("[tslot], 32;", "[tslot], 64;").replace("%r10, 32;", "%r10, 64;")
+    k = k.replace("  tcgen05.wait::st.sync.aligned;\n", """  ld.param.u32 %r76, [psfa];
+  ld.param.u32 %r77, [psfb];
+  add.u32 %r78, %r28, 32;
+  tcgen05.st.sync.aligned.32x32b.x4.b32 [%r78], {%r76, %r76, %r76, %r76};
+  add.u32 %r79, %r28, 48;
+  tcgen05.st.sync.aligned.32x32b.x4.b32 [%r79], {%r77, %r77, %r77, %r77};
+  tcgen05.wait::st.sync.aligned;
+""", 1)
+    k = k.replace("  tcgen05.mma.cta_group::1.kind::KIND [%r10], %rd10, %rd11, %r32, %p2;\n", """  add.u32 %r33, %r10, 32;
+  add.u32 %r34, %r10, 48;
+  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%r10], %rd10, %rd11, %r32, [%r33], [%r34], %p2;
+""")
+    assert "KIND" not in k and "psfa" in k and "[%r33]" in k
+    return k.replace("IDESC", "0x08840000")  # E4M3 x E4M3, K-major, N >> 3 = 2, UE8M0 (bit 23), M >> 7 = 1
+
+
+# The mxf8f6f4 vectors (e4m3 bits, UE8M0 scale bytes); values as in tensorcore_edge_rules_test.cpp.
+MX_VECTORS = [
+    # Rule 1: every a = 0, every b = 448 (e = 8), scales 2^0, c = (1 + 2^-23) * 2^-125: ptxsim keeps c
+    # exactly; MMA-Sim c785138 counts 0 * 448 as -118 and drops c's last bit.
+    ("zero_product", 0x00, 0x00, 0x7E, 127, 127, 0x01000001, 0x01000001, 0x01000000),
+    # Rule 2: 32 products 1.125^2 * 2^-152 (scales 2^-76), c = +0: 5 subnormal units or 0.
+    ("zero_addend", 0x39, 0x39, 0x39, 127 - 76, 127 - 76, 0, 0x00000005, 0),
+    # Rule 3: -1 at k = 0 (0 elsewhere) times b = 1, scales 2^-75 and 2^-76: -2^-151, -0 or +0.
+    ("underflow_sign", 0xB8, 0x00, 0x38, 127 - 75, 127 - 76, 0, 0x80000000, 0),
+]
+
+
 # Instruction descriptors (PTX ISA tcgen05 "Instruction descriptor", kind::f16 / kind::tf32): D f32
 # (bits 5:4 = 1), A / B format in bits 9:7 / 12:10 (bf16 1, tf32 2), K-major, N >> 3 = 2, M >> 4 = 8.
 IDESC = {"bf16": 0x08040010 | (1 << 7) | (1 << 10), "tf32": 0x08040010 | (2 << 7) | (2 << 10)}
 
 
-def write_case(target, name, ptx, buffers, threads, outputs, comment, expected):
+def write_case(target, name, ptx, buffers, threads, outputs, comment, expected, extra_params=()):
     d = os.path.join(ROOT, target)
     files = {}
     doc_buffers = {}
@@ -298,7 +335,7 @@ def write_case(target, name, ptx, buffers, threads, outputs, comment, expected):
             f.write(data)
     doc = {"ptx": name + ".ptx", "comment": comment}
     doc.update({"grid": [1], "block": [threads], "buffers": doc_buffers,
-                "params": [{"ptr": b} for b in buffers], "outputs": outputs})
+                "params": [{"ptr": b} for b in buffers] + list(extra_params), "outputs": outputs})
     with open(os.path.join(d, name + ".case.json"), "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
@@ -328,6 +365,13 @@ def main():
                        TCGEN05.replace("IDESC", f"0x{IDESC[t]:08x}").replace("KIND", kind),
                        {"a": a_smem(t, 128, first, rest), "b": uniform(t, 512, b), "c": f32s(8192, c),
                         "out": poisoned(8192)}, 128, ["out"], comment, expected)
+    for rule, first, rest, b, sa, sb, c, want_ptxsim, want_mmasim in MX_VECTORS:
+        comment = (f"edge rule {rule}: every output is ptxsim 0x{want_ptxsim:08x}, MMA-Sim 0x{want_mmasim:08x} "
+                   f"(unsettled until a hardware trace; docs/numerics.md)")
+        write_case("sm_100a", f"tc_edge_tcgen05_mxf8f6f4_{rule}", tcgen05_mx(),
+                   {"a": a_smem("e4m3", 128, first, rest), "b": bytes([b]) * 512, "c": f32s(8192, c),
+                    "out": poisoned(8192)}, 128, ["out"], comment, expected,
+                   [{"u32": sa * 0x01010101}, {"u32": sb * 0x01010101}])
     for target, name, comment in expected:
         print(f"{target}/{name}: {comment}")
 

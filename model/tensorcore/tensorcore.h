@@ -189,7 +189,7 @@ inline constexpr EdgeRuleRow kEdgeRuleRows[] = {
     {Arch::SM100, Unit::Tcgen05, "f16", kPtxsimEdgeRules, false, "sm_100a/tc_edge_tcgen05_bf16_*"},
     {Arch::SM100, Unit::Tcgen05, "tf32", kPtxsimEdgeRules, false, "sm_100a/tc_edge_tcgen05_tf32_*"},
     {Arch::SM100, Unit::Tcgen05, "f8f6f4", kPtxsimEdgeRules, false, "none yet"},
-    {Arch::SM100, Unit::Tcgen05, "mxf8f6f4", kPtxsimEdgeRules, false, "none yet (model: tensorcore_edge_rules_test)"},
+    {Arch::SM100, Unit::Tcgen05, "mxf8f6f4", kPtxsimEdgeRules, false, "sm_100a/tc_edge_tcgen05_mxf8f6f4_*"},
     {Arch::SM100, Unit::Tcgen05, "mxf4", kPtxsimEdgeRules, false, "none yet"},
     {Arch::SM100, Unit::Tcgen05, "mxf4nvf4", kPtxsimEdgeRules, false, "none yet"},
 };

@@ -289,7 +289,8 @@ TEST(Conformance, TensorCoreEdgeCasesGiveThePtxsimValue) {
     EXPECT_EQ(wrong, 0u) << "outputs differ from 0x" << std::hex << ptxsim_value << ", first at element " << std::dec
                          << first;
   }
-  EXPECT_EQ(n, 24u);  // 3 rules x (mma.sync bf16/tf32 on both targets, wgmma bf16/tf32, tcgen05 bf16/tf32)
+  // 3 rules x (mma.sync bf16/tf32 on both targets, wgmma bf16/tf32, tcgen05 bf16/tf32/mxf8f6f4)
+  EXPECT_EQ(n, 27u);
 }
 
 struct CliResult {
