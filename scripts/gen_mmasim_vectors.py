@@ -6,7 +6,7 @@ MMA-Sim installed). Needs MMA-Sim (PyPI `mmasim`, Microsoft's bit-accurate model
 and PyTorch, in a virtual environment outside the repository:
 
     python3 -m venv /work/venv-mmasim
-    /work/venv-mmasim/bin/pip install torch mmasim
+    /work/venv-mmasim/bin/pip install torch mmasim   # the vectors were made with mmasim 2.1.1
     /work/venv-mmasim/bin/python scripts/gen_mmasim_vectors.py [--seed S] [--outputs N]
 
 For every instruction variant of issue 17 it runs one MMA-Sim instruction on uniformly random raw
