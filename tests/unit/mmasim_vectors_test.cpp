@@ -20,6 +20,7 @@
 #include "model/tensorcore/block_scaled.h"
 #include "model/tensorcore/exact_ref.h"
 #include "model/tensorcore/tensorcore.h"
+#include "model/tensorcore/tile.h"
 
 namespace ptxsim::model::tc {
 namespace {
@@ -145,6 +146,17 @@ uint32_t compute(const Vector& v, const EdgeRules& edges, bool exact) {
   return dot(m, va.data(), vb.data(), K, v.c);
 }
 
+// The same output through the whole-tile path the simulator runs (tile.h; a 1 x 1 tile), with
+// ptxsim's rules; block-scaled rows have no separate tile arithmetic.
+uint32_t compute_tile(const Vector& v) {
+  const Variant s = parse_variant(v.name);
+  const DotModel* row = find_model(s.arch, s.unit, s.fa, s.fb, s.acc);
+  if (!row) return 0;
+  uint32_t out = 0xDEADBEEF;
+  mma_tile(*row, s.fa, s.fb, 1, 1, int(v.a.size()), v.a.data(), v.b.data(), &v.c, &out);
+  return out;
+}
+
 bool is_negative_zero(uint32_t bits, bool f16) { return bits == (f16 ? 0x8000u : 0x80000000u); }
 
 std::string describe(const Vector& v, uint32_t got) {
@@ -173,6 +185,7 @@ TEST(MmaSimVectors, MatchBitForBit) {
     }
     // ptxsim's rules: equal, or -0 where MMA-Sim has +0 (rule 3).
     const uint32_t def = compute(v, kPtxsimEdgeRules, false);
+    if (!parse_variant(v.name).scaled) EXPECT_EQ(compute_tile(v), def) << describe(v, def) << " (tile path)";
     if (def != v.d) {
       EXPECT_TRUE(is_negative_zero(def, f16) && v.d == 0) << describe(v, def) << " (ptxsim's edge rules)";
       if (v.directed) ++directed_differ;
