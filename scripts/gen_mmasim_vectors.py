@@ -7,7 +7,7 @@ and PyTorch, in a virtual environment outside the repository:
 
     python3 -m venv /work/venv-mmasim
     /work/venv-mmasim/bin/pip install torch mmasim   # the vectors were made with mmasim 2.1.1
-    /work/venv-mmasim/bin/python scripts/gen_mmasim_vectors.py [--seed S] [--outputs N]
+    /work/venv-mmasim/bin/python scripts/gen_mmasim_vectors.py [--seed S] [--outputs N] [--repo MMA-SIM-CHECKOUT]
 
 For every instruction variant of issue 17 it runs one MMA-Sim instruction on uniformly random raw
 bits (A, B, C and scale factors; the seed is printed and written into the file) and keeps the first
@@ -18,18 +18,28 @@ File format (text, one output per line, hex without 0x):
     # comments
     seed S
     <variant> <r|d> <c> <d> <a0,a1,...> <b0,...> [<sa0,...> <sb0,...>]
-r: random bits, d: a directed edge example. Elements are raw bits in their own format (fp4: one
+r: random bits, d: a directed edge example (mmasim 2.1.1), D: the same example run by MMA-Sim's
+repository code (--repo PATH: a checkout of microsoft/MMA-Sim, the version issue 17 compared). Elements are raw bits in their own format (fp4: one
 nibble per element, already unpacked in k order; tf32: the f32 bits MMA-Sim was given, low 13 bits
 included). Scale factors: one byte per block of the row / column.
 """
 import argparse
 import sys
 
+import subprocess
+
 import torch
-from mmasim import nv_ptx as sim  # mmasim 2.1.1: MMA, WGMMA, TCGen05MMA, TCGen05MMABlockScale
+
+if "--emit-repo-directed" in sys.argv:
+    # Child mode (see main): MMA-Sim's repository code, which is also a package named `mmasim`.
+    sys.path.insert(0, sys.argv[sys.argv.index("--emit-repo-directed") + 1])
+    from mmasim.simulator import nv_ptx as repo_sim
+    sim = None
+else:
+    from mmasim import nv_ptx as sim  # mmasim 2.1.1: MMA, WGMMA, TCGen05MMA, TCGen05MMABlockScale
 
 # variant name -> (MMA-Sim class, arch, qualifier, block-scaled)
-VARIANTS = [
+VARIANTS = [] if sim is None else [
     ("sm90.mma.f16.f32", sim.MMA, "Hopper", "m16n8k16.f32.f16.f16.f32"),
     ("sm90.mma.f16.f16", sim.MMA, "Hopper", "m16n8k16.f16.f16.f16.f16"),
     ("sm90.mma.bf16.f32", sim.MMA, "Hopper", "m16n8k16.f32.bf16.bf16.f32"),
@@ -39,21 +49,21 @@ VARIANTS = [
     ("sm90.wgmma.bf16.f32", sim.WGMMA, "Hopper", "m64n8k16.f32.bf16.bf16"),
     ("sm90.wgmma.tf32.f32", sim.WGMMA, "Hopper", "m64n8k8.f32.tf32.tf32"),
 ]
-for d in ("f32", "f16"):
+for d in ("f32", "f16") if sim else ():
     for a in ("e4m3", "e5m2"):
         for b in ("e4m3", "e5m2"):
             VARIANTS.append((f"sm90.wgmma.{a}.{b}.{d}", sim.WGMMA, "Hopper", f"m64n8k32.{d}.{a}.{b}"))
-VARIANTS += [
+VARIANTS += [] if sim is None else [
     ("sm100.tcgen05.f16.f32", sim.TCGen05MMA, "Blackwell", "m64n8k16.kind::f16.f32.f16.f16"),
     ("sm100.tcgen05.f16.f16", sim.TCGen05MMA, "Blackwell", "m64n8k16.kind::f16.f16.f16.f16"),
     ("sm100.tcgen05.bf16.f32", sim.TCGen05MMA, "Blackwell", "m64n8k16.kind::f16.f32.bf16.bf16"),
     ("sm100.tcgen05.tf32.f32", sim.TCGen05MMA, "Blackwell", "m64n8k8.kind::tf32.f32.tf32.tf32"),
 ]
-for d in ("f32", "f16"):
+for d in ("f32", "f16") if sim else ():
     for a in ("e4m3", "e5m2"):
         VARIANTS.append((f"sm100.tcgen05.f8f6f4.{a}.{d}", sim.TCGen05MMA, "Blackwell",
                          f"m64n8k32.kind::f8f6f4.{d}.{a}.{a}"))
-VARIANTS += [
+VARIANTS += [] if sim is None else [
     ("sm100.tcgen05.mxf8f6f4.e4m3.ue8m0.32", sim.TCGen05MMABlockScale, "Blackwell",
      "m128n8k32.kind::mxf8f6f4.block32.f32.e4m3.e4m3.ue8m0"),
     ("sm100.tcgen05.mxf8f6f4.e5m2.ue8m0.32", sim.TCGen05MMABlockScale, "Blackwell",
@@ -135,7 +145,7 @@ def bits_tensor(values, dtype):
     return torch.tensor(values, dtype=INT_VIEW[torch.empty(0, dtype=dtype).element_size()]).view(dtype)
 
 
-def directed(name, cls, arch, qual, a, b, c, sa=None, sb=None, out=None):
+def directed_one(name, cls, arch, qual, a, b, c, sa=None, sb=None, out=None, tag="d"):
     """One directed example (raw bits) as row 0 of A and column 0 of B; everything else zero."""
     op = cls(arch, qual)
     m, n, k = op.m, op.n, op.k
@@ -151,7 +161,7 @@ def directed(name, cls, arch, qual, a, b, c, sa=None, sb=None, out=None):
         SB = torch.ones((k // op.block_size, n), dtype=op.s_type)
         SA[0, :] = bits_tensor(sa, op.s_type)
         SB[:, 0] = bits_tensor(sb, op.s_type)
-    run(name, cls, arch, qual, A, B, C, SA, SB, [(0, 0)], "d", out)
+    run(name, cls, arch, qual, A, B, C, SA, SB, [(0, 0)], tag, out)
 
 
 def signed16(v):
@@ -162,11 +172,26 @@ def signed32(v):
     return v - 0x100000000 if v >= 0x80000000 else v
 
 
-def directed_examples(out):
+def repo_variants():
+    """The directed examples' instructions in MMA-Sim's repository code (mmasim/simulator/nv_ptx.py)."""
+    return [
+        ("sm90.mma.bf16.f32", repo_sim.mma, "Hopper", "m16n8k16.f32.bf16.bf16.f32"),
+        ("sm90.wgmma.bf16.f32", repo_sim.wgmma, "Hopper", "m64n8k16.f32.bf16.bf16"),
+        ("sm100.tcgen05.bf16.f32", repo_sim.tcgen05mma, "Blackwell", "m64n8k16.f32.bf16.bf16"),
+        ("sm90.mma.tf32.f32", repo_sim.mma, "Hopper", "m16n8k8.f32.tf32.tf32.f32"),
+        ("sm90.wgmma.tf32.f32", repo_sim.wgmma, "Hopper", "m64n8k8.f32.tf32.tf32"),
+        ("sm100.tcgen05.tf32.f32", repo_sim.tcgen05mma, "Blackwell", "m64n8k8.f32.tf32.tf32"),
+        ("sm100.tcgen05.mxf8f6f4.e4m3.ue8m0.32", repo_sim.tcgen05mma_block_scale, "Blackwell",
+         "m128n8k32.block32.f32.e4m3.e4m3.ue8m0"),
+    ]
+
+
+def directed_examples(out, variants=None, tag="d"):
     """The edge examples of docs/numerics.md / tests/unit/tensorcore_edge_rules_test.cpp."""
     bf = lambda e: (e + 127) << 7
     f32 = lambda e: (e + 127) << 23
-    by_name = {v[0]: v for v in VARIANTS}
+    by_name = {v[0]: v for v in (variants or VARIANTS)}
+    directed = lambda *a, **kw: directed_one(*a, tag=tag, **kw)
     for name in ("sm90.mma.bf16.f32", "sm90.wgmma.bf16.f32", "sm100.tcgen05.bf16.f32"):
         _, cls, arch, qual = by_name[name]
         K, s = 16, signed16
@@ -198,7 +223,17 @@ def main():
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--outputs", type=int, default=128, help="random outputs kept per variant")
     ap.add_argument("--out", default="tests/unit/data/mmasim_vectors.txt")
+    ap.add_argument("--repo", help="a checkout of microsoft/MMA-Sim (its repository code, e.g. c785138): "
+                    "also record its outputs of the directed examples, tagged D")
+    ap.add_argument("--repo-rev", default="", help="the commit of that checkout, for the file's header "
+                    "(default: git rev-parse in it)")
+    ap.add_argument("--emit-repo-directed", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.emit_repo_directed:
+        lines = []
+        directed_examples(lines, repo_variants(), "D")
+        print("\n".join(lines))
+        return
     print(f"seed {args.seed}", file=sys.stderr)
     gen = torch.Generator().manual_seed(args.seed)
     import importlib.metadata as md
@@ -208,6 +243,14 @@ def main():
         print(name, file=sys.stderr)
         random_trial(gen, name, cls, arch, qual, args.outputs, out)
     directed_examples(out)
+    if args.repo:
+        # A child process: the repository code is also a package named `mmasim`.
+        rev = subprocess.run(["git", "-C", args.repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        out.insert(1, f"# D lines: MMA-Sim repository code (microsoft/MMA-Sim "
+                      f"{args.repo_rev or rev.stdout.strip() or args.repo}) on the directed examples")
+        child = subprocess.run([sys.executable, __file__, "--emit-repo-directed", args.repo], check=True,
+                               capture_output=True, text=True)
+        out += [line for line in child.stdout.splitlines() if line.strip()]
     with open(args.out, "w") as f:
         f.write("\n".join(out) + "\n")
     print(f"{len(out) - 2} outputs -> {args.out}", file=sys.stderr)

@@ -8,7 +8,10 @@
 //   * with ptxsim's own rules (what the simulator runs) a random output may differ only by the
 //     sign of a zero (rule 3), and the directed examples show which setting mmasim 2.1.1 has: its
 //     rule-1 and rule-2 outputs are ptxsim's (e_zero, not -126 as in MMA-Sim's repository code),
-//     its rule-3 outputs are +0 where ptxsim keeps -0.
+//     its rule-3 outputs are +0 where ptxsim keeps -0;
+//   * the directed examples as MMA-Sim's repository code (microsoft/MMA-Sim c785138, the version
+//     issue 17 compared; lines tagged D) computes them match kMmaSimRepoEdgeRules and differ from
+//     ptxsim's rules on every example.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -91,6 +94,7 @@ Variant parse_variant(const std::string& name) {
 struct Vector {
   std::string name;
   bool directed;
+  bool repo;  // tag D: MMA-Sim's repository code (c785138), not mmasim 2.1.1
   uint32_t c, d;
   std::vector<uint32_t> a, b, sa, sb;
 };
@@ -107,7 +111,7 @@ std::vector<Vector> load(uint64_t& seed) {
       seed = std::stoull(t.at(1));
       continue;
     }
-    Vector v{t.at(0), t.at(1) == "d", uint32_t(std::stoul(t.at(2), nullptr, 16)),
+    Vector v{t.at(0), t.at(1) == "d" || t.at(1) == "D", t.at(1) == "D", uint32_t(std::stoul(t.at(2), nullptr, 16)),
              uint32_t(std::stoul(t.at(3), nullptr, 16)), hex_list(t.at(4)), hex_list(t.at(5)), {}, {}};
     if (t.size() > 7) {
       v.sa = hex_list(t[6]);
@@ -170,10 +174,21 @@ TEST(MmaSimVectors, MatchBitForBit) {
   uint64_t seed = 0;
   const std::vector<Vector> vs = load(seed);
   ASSERT_GT(vs.size(), 3000u) << "the vector file looks truncated";
-  int random_n = 0, directed_n = 0, sign_only = 0, directed_differ = 0;
+  int random_n = 0, directed_n = 0, sign_only = 0, directed_differ = 0, repo_n = 0;
   std::set<std::string> variants;
   for (const Vector& v : vs) {
     variants.insert(v.name);
+    if (v.repo) {
+      // MMA-Sim's repository code: its setting (-126 for zeros, +0) reproduces it, and ptxsim's
+      // own rules must differ on every example (each isolates a rule that version has otherwise).
+      ++repo_n;
+      const uint32_t fast = compute(v, kMmaSimRepoEdgeRules, false), exact = compute(v, kMmaSimRepoEdgeRules, true);
+      EXPECT_EQ(fast, v.d) << describe(v, fast) << " (MMA-Sim c785138's rules)";
+      EXPECT_EQ(exact, v.d) << describe(v, exact) << " (exact reference, c785138's rules)";
+      const uint32_t def = compute(v, kPtxsimEdgeRules, false);
+      EXPECT_NE(def, v.d) << describe(v, def) << " (ptxsim's rules must differ from c785138 here)";
+      continue;
+    }
     (v.directed ? directed_n : random_n)++;
     const bool f16 = parse_variant(v.name).acc == AccFmt::F16 && !parse_variant(v.name).scaled;
     // mmasim 2.1.1's setting: always bit-exact, through the fast path and the exact reference.
@@ -198,6 +213,7 @@ TEST(MmaSimVectors, MatchBitForBit) {
   EXPECT_EQ(variants.size(), 29u);  // scripts/gen_mmasim_vectors.py VARIANTS
   EXPECT_EQ(directed_n, 21);        // 7 variants x 3 rules
   EXPECT_EQ(directed_differ, 7);    // the rule-3 examples only: mmasim 2.1.1 has ptxsim's rules 1 and 2
+  EXPECT_EQ(repo_n, 21);            // the same examples from MMA-Sim's repository code
 }
 
 }  // namespace
