@@ -253,7 +253,8 @@ def main():
         out += [line for line in child.stdout.splitlines() if line.strip()]
     with open(args.out, "w") as f:
         f.write("\n".join(out) + "\n")
-    print(f"{len(out) - 2} outputs -> {args.out}", file=sys.stderr)
+    n = sum(1 for line in out if not line.startswith(("#", "seed")))
+    print(f"{n} outputs -> {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
