@@ -208,7 +208,8 @@ TEST(MmaSimVectors, MatchBitForBit) {
     }
   }
   std::cout << "[ vectors  ] " << random_n << " random + " << directed_n << " directed outputs of " << variants.size()
-            << " variants, seed " << seed << "; under ptxsim's edge rules " << sign_only
+            << " variants (mmasim 2.1.1), seed " << seed << ", + " << repo_n
+            << " directed by MMA-Sim c785138; under ptxsim's edge rules " << sign_only
             << " random and " << directed_differ << " directed outputs differ (all by the sign of a zero)\n";
   EXPECT_EQ(variants.size(), 29u);  // scripts/gen_mmasim_vectors.py VARIANTS
   EXPECT_EQ(directed_n, 21);        // 7 variants x 3 rules
