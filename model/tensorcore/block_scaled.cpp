@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <initializer_list>
 #include <vector>
 
 namespace ptxsim::model::tc {
@@ -20,8 +21,10 @@ constexpr uint32_t kF8F6F4 = kFP8 | fmt_bit(ElemFmt::E3M2) | fmt_bit(ElemFmt::E2
 constexpr uint32_t kE2M1 = fmt_bit(ElemFmt::E2M1);
 constexpr uint32_t kUE8M0 = scale_bit(ScaleFmt::UE8M0), kUE4M3 = scale_bit(ScaleFmt::UE4M3);
 
-constexpr FdpaParams kMx8{32, 25, OutRound::RZ_F32, -133};
-constexpr FdpaParams kMx4{64, 35, OutRound::RZ_F32, -139};
+// Edge rules from the one table of tensorcore.h (kEdgeRuleRows).
+constexpr FdpaParams kMx8{32, 25, OutRound::RZ_F32, -133, edge_rules(Arch::SM100, Unit::Tcgen05, "mxf8f6f4")};
+constexpr FdpaParams kMx4{64, 35, OutRound::RZ_F32, -139, edge_rules(Arch::SM100, Unit::Tcgen05, "mxf4nvf4")};
+constexpr FdpaParams kMxf4{64, 35, OutRound::RZ_F32, -139, edge_rules(Arch::SM100, Unit::Tcgen05, "mxf4")};
 
 constexpr const char* kMmaSimMx =
     "MMA-Sim (arXiv 2511.10909) B200-validated block-scaled model; e_zero per FPy nv.py / tensor-core-numerics.md";
@@ -40,9 +43,18 @@ constexpr std::array kRows = {
                      kUE8M0 | kUE4M3, TermShape::ScaledGroups, 16, kMx4, Evidence::Published, kMmaSimMx},
     // MMA-Sim models kind::mxf4 as the mxf4nvf4 datapath; no published test checks that.
     BlockScaledModel{"sm100.tcgen05.mxf4", "mxf4", Arch::SM100, Unit::Tcgen05, kE2M1, kE2M1, kUE8M0,
-                     TermShape::ScaledGroups, 16, kMx4, Evidence::Unvalidated,
+                     TermShape::ScaledGroups, 16, kMxf4, Evidence::Unvalidated,
                      "assumed equal to the mxf4nvf4 row (as MMA-Sim does); untested"},
 };
+
+// A term with a zero factor (element or scale) under edge rule 1: e_zero, or each zero factor
+// counted as -126 and the others with their alignment exponents (MMA-Sim's fused_dot_add).
+int zero_term_exp(const FdpaParams& p, std::initializer_list<const Value*> factors) {
+  if (p.edges.zero_product == ZeroProductExp::BelowSubnormal) return p.e_zero;
+  int e = 0;
+  for (const Value* v : factors) e += v->cls == Value::Zero ? kMinNormalExp : v->e;
+  return e;
+}
 
 inline uint64_t shift_trunc(uint64_t m, int s) {
   if (s >= 0) return m << s;
@@ -123,7 +135,7 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
     for (int k = 0; k < K; ++k) {
       const Value &x = va[size_t(k)], &y = vb[size_t(k)], &s = xa[k / vec], &t = xb[k / vec];
       if (x.cls == Value::Zero || y.cls == Value::Zero || s.cls == Value::Zero || t.cls == Value::Zero)
-        terms[nt++] = {0, 0, p.e_zero, false};
+        terms[nt++] = {0, 0, zero_term_exp(p, {&x, &y, &s, &t}), false};
       else
         terms[nt++] = {x.m * y.m * s.m * t.m, x.q + y.q + s.q + t.q, x.e + y.e + s.e + t.e, x.neg != y.neg};
     }
@@ -141,13 +153,17 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
         const int64_t prod = int64_t((x.m * y.m) << (x.q + y.q - qmin));
         G += x.neg != y.neg ? -prod : prod;
       }
-      if (all_zero || s.cls == Value::Zero || t.cls == Value::Zero)
-        terms[nt++] = {0, 0, p.e_zero, false};
+      if (s.cls == Value::Zero || t.cls == Value::Zero)
+        terms[nt++] = {0, 0, zero_term_exp(p, {&s, &t}), false};
+      else if (all_zero)
+        // MinNormal: a group is aligned on its scales only, whatever its sum (MMA-Sim
+        // nv_fused_dot_add_with_block_scale); BelowSubnormal: e_zero.
+        terms[nt++] = {0, 0, p.edges.zero_product == ZeroProductExp::MinNormal ? s.e + t.e : p.e_zero, false};
       else
         terms[nt++] = {uint64_t(G < 0 ? -G : G) * s.m * t.m, qmin + s.q + t.q, s.e + t.e, G < 0};
     }
   }
-  int E = cv.cls == Value::Zero ? p.e_zero : cv.e;
+  int E = cv.cls == Value::Zero ? zero_addend_exp(p) : cv.e;
   for (int i = 0; i < nt; ++i) E = std::max(E, terms[i].e);
   const int lsb = E - p.F;
   int64_t S = 0;
@@ -159,7 +175,7 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
     const int64_t T = int64_t(shift_trunc(cv.m, cv.q - lsb));
     S += cv.neg ? -T : T;
   }
-  return fdpa_round(S, lsb, p.out);
+  return fdpa_round(S, lsb, p.out, p.edges.underflow_sign);
 }
 
 void mma_tile_block_scaled(const BlockScaledModel& m, ElemFmt fa, ElemFmt fb, ScaleFmt sf, int vec, int M, int N,

@@ -111,23 +111,37 @@ Real round_rne(const Real& mag, const Layout& L) {
   return ldexp(fl, xe - L.mbits);
 }
 
-uint32_t convert_sum(const Real& s, OutRound out) {
+// Edge rule 3: the sign a nonzero sum keeps when its rounded magnitude is zero.
+bool zero_keeps_sign(UnderflowZeroSign r) { return r == UnderflowZeroSign::Keep; }
+
+uint32_t convert_sum(const Real& s, OutRound out, UnderflowZeroSign zero_sign) {
   if (s == 0) return 0;  // exact zero sum: +0
-  const bool neg = s < 0;
+  bool neg = s < 0;
   const Real mag = abs(s);
   switch (out) {
     case OutRound::RZ_F32:
     case OutRound::RZ_E8M13: {
       const Layout L = layout(ElemFmt::F32);
       if (mag >= ldexp(Real(1), 128)) return (neg ? 0x80000000u : 0u) | 0x7F800000u;
-      return encode(L, neg, round_rz(mag, L, out == OutRound::RZ_E8M13 ? 13 : 23));
+      const Real r = round_rz(mag, L, out == OutRound::RZ_E8M13 ? 13 : 23);
+      if (r == 0 && !zero_keeps_sign(zero_sign)) neg = false;
+      return encode(L, neg, r);
     }
     case OutRound::RNE_F16: {
       const Layout L = layout(ElemFmt::F16);
-      return encode(L, neg, round_rne(mag, L));
+      const Real r = round_rne(mag, L);
+      if (r == 0 && !zero_keeps_sign(zero_sign)) neg = false;
+      return encode(L, neg, r);
     }
   }
   return 0;
+}
+
+// Edge rules 1 and 2 restated: the exponent a zero factor contributes under MinNormal, and the
+// exponent of a zero c.
+constexpr int kZeroFactorExp = -126;
+int zero_c_exp(const FdpaParams& p) {
+  return p.edges.zero_addend == ZeroAddendExp::MinNormal ? kZeroFactorExp : p.e_zero;
 }
 
 // An operand decoded once, with its alignment exponent in the format the datapath reads it in.
@@ -165,11 +179,17 @@ uint32_t fdpa_core(const FdpaParams& p, const Elem* const* a, const Elem* const*
   if (any_nan || (pos_inf && neg_inf)) return nan_of(Lc);
   if (pos_inf || neg_inf) return encode(Lc, neg_inf, ldexp(Real(1), 1000));  // overflows to Inf
 
-  // Alignment: E is the largest exponent of the terms; zero products and a zero c count as e_zero.
-  int E = C.mag == 0 ? p.e_zero : align_exp(C.mag, Lc);
+  // Alignment: E is the largest exponent of the terms; zero products and a zero c count as the
+  // edge rules say (e_zero, or a zero factor as -126 plus its partner's exponent).
+  int E = C.mag == 0 ? zero_c_exp(p) : align_exp(C.mag, Lc);
   for (int i = 0; i < n; ++i) {
-    const bool zero = a[i]->v.mag == 0 || b[i]->v.mag == 0;
-    E = std::max(E, zero ? p.e_zero : a[i]->e + b[i]->e);
+    const bool za = a[i]->v.mag == 0, zb = b[i]->v.mag == 0;
+    int e = a[i]->e + b[i]->e;
+    if (za || zb)
+      e = p.edges.zero_product == ZeroProductExp::BelowSubnormal
+              ? p.e_zero
+              : (za ? kZeroFactorExp : a[i]->e) + (zb ? kZeroFactorExp : b[i]->e);
+    E = std::max(E, e);
   }
   // Each exact term, in units of 2^(E - F), truncated toward zero; the integers add exactly.
   Real units = 0;
@@ -179,7 +199,7 @@ uint32_t fdpa_core(const FdpaParams& p, const Elem* const* a, const Elem* const*
   }
   const Real cu = trunc(ldexp(C.mag, p.F - E));
   units += C.neg ? Real(-cu) : cu;
-  return convert_sum(ldexp(units, E - p.F), p.out);
+  return convert_sum(ldexp(units, E - p.F), p.out, p.edges.underflow_sign);
 }
 
 // The k of each T-FDPA group of model m, in evaluation order.
@@ -291,7 +311,11 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
       const Elem &x = A[size_t(k)], &y = B[size_t(k)];
       const Scale &s = SA[size_t(k / vec)], &t = SB[size_t(k / vec)];
       if (x.v.mag == 0 || y.v.mag == 0 || s.mag == 0 || t.mag == 0) {
-        terms.emplace_back(Real(0), p.e_zero);
+        int e = p.e_zero;
+        if (p.edges.zero_product == ZeroProductExp::MinNormal)
+          e = (x.v.mag == 0 ? kZeroFactorExp : x.e) + (y.v.mag == 0 ? kZeroFactorExp : y.e) +
+              (s.mag == 0 ? kZeroFactorExp : s.e) + (t.mag == 0 ? kZeroFactorExp : t.e);
+        terms.emplace_back(Real(0), e);
         continue;
       }
       const Real v = x.v.mag * y.v.mag * s.mag * t.mag;
@@ -308,17 +332,19 @@ uint32_t block_scaled_dot(const BlockScaledModel& m, ElemFmt fa, const uint32_t*
         all_zero = false;
         g += (x.neg != y.neg) ? Real(-(x.mag * y.mag)) : Real(x.mag * y.mag);
       }
-      if (all_zero || s.mag == 0 || t.mag == 0) terms.emplace_back(Real(0), p.e_zero);
+      const bool min_normal = p.edges.zero_product == ZeroProductExp::MinNormal;
+      const int es = (s.mag == 0 ? kZeroFactorExp : s.e) + (t.mag == 0 ? kZeroFactorExp : t.e);
+      if (all_zero || s.mag == 0 || t.mag == 0) terms.emplace_back(Real(0), min_normal ? es : p.e_zero);
       else terms.emplace_back(g * s.mag * t.mag, s.e + t.e);
     }
   }
-  int E = C.mag == 0 ? p.e_zero : align_exp(C.mag, Lc);
+  int E = C.mag == 0 ? zero_c_exp(p) : align_exp(C.mag, Lc);
   for (const auto& t : terms) E = std::max(E, t.second);
   Real units = 0;
   for (const auto& t : terms) units += trunc(ldexp(t.first, p.F - E));  // trunc rounds toward zero
   const Real cu = trunc(ldexp(C.mag, p.F - E));
   units += C.neg ? Real(-cu) : cu;
-  return convert_sum(ldexp(units, E - p.F), p.out);
+  return convert_sum(ldexp(units, E - p.F), p.out, p.edges.underflow_sign);
 }
 
 int32_t int_dot(bool a_signed, bool b_signed, bool saturate, const uint8_t* a, const uint8_t* b, int K, int32_t c) {

@@ -77,10 +77,12 @@ inline uint64_t scaled_trunc(uint64_t m, int shift) {
 constexpr uint32_t kF32Nan = 0x7FFFFFFFu, kF32Inf = 0x7F800000u;
 constexpr uint32_t kF16Nan = 0x7FFFu, kF16Inf = 0x7C00u;
 
-// Converts the exact value S * 2^lsb (S != 0 or == 0) to the output.
-uint32_t round_out(int64_t S, int lsb, OutRound out) {
+// Converts the exact value S * 2^lsb (S != 0 or == 0) to the output; zero_sign says which sign a
+// nonzero S that rounds to zero gets (edge rule 3).
+uint32_t round_out(int64_t S, int lsb, OutRound out, UnderflowZeroSign zero_sign) {
   if (S == 0) return 0;  // an exactly zero sum is +0
   const bool neg = S < 0;
+  const bool keep = zero_sign == UnderflowZeroSign::Keep;
   uint64_t M = neg ? uint64_t(0) - uint64_t(S) : uint64_t(S);
   const int x = bit_width64(M) - 1 + lsb;  // floor(log2 |value|)
   if (out == OutRound::RNE_F16) {
@@ -106,7 +108,7 @@ uint32_t round_out(int64_t S, int lsb, OutRound out) {
     }
     if (xe >= 16) return sign | kF16Inf;
     if (r >= (uint64_t{1} << 10)) return sign | uint32_t(xe + 15) << 10 | uint32_t(r & 0x3FF);
-    return sign | uint32_t(r);
+    return (r != 0 || keep ? sign : 0u) | uint32_t(r);
   }
   const uint32_t sign = neg ? 0x80000000u : 0u;
   if (x >= 128) return sign | kF32Inf;
@@ -116,12 +118,34 @@ uint32_t round_out(int64_t S, int lsb, OutRound out) {
   M = sh > 0 ? (sh >= 64 ? 0 : M >> sh) : M << -sh;
   M <<= (23 - p);
   if (M >= (uint64_t{1} << 23)) return sign | uint32_t(xe + 127) << 23 | uint32_t(M & 0x7FFFFF);
-  return sign | uint32_t(M);
+  return (M != 0 || keep ? sign : 0u) | uint32_t(M);
 }
 
 }  // namespace
 
-uint32_t fdpa_round(int64_t S, int lsb, OutRound out) { return round_out(S, lsb, out); }
+uint32_t fdpa_round(int64_t S, int lsb, OutRound out, UnderflowZeroSign zero_sign) {
+  return round_out(S, lsb, out, zero_sign);
+}
+
+const char* rule_name(ZeroProductExp r) {
+  return r == ZeroProductExp::BelowSubnormal ? "zero-product:below-subnormal" : "zero-product:min-normal";
+}
+const char* rule_name(ZeroAddendExp r) {
+  return r == ZeroAddendExp::BelowSubnormal ? "zero-addend:below-subnormal" : "zero-addend:min-normal";
+}
+const char* rule_name(UnderflowZeroSign r) {
+  return r == UnderflowZeroSign::Keep ? "underflow-zero:keep-sign" : "underflow-zero:positive";
+}
+
+int zero_product_exp(const FdpaParams& p, const Value& x, const Value& y) {
+  if (p.edges.zero_product == ZeroProductExp::BelowSubnormal) return p.e_zero;
+  // MinNormal: the zero factor(s) count as -126, the other keeps its alignment exponent.
+  return (x.cls == Value::Zero ? kMinNormalExp : x.e) + (y.cls == Value::Zero ? kMinNormalExp : y.e);
+}
+
+int zero_addend_exp(const FdpaParams& p) {
+  return p.edges.zero_addend == ZeroAddendExp::BelowSubnormal ? p.e_zero : kMinNormalExp;
+}
 
 const char* fmt_name(ElemFmt f) {
   switch (f) {
@@ -187,11 +211,11 @@ uint32_t fdpa(const FdpaParams& p, const Value* a, const Value* b, int n, const 
     if (f16_out) return (ninf ? 0x8000u : 0u) | kF16Inf;
     return (ninf ? 0x80000000u : 0u) | kF32Inf;
   }
-  // Largest alignment exponent; zeros count as e_zero.
-  int E = c.cls == Value::Zero ? p.e_zero : c.e;
+  // Largest alignment exponent; zero products and a zero c count as edge rules 1 and 2 say.
+  int E = c.cls == Value::Zero ? zero_addend_exp(p) : c.e;
   for (int i = 0; i < n; ++i) {
     const bool zero = a[i].cls == Value::Zero || b[i].cls == Value::Zero;
-    E = std::max(E, zero ? p.e_zero : a[i].e + b[i].e);
+    E = std::max(E, zero ? zero_product_exp(p, a[i], b[i]) : a[i].e + b[i].e);
   }
   const int lsb = E - p.F;
   int64_t S = 0;
@@ -204,7 +228,7 @@ uint32_t fdpa(const FdpaParams& p, const Value* a, const Value* b, int n, const 
     const uint64_t T = scaled_trunc(c.m, c.q - lsb);
     S += c.neg ? -int64_t(T) : int64_t(T);
   }
-  return round_out(S, lsb, p.out);
+  return round_out(S, lsb, p.out, p.edges.underflow_sign);
 }
 
 Value decode_a(const DotModel& m, ElemFmt f, uint32_t bits) {

@@ -60,15 +60,69 @@ enum class OutRound : uint8_t {
 };
 AccFmt out_fmt(OutRound r);
 
+// ---- the three edge rules ----------------------------------------------------------------------
+// Random operand bits almost never reach these cases, so the published models, each validated on
+// random bits, disagree on them and no hardware result settles them yet (docs/numerics.md
+// "Tensor-core edge rules"; conformance cases in tests/conformance/*/tc_edge_*). Each rule is a
+// named parameter of every FdpaParams, chosen per (architecture, unit, kind) by edge_rules() below.
+
+// Rule 1: the alignment exponent of a product with a zero factor.
+enum class ZeroProductExp : uint8_t {
+  BelowSubnormal,  // the row's e_zero (-133 for the f32-wide datapaths): Khattak & Mikaitis's
+                   // min_exp_limit, mmasim 2.1.1's e_zero, FPy's e_zero; ptxsim's default
+  MinNormal,       // a zero factor counts as exponent -126 and the product as -126 + e(other factor)
+                   // (both zero: -252), so a zero next to a huge partner can raise E (MMA-Sim's
+                   // repository code, microsoft/MMA-Sim c785138)
+};
+// Rule 2: the alignment exponent of a zero addend c.
+enum class ZeroAddendExp : uint8_t {
+  BelowSubnormal,  // the row's e_zero (ptxsim's default; Khattak; mmasim 2.1.1)
+  MinNormal,       // -126, whatever the accumulator format (MMA-Sim c785138)
+};
+// Rule 3: the sign of a zero that the output conversion makes of a nonzero sum (RZ to f32 below
+// 2^-149, RNE to f16 below 2^-25). An exactly zero sum is +0 under both settings.
+enum class UnderflowZeroSign : uint8_t {
+  Keep,      // the sum's sign: -0 for a negative sum, as IEEE 754 conversion does and Khattak's
+             // Generic_BFMA_TC.m (sign applied after the magnitude) gives (ptxsim's default)
+  Positive,  // +0 (MMA-Sim: c785138's math.trunc / round return Python integers, which have no -0;
+             // mmasim 2.1.1 adds +0.0 to every result, "-0.0 to +0.0")
+};
+inline constexpr int kMinNormalExp = -126;  // MinNormal's exponent of a zero factor or zero c
+
+struct EdgeRules {
+  ZeroProductExp zero_product = ZeroProductExp::BelowSubnormal;
+  ZeroAddendExp zero_addend = ZeroAddendExp::BelowSubnormal;
+  UnderflowZeroSign underflow_sign = UnderflowZeroSign::Keep;
+  constexpr bool operator==(const EdgeRules&) const = default;
+};
+// The published settings: ptxsim's (its rows' default); MMA-Sim's repository code (microsoft/MMA-Sim
+// c785138, mmasim/simulator/arithmetic.py: extract_significand_exponent gives every zero -126,
+// nv_fused_dot_add truncates through Python integers), the version issue 17 compared; and the PyPI
+// package mmasim 2.1.1 (mmasim/arithmetic/fdpa.py t_fdpa / st_fdpa / gst_fdpa: e_zero per
+// instruction, result + 0.0), which tests/unit/data/mmasim_vectors.txt records.
+inline constexpr EdgeRules kPtxsimEdgeRules{};
+inline constexpr EdgeRules kMmaSimRepoEdgeRules{ZeroProductExp::MinNormal, ZeroAddendExp::MinNormal,
+                                                UnderflowZeroSign::Positive};
+inline constexpr EdgeRules kMmaSimPyPIEdgeRules{ZeroProductExp::BelowSubnormal, ZeroAddendExp::BelowSubnormal,
+                                                UnderflowZeroSign::Positive};
+const char* rule_name(ZeroProductExp r);
+const char* rule_name(ZeroAddendExp r);
+const char* rule_name(UnderflowZeroSign r);
+
 struct FdpaParams {
   int L;          // products per fused group
   int F;          // fraction bits kept below the largest exponent
   OutRound out;   // conversion of the fused sum
-  int e_zero;     // alignment exponent of a zero product or zero c
+  int e_zero;     // BelowSubnormal's alignment exponent of a zero product or zero c
+  EdgeRules edges = {};  // the three edge rules (the rows take them from edge_rules())
 };
 
+// The alignment exponent of a zero product / zero c under p's rules; x, y: the two factors.
+int zero_product_exp(const FdpaParams& p, const Value& x, const Value& y);
+int zero_addend_exp(const FdpaParams& p);
+
 // Step 4 alone: the exact sum S * 2^lsb converted to the output bits (shared with the tile fast path).
-uint32_t fdpa_round(int64_t S, int lsb, OutRound out);
+uint32_t fdpa_round(int64_t S, int lsb, OutRound out, UnderflowZeroSign zero_sign = UnderflowZeroSign::Keep);
 
 // One T-FDPA of n (<= L) products a[i]*b[i] plus c (already decoded, c in the output format).
 // Returns the output bits.
@@ -108,6 +162,47 @@ struct DotModel {
 inline constexpr uint32_t fmt_bit(ElemFmt f) { return 1u << unsigned(f); }
 // Marks a_as / b_as as "the instruction's own type".
 inline constexpr ElemFmt kSame = ElemFmt(0xff);
+
+// ---- the edge rules of each (architecture, unit, kind): one table ------------------------------
+// kind: "f16" (f16 and bf16 operands), "tf32", "f8f6f4" (every fp8/fp6/fp4 type, the fp8 rows of
+// mma.sync and wgmma included), "mxf8f6f4", "mxf4", "mxf4nvf4". Every row is unsettled until a
+// hardware capture of the tc_edge_* conformance cases (tests/conformance) decides it; the rules are
+// ptxsim's setting everywhere meanwhile (docs/numerics.md argues why).
+struct EdgeRuleRow {
+  Arch arch;
+  Unit unit;
+  const char* kind;
+  EdgeRules rules;
+  bool settled;       // true once a hardware trace decides all three rules for the row
+  const char* cases;  // the conformance cases that decide it
+};
+inline constexpr EdgeRuleRow kEdgeRuleRows[] = {
+    {Arch::SM90, Unit::MmaSync, "f16", kPtxsimEdgeRules, false, "sm_90a/tc_edge_mma_bf16_*"},
+    {Arch::SM90, Unit::MmaSync, "tf32", kPtxsimEdgeRules, false, "sm_90a/tc_edge_mma_tf32_*"},
+    {Arch::SM90, Unit::MmaSync, "f8f6f4", kPtxsimEdgeRules, false, "none (C is added last by FADD there)"},
+    {Arch::SM90, Unit::Wgmma, "f16", kPtxsimEdgeRules, false, "sm_90a/tc_edge_wgmma_bf16_*"},
+    {Arch::SM90, Unit::Wgmma, "tf32", kPtxsimEdgeRules, false, "sm_90a/tc_edge_wgmma_tf32_*"},
+    {Arch::SM90, Unit::Wgmma, "f8f6f4", kPtxsimEdgeRules, false, "none yet"},
+    {Arch::SM100, Unit::MmaSync, "f16", kPtxsimEdgeRules, false, "sm_100a/tc_edge_mma_bf16_*"},
+    {Arch::SM100, Unit::MmaSync, "tf32", kPtxsimEdgeRules, false, "sm_100a/tc_edge_mma_tf32_*"},
+    {Arch::SM100, Unit::MmaSync, "f8f6f4", kPtxsimEdgeRules, false, "none (C is added last by FADD there)"},
+    {Arch::SM100, Unit::Tcgen05, "f16", kPtxsimEdgeRules, false, "sm_100a/tc_edge_tcgen05_bf16_*"},
+    {Arch::SM100, Unit::Tcgen05, "tf32", kPtxsimEdgeRules, false, "sm_100a/tc_edge_tcgen05_tf32_*"},
+    {Arch::SM100, Unit::Tcgen05, "f8f6f4", kPtxsimEdgeRules, false, "none yet"},
+    {Arch::SM100, Unit::Tcgen05, "mxf8f6f4", kPtxsimEdgeRules, false, "sm_100a/tc_edge_tcgen05_mxf8f6f4_*"},
+    {Arch::SM100, Unit::Tcgen05, "mxf4", kPtxsimEdgeRules, false, "none yet"},
+    {Arch::SM100, Unit::Tcgen05, "mxf4nvf4", kPtxsimEdgeRules, false, "none yet"},
+};
+constexpr bool same_kind(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+// The rules of (arch, unit, kind); ptxsim's setting where the table has no row.
+constexpr EdgeRules edge_rules(Arch arch, Unit unit, const char* kind) {
+  for (const EdgeRuleRow& r : kEdgeRuleRows)
+    if (r.arch == arch && r.unit == unit && same_kind(r.kind, kind)) return r.rules;
+  return kPtxsimEdgeRules;
+}
 
 std::span<const DotModel> all_models();
 // The row for an instruction, or null when ptxsim has no model for the combination.

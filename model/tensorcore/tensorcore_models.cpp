@@ -33,9 +33,16 @@ constexpr uint32_t kF8F6F4 = kFP8 | kFP6FP4;
 
 constexpr FdpaParams kRZ(int L, int F) { return {L, F, OutRound::RZ_F32, -108 - F}; }
 
+// The kind of kEdgeRuleRows (tensorcore.h) that a row's A types belong to.
+constexpr const char* edge_kind(uint32_t a) {
+  return (a & (kF16 | kBF16)) ? "f16" : (a & kTF32) ? "tf32" : "f8f6f4";
+}
+
+// Every row takes its edge rules from the one table kEdgeRuleRows.
 constexpr DotModel row(const char* id, Arch arch, Unit unit, uint32_t a, uint32_t b, AccFmt acc, FdpaParams p,
                        Evidence ev, const char* src, ElemFmt as = kSame, KSplit split = KSplit::Consecutive,
                        bool c_last = false) {
+  p.edges = edge_rules(arch, unit, edge_kind(a));
   return DotModel{id, arch, unit, a, b, acc, p, as, as, split, c_last, ev, src};
 }
 

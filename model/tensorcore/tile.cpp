@@ -402,8 +402,11 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
               const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   Layout la, lb;
   // The fast path's conditions (file comment): consecutive groups with C chained, operands read as
-  // their own type, terms below 2^27 after alignment.
-  const bool fast = model.split == KSplit::Consecutive && !model.c_last && model.a_as == kSame &&
+  // their own type, terms below 2^27 after alignment, and ptxsim's edge rules (the lanes hard-wire
+  // e_zero for zero products and zero c, and a signed-zero result; other settings, which only
+  // tests and a hardware verdict select, take the per-element definition).
+  const bool fast = model.fdpa.edges == kPtxsimEdgeRules && model.split == KSplit::Consecutive && !model.c_last &&
+                    model.a_as == kSame &&
                     model.b_as == kSame && model.fdpa.F <= 25 && K > 0 && inline_layout(fa, la) &&
                     inline_layout(fb, lb);
   if (!fast) {

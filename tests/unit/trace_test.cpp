@@ -1,6 +1,8 @@
 // Traces (tools/trace), ptxsim-hw's GPU-free parts (tools/hw/hw_cli) and the conformance corpus.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -247,6 +249,48 @@ TEST(Conformance, EveryCaseEndsAsExpected) {
     }
   }
   EXPECT_EQ(hangs, 4u);  // two hang-by-design cases per target
+}
+
+// The tensor-core edge-rule cases (scripts/gen_tc_edge_cases.py): each one's comment names the value
+// every output has under ptxsim's edge rules and under MMA-Sim's. ptxsim must give its own value in
+// every output (so the case is built as intended and replay of a hardware trace will show which
+// rule the hardware has), and the two values must differ (the case decides its rule).
+TEST(Conformance, TensorCoreEdgeCasesGiveThePtxsimValue) {
+  auto corpus = hw::find_corpus(std::filesystem::path(PTXSIM_SOURCE_DIR) / "tests/conformance");
+  size_t n = 0;
+  for (const hw::CorpusEntry& e : corpus) {
+    if (!e.case_file.filename().string().starts_with("tc_edge_")) continue;
+    SCOPED_TRACE(e.case_file.string());
+    ++n;
+    cli::Case c = cli::load_case(e.case_file);
+    const std::string comment = c.json.value("comment", "");
+    unsigned ptxsim_value = 0, mmasim_value = 0;
+    const size_t at = comment.find("every output is ptxsim ");
+    ASSERT_NE(at, std::string::npos) << comment;
+    ASSERT_EQ(std::sscanf(comment.c_str() + at, "every output is ptxsim %x, MMA-Sim %x", &ptxsim_value, &mmasim_value),
+              2)
+        << comment;
+    EXPECT_NE(ptxsim_value, mmasim_value);
+    auto program = cli::load_case_program(c);
+    cli::PreparedRun prep(c, kernels(*program));
+    prep.config.max_seconds = 20;
+    std::ostringstream printf_out;
+    RunResult r = prep.launch(*program, &printf_out);
+    ASSERT_EQ(r.status, RunStatus::Completed) << r.report;
+    ASSERT_EQ(c.outputs.size(), 1u);
+    const auto bytes = prep.contents(c.outputs[0]);
+    ASSERT_EQ(bytes.size() % 4, 0u);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < bytes.size(); i += 4) {
+      uint32_t w;
+      std::memcpy(&w, bytes.data() + i, 4);
+      if (w != ptxsim_value && wrong++ == 0) first = i / 4;
+    }
+    EXPECT_EQ(wrong, 0u) << "outputs differ from 0x" << std::hex << ptxsim_value << ", first at element " << std::dec
+                         << first;
+  }
+  // 3 rules x (mma.sync bf16/tf32 on both targets, wgmma bf16/tf32, tcgen05 bf16/tf32/mxf8f6f4)
+  EXPECT_EQ(n, 27u);
 }
 
 struct CliResult {
