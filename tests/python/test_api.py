@@ -204,3 +204,19 @@ def test_cluster_and_dynamic_shared_reach_the_kernel():
     np.testing.assert_array_equal(out.numpy(), [(r << 24) | 1000 for r in (0, 1, 2, 0, 1, 2)])
     with pytest.raises(ptxsim.LaunchError, match="multiples of the cluster"):
         k(out, grid=4, block=32, cluster=3)
+
+
+def test_torch_cpu_tensors(rng):
+    """torch CPU tensors as kernel arguments (copied in and back like numpy) and through asarray /
+    DLPack. CI's venv has no torch (its wheel is gigabytes); this runs wherever torch is installed."""
+    torch = pytest.importorskip("torch")
+    mod = ptxsim.load(os.path.join(ROOT, "examples", "saxpy", "saxpy.ptx"))
+    n = 2000
+    x = torch.from_numpy(rng.integers(-8, 8, n).astype(np.float32))
+    y = torch.from_numpy(rng.integers(-8, 8, n).astype(np.float32))
+    want = 3 * x.numpy() + y.numpy()
+    mod.saxpy(n, 3.0, x, y, grid=(n + 255) // 256, block=256)  # y written back into the tensor
+    np.testing.assert_array_equal(y.numpy(), want)
+    d = ptxsim.asarray(x)
+    assert d.shape == (n,) and d.dtype == np.float32
+    np.testing.assert_array_equal(torch.from_dlpack(d).numpy(), x.numpy())
