@@ -99,6 +99,18 @@ def test_vector_add(arch, rng):
     np.testing.assert_array_equal(host_out, x + y)
 
 
+def test_torch_cpu_tensors(sm90, rng):
+    """torch CPU tensors straight into a Triton launch: copied in before it and back after it.
+    Runs where torch is installed (CI's venv has none: its wheel is gigabytes)."""
+    torch = pytest.importorskip("torch")
+    n = 3000
+    x = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    y = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    out = torch.full((n,), float("nan"))
+    add_kernel[(triton.cdiv(n, 512),)](x, y, out, n, BLOCK=512)
+    np.testing.assert_array_equal(out.numpy(), x.numpy() + y.numpy())
+
+
 def test_bfloat16_arrays(sm90, rng):
     """ptxsim.bfloat16 arrays are *bf16 pointers to Triton; small integers are exact in bf16."""
     n = 700
