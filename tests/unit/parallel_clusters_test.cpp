@@ -32,12 +32,12 @@ const char* kHeader = ".version 8.7\n.target sm_90a\n.address_size 64\n\n";
 
 // One launch of a module's only kernel with 64-bit arguments, on fresh memory holding `inputs`
 // (one allocation each, passed first) and `outputs` zeroed words (passed after).
-struct Run {
+struct Launched {
   RunResult result;
   std::string printed;
   std::vector<std::vector<uint32_t>> outputs;
 };
-Run run(const std::string& ptx, Dim3 grid, Dim3 block, Dim3 cluster, uint32_t threads,
+Launched run(const std::string& ptx, Dim3 grid, Dim3 block, Dim3 cluster, uint32_t threads,
         const std::vector<std::vector<uint32_t>>& inputs, const std::vector<size_t>& outputs,
         uint64_t max_instructions = 100'000'000, uint64_t seed = 0) {
   auto prog = load_program(kHeader + ptx, "parallel.ptx");
@@ -63,7 +63,7 @@ Run run(const std::string& ptx, Dim3 grid, Dim3 block, Dim3 cluster, uint32_t th
   cfg.schedule_seed = seed;
   cfg.threads = threads;
   std::ostringstream printed;
-  Run r;
+  Launched r;
   r.result = launch(*prog, info.name, cfg, params, mem, &printed);
   r.printed = printed.str();
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -80,7 +80,7 @@ std::string diagnostics_text(const RunResult& r) {
 }
 
 // Everything a run shows, apart from wall time and the thread count.
-void expect_same_run(const Run& a, const Run& b, const std::string& what) {
+void expect_same_run(const Launched& a, const Launched& b, const std::string& what) {
   EXPECT_EQ(a.result.status, b.result.status) << what;
   EXPECT_EQ(a.result.report, b.result.report) << what;
   EXPECT_EQ(diagnostics_text(a.result), diagnostics_text(b.result)) << what;
@@ -153,11 +153,11 @@ TEST(ParallelClusters, SameOutputsOnAnyThreadCount) {
   }
   for (Dim3 cluster : {Dim3{1, 1, 1}, Dim3{2, 1, 1}, Dim3{4, 1, 1}}) {
     const std::string what = "cluster of " + std::to_string(cluster.count());
-    const Run one = run(kClusterKernel, {32, 1, 1}, {128, 1, 1}, cluster, 1, {in}, {n, n}, 100'000'000, seed);
+    const Launched one = run(kClusterKernel, {32, 1, 1}, {128, 1, 1}, cluster, 1, {in}, {n, n}, 100'000'000, seed);
     ASSERT_EQ(one.result.status, RunStatus::Completed) << one.result.report;
     EXPECT_EQ(one.result.stats.threads, 1u);
     for (uint32_t threads : {2u, 4u}) {
-      const Run many = run(kClusterKernel, {32, 1, 1}, {128, 1, 1}, cluster, threads, {in}, {n, n}, 100'000'000, seed);
+      const Launched many = run(kClusterKernel, {32, 1, 1}, {128, 1, 1}, cluster, threads, {in}, {n, n}, 100'000'000, seed);
       expect_same_run(one, many, what + ", " + std::to_string(threads) + " threads");
       EXPECT_EQ(many.result.stats.threads, threads) << many.result.stats.serial_reason;
       EXPECT_EQ(one.result.stats.thread_instructions, many.result.stats.thread_instructions) << what;
@@ -168,14 +168,14 @@ TEST(ParallelClusters, SameOutputsOnAnyThreadCount) {
 
 TEST(ParallelClusters, InstructionBudgetDecidedInClusterOrder) {
   std::vector<uint32_t> in(16 * 128, 0x3f800000u);
-  const Run full = run(kClusterKernel, {16, 1, 1}, {128, 1, 1}, {1, 1, 1}, 1, {in}, {in.size(), in.size()});
+  const Launched full = run(kClusterKernel, {16, 1, 1}, {128, 1, 1}, {1, 1, 1}, 1, {in}, {in.size(), in.size()});
   ASSERT_EQ(full.result.status, RunStatus::Completed);
   // A budget that runs out in the middle of the grid: the same verdict on every thread count.
   const uint64_t budget = full.result.stats.thread_instructions * 7 / 16;
-  const Run one = run(kClusterKernel, {16, 1, 1}, {128, 1, 1}, {1, 1, 1}, 1, {in}, {in.size(), in.size()}, budget);
+  const Launched one = run(kClusterKernel, {16, 1, 1}, {128, 1, 1}, {1, 1, 1}, 1, {in}, {in.size(), in.size()}, budget);
   EXPECT_EQ(one.result.status, RunStatus::Timeout);
   for (uint32_t threads : {2u, 4u}) {
-    const Run many = run(kClusterKernel, {16, 1, 1}, {128, 1, 1}, {1, 1, 1}, threads, {in}, {in.size(), in.size()}, budget);
+    const Launched many = run(kClusterKernel, {16, 1, 1}, {128, 1, 1}, {1, 1, 1}, threads, {in}, {in.size(), in.size()}, budget);
     EXPECT_EQ(many.result.status, RunStatus::Timeout);
     EXPECT_EQ(many.result.report, one.result.report);
   }
@@ -227,7 +227,7 @@ TEST(ParallelClusters, PrintfInClusterOrder) {
   std::string want;
   for (int i = 0; i < 8; ++i) want += "cta " + std::to_string(i) + "\n";
   for (uint32_t threads : {1u, 2u, 4u}) {
-    const Run r = run(kPrintfKernel, {8, 1, 1}, {64, 1, 1}, {1, 1, 1}, threads, {{0}}, {});
+    const Launched r = run(kPrintfKernel, {8, 1, 1}, {64, 1, 1}, {1, 1, 1}, threads, {{0}}, {});
     ASSERT_EQ(r.result.status, RunStatus::Completed) << r.result.report;
     EXPECT_EQ(r.printed, want) << threads << " threads";
     EXPECT_EQ(r.result.stats.threads, threads);
@@ -268,11 +268,11 @@ AFTER:
 )";
 
 TEST(ParallelClusters, LowestFailingClusterReported) {
-  const Run one = run(kFaultKernel, {12, 1, 1}, {32, 1, 1}, {1, 1, 1}, 1, {}, {12});
+  const Launched one = run(kFaultKernel, {12, 1, 1}, {32, 1, 1}, {1, 1, 1}, 1, {}, {12});
   ASSERT_EQ(one.result.status, RunStatus::Fault);
   EXPECT_NE(one.result.report.find("CTA (5,0,0)"), std::string::npos) << one.result.report;
   for (uint32_t threads : {2u, 4u}) {
-    const Run many = run(kFaultKernel, {12, 1, 1}, {32, 1, 1}, {1, 1, 1}, threads, {}, {12});
+    const Launched many = run(kFaultKernel, {12, 1, 1}, {32, 1, 1}, {1, 1, 1}, threads, {}, {12});
     EXPECT_EQ(many.result.status, RunStatus::Fault);
     EXPECT_EQ(many.result.report, one.result.report);
     EXPECT_EQ(diagnostics_text(many.result), diagnostics_text(one.result));
@@ -302,7 +302,7 @@ END:
 )";
 
 TEST(ParallelClusters, UsedGlobalAtomicRunsOnOneThread) {
-  const Run r = run(kTicketKernel, {8, 1, 1}, {32, 1, 1}, {1, 1, 1}, 4, {{0}}, {8});
+  const Launched r = run(kTicketKernel, {8, 1, 1}, {32, 1, 1}, {1, 1, 1}, 4, {{0}}, {8});
   ASSERT_EQ(r.result.status, RunStatus::Completed) << r.result.report;
   EXPECT_EQ(r.result.stats.threads, 1u);
   EXPECT_NE(r.result.stats.serial_reason.find("atom on global memory whose result is used"), std::string::npos)
@@ -331,7 +331,7 @@ const char* kHistogramKernel = R"(
 )";
 
 TEST(ParallelClusters, IntegerReductionRunsInParallel) {
-  const Run r = run(kHistogramKernel, {16, 1, 1}, {64, 1, 1}, {1, 1, 1}, 2, {}, {8});
+  const Launched r = run(kHistogramKernel, {16, 1, 1}, {64, 1, 1}, {1, 1, 1}, 2, {}, {8});
   ASSERT_EQ(r.result.status, RunStatus::Completed) << r.result.report;
   EXPECT_EQ(r.result.stats.threads, 2u) << r.result.stats.serial_reason;
   std::vector<uint32_t> want(8, 0);
@@ -342,7 +342,7 @@ TEST(ParallelClusters, IntegerReductionRunsInParallel) {
 TEST(ParallelClusters, FloatReductionRunsOnOneThread) {
   std::string ptx = kHistogramKernel;
   ptx.replace(ptx.find("red.global.add.u32"), 18, "red.global.add.f32");
-  const Run r = run(ptx, {16, 1, 1}, {64, 1, 1}, {1, 1, 1}, 2, {}, {8});
+  const Launched r = run(ptx, {16, 1, 1}, {64, 1, 1}, {1, 1, 1}, 2, {}, {8});
   ASSERT_EQ(r.result.status, RunStatus::Completed) << r.result.report;
   EXPECT_EQ(r.result.stats.threads, 1u);
   EXPECT_NE(r.result.stats.serial_reason.find("floating-point reduction"), std::string::npos)
