@@ -1,8 +1,11 @@
 #include "sim/exec/cluster_pool.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <functional>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -84,6 +87,17 @@ class Merger {
   RunResult res_;
 };
 
+// The helper threads of one launch: `work` (which refers to the launch) runs only between a
+// helper's check-in while the launch is open and its check-out, and the launch stays until every
+// helper that checked in has checked out.
+struct Crew {
+  std::mutex mu;
+  std::condition_variable idle;
+  bool closed = false;
+  unsigned active = 0;
+  std::function<void()> work;
+};
+
 // Why the launch runs on one thread whatever was asked, or "".
 std::string serial_reason(const Program& prog, const Function& kernel, const LaunchConfig& cfg) {
   if (cfg.co_resident) return "a cooperative launch (all its clusters are resident together)";
@@ -128,10 +142,27 @@ RunResult run_clusters(const Program& prog, const Function& kernel, const Launch
   if (threads == 1) {
     work(false);  // printf goes straight out: one thread emits it in cluster order anyway
   } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, true);
+    // The helpers are detached: one that is scheduled only after the launching thread has taken
+    // every cluster finds the launch closed and leaves without touching it, so a launch waits for
+    // the clusters taken, never for a thread to start (which on a loaded machine takes a time slice).
+    auto crew = std::make_shared<Crew>();
+    crew->work = [&work] { work(true); };
+    for (unsigned t = 1; t < threads; ++t)
+      std::thread([crew] {
+        {
+          std::lock_guard<std::mutex> lock(crew->mu);
+          if (crew->closed) return;
+          ++crew->active;
+        }
+        crew->work();
+        std::lock_guard<std::mutex> lock(crew->mu);
+        --crew->active;
+        crew->idle.notify_all();
+      }).detach();
     work(true);
-    for (auto& t : pool) t.join();
+    std::unique_lock<std::mutex> lock(crew->mu);
+    crew->closed = true;
+    crew->idle.wait(lock, [&] { return crew->active == 0; });
   }
   if (error) std::rethrow_exception(error);
   RunResult r = merger.result();
