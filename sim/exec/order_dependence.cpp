@@ -93,8 +93,9 @@ std::string instruction_reason(const Function& fn, const Instr& in, const std::v
   const bool tensor = opcode == "cp.reduce.async.bulk.tensor";
   if (!((atom || red) && m.global_or_generic()) && !bulk && !tensor) return "";
   if (atom && result_used(fn, in, uses)) return "an atom on global memory whose result is used";
-  // A tensor map's element type is known only at run time: its add may be floating point.
-  if (tensor && m.any({".add", ".inc", ".dec"})) return "a cp.reduce.async.bulk.tensor add/inc/dec (its rounding depends on the order)";
+  // The bulk copy engine's read-modify-writes of global memory are not atomic between host threads
+  // (and a tensor map's element type, known only at run time, may be a float).
+  if (bulk || tensor) return "a bulk reduction (cp.reduce.async.bulk) into global memory";
   if (m.floating()) return "a floating-point reduction on global memory (its rounding depends on the order)";
   const std::string_view op = m.commutative_op();
   if (op.empty()) return "an order-dependent atomic operation on global memory (inc, dec, cas or exch)";
