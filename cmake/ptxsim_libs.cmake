@@ -14,6 +14,7 @@ target_compile_options(ptxsim_model PRIVATE -frounding-math)
 # sim/: PTX front end and execution engine.
 file(GLOB_RECURSE SIM_SOURCES CONFIGURE_DEPENDS ${PTXSIM_ROOT}/sim/*.cpp)
 add_library(ptxsim_sim STATIC ${SIM_SOURCES})
-target_link_libraries(ptxsim_sim PUBLIC ptxsim_model)
+find_package(Threads REQUIRED)  # a launch's clusters run on a pool of threads (sim/exec/cluster_pool.cpp)
+target_link_libraries(ptxsim_sim PUBLIC ptxsim_model Threads::Threads)
 target_compile_options(ptxsim_sim PRIVATE ${PTXSIM_WARNINGS} -frounding-math)
 

@@ -29,6 +29,9 @@ struct LaunchConfig {
   // grid-wide barriers built from global atomics work; otherwise clusters run one after another.
   bool co_resident = false;
   uint64_t grid_workspace = 0;         // %envreg1 (high) / %envreg2 (low): the grid barrier's workspace
+  // Host threads that run the launch's clusters in parallel (0: every core). A launch whose result
+  // could depend on the order of its clusters runs on one (RunStats::serial_reason says why).
+  uint32_t threads = 0;
 };
 
 struct ParamInfo {
@@ -53,6 +56,8 @@ struct RunStats {
   uint64_t thread_instructions = 0;    // instructions × active lanes
   uint64_t warp_instructions = 0;      // warp-instructions issued (not the clock, which also skips idle time)
   double seconds = 0;
+  uint32_t threads = 1;                // host threads the launch ran on
+  std::string serial_reason;           // why it ran on one thread whatever was asked ("" if not forced)
 };
 
 struct RunResult {

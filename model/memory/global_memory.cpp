@@ -79,7 +79,7 @@ const GlobalMemory::Allocation* GlobalMemory::nearest_below(uint64_t addr) const
   return std::prev(it)->second.get();
 }
 
-uint8_t* GlobalMemory::translate_slow(uint64_t addr, size_t bytes) {
+uint8_t* GlobalMemory::translate_slow(uint64_t addr, size_t bytes, Allocation*& last) const {
   auto it = allocs_.upper_bound(addr);
   if (it == allocs_.begin()) return nullptr;
   Allocation* a = std::prev(it)->second.get();
@@ -88,7 +88,7 @@ uint8_t* GlobalMemory::translate_slow(uint64_t addr, size_t bytes) {
     // A zero-byte range exactly at the end is still inside.
     if (!(bytes == 0 && off == a->bytes.size())) return nullptr;
   }
-  last_ = a;
+  last = a;
   return a->bytes.data() + off;
 }
 

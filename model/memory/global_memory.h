@@ -31,12 +31,8 @@ class GlobalMemory {
   bool free(uint64_t addr);
 
   // Host pointer for [addr, addr+bytes) if the whole range lies in one live allocation, else null.
-  uint8_t* translate(uint64_t addr, size_t bytes) {
-    if (last_ && addr - last_->base < last_->bytes.size() &&
-        bytes <= last_->bytes.size() - (addr - last_->base))
-      return last_->bytes.data() + (addr - last_->base);
-    return translate_slow(addr, bytes);
-  }
+  // For the host thread; the threads of a launch each translate through their own GlobalView.
+  uint8_t* translate(uint64_t addr, size_t bytes) { return translate(addr, bytes, last_); }
 
   // Host-side copies; return false (and copy nothing) if the range is not inside one allocation.
   bool write(uint64_t addr, const void* src, size_t bytes);
@@ -62,6 +58,14 @@ class GlobalMemory {
     LazyBytes bytes;
     std::string name;
   };
+  // translate() with the caller's cache of the allocation it touched last (`last`): the common
+  // case, an access inside that allocation, is two comparisons; a miss searches the map (read only)
+  // and updates the cache.
+  uint8_t* translate(uint64_t addr, size_t bytes, Allocation*& last) const {
+    if (last && addr - last->base < last->bytes.size() && bytes <= last->bytes.size() - (addr - last->base))
+      return last->bytes.data() + (addr - last->base);
+    return translate_slow(addr, bytes, last);
+  }
   // Bytes in live allocations (what cudaMemGetInfo reports as used).
   uint64_t live_bytes() const { return live_bytes_; }
   // The allocation containing addr, or null (for diagnostics).
@@ -71,11 +75,27 @@ class GlobalMemory {
   size_t allocation_count() const { return allocs_.size(); }
 
  private:
-  uint8_t* translate_slow(uint64_t addr, size_t bytes);
+  uint8_t* translate_slow(uint64_t addr, size_t bytes, Allocation*& last) const;
   uint64_t live_bytes_ = 0;
   std::map<uint64_t, std::unique_ptr<Allocation>> allocs_;  // by base
   Allocation* last_ = nullptr;
   uint64_t next_ = kBase;
+};
+
+// One thread's view of a GlobalMemory during a launch: the same lookups, with a cache of its own.
+// The workers that run a launch's clusters in parallel (sim/exec/cluster_pool.h) each translate
+// through their own view, so an access writes no state shared between them (the allocation map is
+// only read while a launch runs: allocation and free happen on the host between launches).
+class GlobalView {
+ public:
+  explicit GlobalView(GlobalMemory& m) : mem_(m) {}
+  uint8_t* translate(uint64_t addr, size_t bytes) { return mem_.translate(addr, bytes, last_); }
+  const GlobalMemory::Allocation* find(uint64_t addr) const { return mem_.find(addr); }
+  const GlobalMemory::Allocation* nearest_below(uint64_t addr) const { return mem_.nearest_below(addr); }
+
+ private:
+  GlobalMemory& mem_;
+  GlobalMemory::Allocation* last_ = nullptr;
 };
 
 }  // namespace ptxsim::model

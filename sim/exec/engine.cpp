@@ -173,7 +173,7 @@ std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64
 void Engine::mbarrier_changed(MbarrierSlot& m) {
   ++m.version;
   if (TimelineSink* tl = current_timeline(); tl && cur_warp_)
-    tl->mbarrier_event(cta_linear(*cur_warp_->cta, cfg.grid), m.offset, false, steps);
+    tl->mbarrier_event(cta_linear(*cur_warp_->cta, cfg.grid), m.offset, false, timeline_time());
   wake(WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(&m)), m.version);
 }
 
@@ -183,7 +183,7 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
   std::fill(m.arrived_now.begin(), m.arrived_now.end(), 0);
   m.tx_expected_total = m.tx_completed_total = 0;
   m.remote_arrivals = 0;
-  if (TimelineSink* tl = current_timeline()) tl->mbarrier_event(cta_linear(cta, cfg.grid), m.offset, true, steps);
+  if (TimelineSink* tl = current_timeline()) tl->mbarrier_event(cta_linear(cta, cfg.grid), m.offset, true, timeline_time());
 }
 
 namespace {
@@ -209,7 +209,7 @@ uint64_t Engine::issue_async(AsyncOp op) {
   op.due = std::max(steps + 64 + z % 512, op.min_due);
   op.seq = async_seq_++;
   count_async_range(op, +1);
-  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, steps);
+  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, timeline_time());
   const uint64_t due = op.due;
   async_.push_back(std::move(op));
   std::push_heap(async_.begin(), async_.end(), completes_later);
@@ -228,7 +228,7 @@ bool Engine::complete_due_async(bool force_one) {
     async_.pop_back();
     count_async_range(op, -1);
     op.complete();
-    if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, steps);
+    if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, timeline_time());
     any = true;
   }
   return any;
@@ -257,24 +257,30 @@ void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size,
               (write ? "" : "; the data read is stale"));
 }
 
+bool repeats_warning(const std::vector<Diagnostic>& diags, const Diagnostic& w) {
+  // One warning per instruction and message is enough.
+  if (w.severity != Diagnostic::Severity::Warning) return false;
+  for (const auto& d : diags)
+    if (d.severity == Diagnostic::Severity::Warning && d.loc.line == w.loc.line &&
+        d.message.rfind(w.message.substr(0, 40), 0) == 0)
+      return true;
+  return false;
+}
+
 void Engine::warn(ExecCtx& c, const std::string& msg) { warn_at(*c.fn, c.pc, msg); }
 
 void Engine::warn_at(const Function& fn, uint32_t pc, const std::string& msg) {
-  // One warning per instruction and message is enough.
-  for (const auto& d : diags_)
-    if (d.severity == Diagnostic::Severity::Warning && d.loc.line == fn.code[pc].line && d.message.rfind(msg.substr(0, 40), 0) == 0)
-      return;
   Diagnostic d = located(fn, pc, msg);
   d.severity = Diagnostic::Severity::Warning;
-  diags_.push_back(std::move(d));
+  if (!repeats_warning(diags_, d)) diags_.push_back(std::move(d));
 }
 
 // ---- setup ----------------------------------------------------------------------------------
 
 Engine::Engine(const Program& p, const Function& k, const LaunchConfig& c, const std::vector<uint8_t>& pa,
-               model::GlobalMemory& m, std::ostream& o)
-    : prog(p), kernel(k), cfg(c), params(pa), global(m), out(o), rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1),
-      dynamic_shared_base_(p.dynamic_shared_base(k)) {}
+               model::GlobalMemory& m, std::ostream& o, LaunchShared& sh, bool buffer_printf)
+    : prog(p), kernel(k), cfg(c), params(pa), global(m), out(buffer_printf ? printed : o), shared_(sh),
+      rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1), dynamic_shared_base_(p.dynamic_shared_base(k)) {}
 
 static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& w, uint32_t lane) {
   const Dim3& b = e.cfg.block;
@@ -355,8 +361,10 @@ Dim3 Engine::first_ctaid(uint64_t cl) const {
 }
 
 std::optional<Dim3> Engine::cancel_next_cluster() {
-  if (next_cluster_ >= nclusters_) return std::nullopt;
-  return first_ctaid(next_cluster_++);
+  if (cfg.co_resident) return std::nullopt;
+  const uint64_t k = shared_.take();
+  if (k >= shared_.nclusters) return std::nullopt;
+  return first_ctaid(k);
 }
 
 void Engine::setup_cluster(uint64_t cl) {
@@ -616,7 +624,7 @@ bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t ma
   b.arrived_warps.push_back(c.warp->index);
   uint32_t needed = b.expected ? b.expected : cta.threads - cta.exited_threads;
   if (TimelineSink* tl = current_timeline())
-    tl->barrier_arrived(cta_linear(cta, cfg.grid), id, c.warp->index, b.generation, b.arrived >= needed, steps);
+    tl->barrier_arrived(cta_linear(cta, cfg.grid), id, c.warp->index, b.generation, b.arrived >= needed, timeline_time());
   if (b.arrived >= needed) {
     complete_barrier(b);
     return false;
@@ -1062,19 +1070,7 @@ std::string Engine::describe_cluster_barrier() {
   return os.str();
 }
 
-RunResult Engine::run() {
-  RunResult res;
-  start_ = std::chrono::steady_clock::now();
-  cluster_dim = cfg.cluster;
-  uint64_t nclusters = cfg.grid.count() / cluster_dim.count();
-  auto finish = [&](RunStatus st) {
-    res.status = st;
-    res.stats.thread_instructions = thread_instr_;
-    res.stats.warp_instructions = warp_instr_;
-    res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    res.diagnostics = diags_;
-    return res;
-  };
+RunStatus Engine::simulate(std::string& report) {
   // A cooperative launch sets up every cluster first and parks it; each round then swaps the
   // clusters in turn into ctas/cluster_barrier (what the semantics see as "the cluster") and runs
   // their warps, so all CTAs of the grid are resident together.
@@ -1095,95 +1091,139 @@ RunResult Engine::run() {
       fn();
     }
   };
-  if (cfg.co_resident)
-    for (uint64_t cl = 0; cl < nclusters; ++cl) {
-      setup_cluster(cl);
-      parked.push_back({std::move(ctas), std::move(cluster_barrier)});
-      ctas.clear();
-    }
-  // Clusters launch in linear order; next_cluster_ also moves when try_cancel takes one.
-  nclusters_ = nclusters;
-  next_cluster_ = cfg.co_resident ? nclusters : 0;
-  for (bool first = true; first || next_cluster_ < nclusters; first = false) {
-    if (!cfg.co_resident) setup_cluster(next_cluster_++);
-    for (;;) {
-      uint64_t progress = 0;
-      bool all_done = true;
-      try {
-        each_cluster([&] {
+  auto fault = [&](Diagnostic d) {
+    diags_.insert(diags_.begin(), d);
+    report = d.format();
+    return RunStatus::Fault;
+  };
+  for (;;) {
+    uint64_t progress = 0;
+    bool all_done = true;
+    try {
+      each_cluster([&] {
         for (auto& cta : ctas)
           for (auto& w : cta->warps) {
             if (w.done()) continue;
             // Never overshoot the instruction budget by more than one warp-instruction.
-            uint64_t left = thread_instr_ < cfg.max_instructions ? cfg.max_instructions - thread_instr_ : 0;
-            const uint64_t begin = steps;
+            uint64_t left = thread_instr_ < limit_ ? limit_ - thread_instr_ : 0;
+            const uint64_t begin = timeline_time();
             const uint64_t ran = run_warp(w, std::min<uint64_t>(kQuantum, left / 32 + 1));
             progress += ran;
             if (TimelineSink* tl = current_timeline(); tl && ran)
-              tl->warp_ran(cta_linear(*cta, cfg.grid), w.index, begin, steps, ran);
+              tl->warp_ran(cta_linear(*cta, cfg.grid), w.index, begin, timeline_time(), ran);
             all_done &= w.done();
-            if (thread_instr_ > cfg.max_instructions) break;
+            if (thread_instr_ > limit_) break;
           }
-        });
-      } catch (KernelFault& kf) {
-        Diagnostic d;
-        d.message = fault_message(kf);
-        if (cur_fn_) {
-          d = located(*cur_fn_, cur_pc_, d.message);
-          d.message += " [CTA (" + std::to_string(cur_warp_->cta->id.x) + "," + std::to_string(cur_warp_->cta->id.y) +
-                       "," + std::to_string(cur_warp_->cta->id.z) + ") warp " + std::to_string(cur_warp_->index) +
-                       " lanes " + hex(cur_mask_) + "]";
-        }
-        diags_.insert(diags_.begin(), d);
-        res.report = d.format();
-        return finish(RunStatus::Fault);
-      } catch (Diagnostic& d) {
-        diags_.insert(diags_.begin(), d);
-        res.report = d.format();
-        return finish(RunStatus::Fault);
+      });
+    } catch (KernelFault& kf) {
+      Diagnostic d;
+      d.message = fault_message(kf);
+      if (cur_fn_) {
+        d = located(*cur_fn_, cur_pc_, d.message);
+        d.message += " [CTA (" + std::to_string(cur_warp_->cta->id.x) + "," + std::to_string(cur_warp_->cta->id.y) +
+                     "," + std::to_string(cur_warp_->cta->id.z) + ") warp " + std::to_string(cur_warp_->index) +
+                     " lanes " + hex(cur_mask_) + "]";
       }
-      if (!all_done || thread_instr_ > cfg.max_instructions) {  // a budget break may skip warps
-        all_done = true;
-        each_cluster([&] {
-          for (auto& cta : ctas)
-            for (auto& w : cta->warps) all_done &= w.done();
-        });
-      }
-      bool async_progress = false;
-      try {
-        async_progress = complete_due_async(progress == 0);
-      } catch (KernelFault& kf) {
-        Diagnostic d;
-        d.file = prog.file_name;
-        d.message = fault_message(kf);
-        diags_.insert(diags_.begin(), d);
-        res.report = d.format();
-        return finish(RunStatus::Fault);
-      }
-      if (all_done && async_.empty()) break;
-      if (all_done) continue;  // let in-flight operations finish
-      // Nothing can progress: suspended try_waits reach their time limit first (they return false).
-      if (progress == 0 && !async_progress && time_out_try_waits()) continue;
-      if (progress == 0 && !async_progress) {
-        res.report.clear();
-        each_cluster([&] { res.report += deadlock_report(); });
-        Diagnostic d;
-        d.file = prog.file_name;
-        d.message = "deadlock: no thread can make progress";
-        diags_.insert(diags_.begin(), d);
-        return finish(RunStatus::Deadlock);
-      }
-      if (thread_instr_ > cfg.max_instructions) {
-        res.report = "timeout: instruction budget of " + std::to_string(cfg.max_instructions) + " thread-instructions exhausted\n";
-        return finish(RunStatus::Timeout);
-      }
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > cfg.max_seconds) {
-        res.report = "timeout: wall-time budget of " + std::to_string(cfg.max_seconds) + " s exhausted\n";
-        return finish(RunStatus::Timeout);
-      }
+      return fault(d);
+    } catch (Diagnostic& d) {
+      return fault(d);
+    }
+    if (!all_done || thread_instr_ > limit_) {  // a budget break may skip warps
+      all_done = true;
+      each_cluster([&] {
+        for (auto& cta : ctas)
+          for (auto& w : cta->warps) all_done &= w.done();
+      });
+    }
+    bool async_progress = false;
+    try {
+      async_progress = complete_due_async(progress == 0);
+    } catch (KernelFault& kf) {
+      Diagnostic d;
+      d.file = prog.file_name;
+      d.message = fault_message(kf);
+      return fault(d);
+    }
+    if (all_done && async_.empty()) return RunStatus::Completed;
+    if (all_done) continue;  // let in-flight operations finish
+    // Nothing can progress: suspended try_waits reach their time limit first (they return false).
+    if (progress == 0 && !async_progress && time_out_try_waits()) continue;
+    if (progress == 0 && !async_progress) {
+      report.clear();
+      each_cluster([&] { report += deadlock_report(); });
+      Diagnostic d;
+      d.file = prog.file_name;
+      d.message = "deadlock: no thread can make progress";
+      diags_.insert(diags_.begin(), d);
+      return RunStatus::Deadlock;
+    }
+    if (thread_instr_ > limit_) {
+      report = budget_report(cfg.max_instructions);
+      return RunStatus::Timeout;
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - shared_.start).count() > cfg.max_seconds) {
+      report = "timeout: wall-time budget of " + std::to_string(cfg.max_seconds) + " s exhausted\n";
+      return RunStatus::Timeout;
+    }
+    if (shared_.moot(cluster_)) {  // a lower cluster failed: this one's outcome cannot matter
+      abandoned_ = true;
+      return RunStatus::Completed;
     }
   }
-  return finish(RunStatus::Completed);
+}
+
+ClusterOutcome Engine::run_cluster(uint64_t cl) {
+  // Everything a cluster's simulation depends on starts afresh from the seed and the cluster's
+  // number, so its schedule is the same whichever clusters ran before it on this worker.
+  cluster_ = cl;
+  cluster_dim = cfg.cluster;
+  clock_base_ += steps;
+  steps = 0;
+  rng_ = cfg.schedule_seed * 0x2545f4914f6cdd1dull + 1 + cl * 0xd1b54a32d192ed03ull;
+  thread_instr_ = warp_instr_ = 0;
+  diags_.clear();
+  abandoned_ = false;
+  cur_fn_ = nullptr;
+  cur_warp_ = nullptr;
+  printed.str("");
+  // The clusters merged so far are all below this one: what the budget has left is at most this.
+  const uint64_t before = shared_.merged_instructions.load(std::memory_order_relaxed);
+  limit_ = before < cfg.max_instructions ? cfg.max_instructions - before : 0;
+  setup_cluster(cl);
+  ClusterOutcome o;
+  o.cluster = cl;
+  o.status = simulate(o.report);
+  o.abandoned = abandoned_;
+  o.diagnostics = std::move(diags_);
+  diags_.clear();
+  o.thread_instructions = thread_instr_;
+  o.warp_instructions = warp_instr_;
+  o.printed = printed.str();
+  // A failed cluster may leave operations in flight on CTAs that go away now.
+  async_.clear();
+  ctas.clear();
+  return o;
+}
+
+RunResult Engine::run_co_resident() {
+  cluster_dim = cfg.cluster;
+  limit_ = cfg.max_instructions;
+  for (uint64_t cl = 0; cl < shared_.nclusters; ++cl) {
+    setup_cluster(cl);
+    parked.push_back({std::move(ctas), std::move(cluster_barrier)});
+    ctas.clear();
+  }
+  RunResult res;
+  res.status = simulate(res.report);
+  res.stats.thread_instructions = thread_instr_;
+  res.stats.warp_instructions = warp_instr_;
+  res.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - shared_.start).count();
+  res.diagnostics = diags_;
+  return res;
+}
+
+std::string budget_report(uint64_t max_instructions) {
+  return "timeout: instruction budget of " + std::to_string(max_instructions) + " thread-instructions exhausted\n";
 }
 
 uint64_t Engine::frame_local_base(const ExecCtx& c) const { return c.local_base; }

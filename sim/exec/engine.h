@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "model/memory/global_memory.h"
 #include "sim/api.h"
 #include "sim/exec/exec_ctx.h"
+#include "sim/exec/launch_shared.h"
 #include "sim/exec/program.h"
 #include "sim/exec/wgmma_state.h"
 
@@ -242,19 +244,49 @@ struct AsyncOp {
   uint64_t min_due = 0;             // completes no earlier than this (ordering after earlier operations)
 };
 
+// Whether warning `w` repeats one already in `diags` (same line, same message start): a launch
+// reports each once, so the merge of clusters' diagnostics applies the rule across clusters too.
+bool repeats_warning(const std::vector<Diagnostic>& diags, const Diagnostic& w);
+
+// The report of a launch that ran out of its instruction budget.
+std::string budget_report(uint64_t max_instructions);
+
+// What running one cluster gave (Engine::run_cluster): merged in cluster order into the launch's
+// RunResult by sim/exec/cluster_pool.cpp.
+struct ClusterOutcome {
+  uint64_t cluster = 0;
+  RunStatus status = RunStatus::Completed;  // Completed, or how the cluster failed
+  bool abandoned = false;                   // stopped because a lower cluster failed: meaningless
+  std::string report;
+  std::vector<Diagnostic> diagnostics;      // in order; a failure's own diagnostic first
+  uint64_t thread_instructions = 0, warp_instructions = 0;
+  std::string printed;                      // printf output, when the engine buffers it
+};
+
+// Simulates clusters of one launch. One engine runs a launch on one thread; a launch on N threads
+// has N engines, each running whole clusters (sim/exec/cluster_pool.cpp), so everything below is
+// one worker's, apart from what `shared` holds.
 class Engine {
  public:
+  // With `buffer_printf`, kernel printf output is collected per cluster (ClusterOutcome::printed)
+  // instead of written to `out` as it happens.
   Engine(const Program& prog, const Function& kernel, const LaunchConfig& cfg,
-         const std::vector<uint8_t>& params, model::GlobalMemory& mem, std::ostream& out);
-  RunResult run();
+         const std::vector<uint8_t>& params, model::GlobalMemory& mem, std::ostream& out,
+         LaunchShared& shared, bool buffer_printf);
+  // Sets up cluster `cluster_linear` and runs it to completion, fault, deadlock or timeout. Its
+  // clock and schedule depend only on the seed and the cluster's number, never on other clusters.
+  ClusterOutcome run_cluster(uint64_t cluster_linear);
+  // A cooperative launch: every cluster resident at once on this thread.
+  RunResult run_co_resident();
 
   // ---- services for semantics -----------------------------------------------------------------
   const Program& prog;
   const Function& kernel;
   const LaunchConfig& cfg;
   const std::vector<uint8_t>& params;
-  model::GlobalMemory& global;
-  std::ostream& out;
+  model::GlobalView global;
+  std::ostringstream printed;  // the current cluster's printf output when buffered
+  std::ostream& out;           // where kernel printf writes: `printed` or the launch's stream
   Dim3 cluster_dim;
   std::vector<std::unique_ptr<Cta>> ctas;  // the CTAs of the cluster being simulated
   // With cfg.co_resident, the other clusters of the grid, swapped with ctas/cluster_barrier while
@@ -264,7 +296,7 @@ class Engine {
     ClusterBarrier barrier;
   };
   std::vector<ParkedCluster> parked;
-  uint64_t steps = 0;                      // warp-instructions so far (the simulated clock)
+  uint64_t steps = 0;                      // warp-instructions of this cluster so far (its simulated clock)
   // Cluster launch control: clusters launch one after another in linear order; a successful
   // clusterlaunchcontrol.try_cancel takes the next one not launched yet, which then never runs.
   // Returns the %ctaid of its first CTA, or nothing when every cluster has been launched or
@@ -313,7 +345,15 @@ class Engine {
  private:
   void setup_cluster(uint64_t cluster_linear);
   Dim3 first_ctaid(uint64_t cluster_linear) const;
-  uint64_t next_cluster_ = 0, nclusters_ = 0;  // the launch loop's next cluster, and the grid's count
+  // Runs the resident warps (the current cluster, or with cfg.co_resident every parked one) until
+  // they finish or fail; a failure's diagnostic goes first in diags_ and its text into `report`.
+  RunStatus simulate(std::string& report);
+  LaunchShared& shared_;
+  uint64_t cluster_ = 0;             // the cluster being run (0 for a cooperative launch)
+  uint64_t limit_ = 0;               // thread-instructions this cluster may execute (the budget)
+  bool abandoned_ = false;           // simulate() stopped because a lower cluster failed
+  uint64_t clock_base_ = 0;          // timeline time of this cluster's clock 0 (earlier clusters' clocks)
+  uint64_t timeline_time() const { return clock_base_ + steps; }
   std::shared_ptr<Frame> new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base);
   int pick(Warp& w);
   uint64_t run_warp(Warp& w, uint64_t budget);
@@ -359,7 +399,6 @@ class Engine {
   bool complete_due_async(bool force_one);
   uint64_t thread_instr_ = 0;
   uint64_t warp_instr_ = 0;          // warp-instructions issued (steps also counts skipped time)
-  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace ptxsim

@@ -31,7 +31,7 @@ enum class Access : uint8_t { Read, Write, Atomic };
 struct ExecCtx {
   uint64_t* regs = nullptr;  // regs[slot * 32 + lane] of the current frame
   Engine* eng = nullptr;
-  model::GlobalMemory* global = nullptr;  // the engine's, for the inline global-access fast path
+  model::GlobalView* global = nullptr;  // the engine's view, for the inline global-access fast path
   Warp* warp = nullptr;
   Cta* cta = nullptr;
   Group* group = nullptr;    // the thread group executing (control flow changes its pc)

@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "sim/api.h"
+#include "sim/exec/cluster_pool.h"
 #include "sim/exec/decoder.h"
-#include "sim/exec/engine.h"
 #include "sim/ptx/parser.h"
 
 namespace ptxsim {
@@ -108,8 +108,7 @@ RunResult launch(const Program& program, const std::string& kernel, const Launch
       memory.write(mv.address, mv.init.data(), mv.init.size());
     }
   }
-  Engine e(program, *fn, cfg, params, memory, printf_out ? *printf_out : std::cout);
-  return e.run();
+  return run_clusters(program, *fn, cfg, params, memory, printf_out ? *printf_out : std::cout);
 }
 
 }  // namespace ptxsim

@@ -20,9 +20,11 @@
 // .f32 forms reach only global memory, so they always flush. The .noftz f16/bf16/f16x2/bf16x2
 // forms keep subnormals. Vector .min/.max on half types follow min/max (a NaN operand is ignored,
 // -0 < +0). NaN results are the canonical NaN of the numerics library.
+#include <array>
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -113,6 +115,15 @@ uint64_t op_max_f16x2(uint64_t o, uint64_t b, uint64_t, bool) { return num::max_
 uint64_t op_min_bf16x2(uint64_t o, uint64_t b, uint64_t, bool) { return num::min_bf16x2(uint32_t(o), uint32_t(b)); }
 uint64_t op_max_bf16x2(uint64_t o, uint64_t b, uint64_t, bool) { return num::max_bf16x2(uint32_t(o), uint32_t(b)); }
 
+// The clusters of a launch may run on several host threads (sim/exec/cluster_pool.cpp), and the
+// global reductions such a launch may hold (one commuting integer operation, order_dependence.cpp)
+// must be atomic between them. One of 64 mutexes by 64-byte line (a scalar or vector atom, aligned
+// to its size, never crosses one); uncontended it costs little next to simulating the instruction.
+std::mutex& global_atomic_lock(uint64_t addr) {
+  static std::array<std::mutex, 64> locks;
+  return locks[(addr >> 6) % locks.size()];
+}
+
 // ---- semantics --------------------------------------------------------------------------------
 // in.a: index of the address operand; in.b: index of operand b (c follows it for cas);
 // in.c: vector element count; in.space: the state space written (Generic when none).
@@ -128,6 +139,8 @@ void exec_atom(ExecCtx& c, const Instr& in, uint32_t mask) {
     uint8_t* p = c.mem(in.space, addr, Bytes, Bytes, l, Access::Atomic);
     const uint64_t bv = val(c, b, l);
     const uint64_t cv = Cas ? val(c, in.op[in.b + 1], l) : 0;
+    std::unique_lock<std::mutex> lock;
+    if (!shared) lock = std::unique_lock<std::mutex>(global_atomic_lock(addr));
     const uint64_t old = load_le(p, Bytes);
     store_le(p, Op(old, bv, cv, shared), Bytes);
     if constexpr (Dest) c.col(in.op[0])[l] = Signed ? sem::sext(old, Bytes * 8) : old;
@@ -143,10 +156,12 @@ void exec_atom_vec(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint32_t n = in.c, total = Bytes * n;
   for_lanes(mask, [&](int l) {
     const uint64_t addr = addr_of(c, a, l);
-    target_is_shared(c, in.space, addr, l, true);
+    const bool shared = target_is_shared(c, in.space, addr, l, true);
     uint8_t* p = c.mem(in.space, addr, total, total, l, Access::Atomic);
     uint64_t bv[8], old[8];
     for (uint32_t i = 0; i < n; ++i) bv[i] = val(c, sem::vec_elem(c, b, i), l);  // all read before d is written
+    std::unique_lock<std::mutex> lock;
+    if (!shared) lock = std::unique_lock<std::mutex>(global_atomic_lock(addr));
     for (uint32_t i = 0; i < n; ++i) {
       old[i] = load_le(p + Bytes * i, Bytes);
       store_le(p + Bytes * i, Op(old[i], bv[i], 0, false), Bytes);

@@ -122,7 +122,7 @@ void builtin(ExecCtx& c, const Instr& in, uint32_t mask, const Function& callee)
   if (callee.name == "vprintf") {
     for_lanes(mask, [&](int l) {
       std::string s = format_printf(c, read_cstring(c, arg(0, l, 8), l), arg(1, l, 8), l);
-      c.eng->out << s;
+      c.eng->out << s;  // the launch's stream, or the cluster's buffer on a pool of threads
       set_ret(c, in, l, s.size());
     });
     c.eng->out.flush();

@@ -215,8 +215,8 @@ void exec_mov_unpack(ExecCtx& c, const Instr& in, uint32_t mask) {
   });
 }
 void exec_mov_clock(ExecCtx& c, const Instr& in, uint32_t mask) {
-  // The simulated clock is the count of warp-instructions issued so far in this launch: it only
-  // moves forward, and a spin loop reading it terminates.
+  // The simulated clock is the count of warp-instructions the cluster issued so far: it only moves
+  // forward, a spin loop reading it terminates, and it does not depend on other clusters.
   uint64_t t = c.eng->steps;
   uint64_t v;
   switch (DynSreg(in.imm)) {

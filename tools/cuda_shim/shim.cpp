@@ -140,6 +140,7 @@ Shim::Shim() {
   if (auto v = env("PTXSIM_MAX_INSTRUCTIONS"); !v.empty()) limits.max_instructions = std::strtoull(v.c_str(), nullptr, 0);
   if (auto v = env("PTXSIM_MAX_SECONDS"); !v.empty()) limits.max_seconds = std::strtod(v.c_str(), nullptr);
   if (auto v = env("PTXSIM_SEED"); !v.empty()) limits.schedule_seed = std::strtoull(v.c_str(), nullptr, 0);
+  if (auto v = env("PTXSIM_THREADS"); !v.empty()) limits.threads = uint32_t(std::strtoul(v.c_str(), nullptr, 0));
   print_stats = !env("PTXSIM_STATS").empty();
 }
 
@@ -486,9 +487,11 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
   RunResult r = ptxsim::launch(prog, f.name, cfg, params, memory, &std::cout);
   std::cout.flush();
   if (print_stats)
-    std::fprintf(stderr, "ptxsim: %s grid %ux%ux%u block %ux%ux%u: %s, %llu thread-instructions in %.3f s\n",
+    std::fprintf(stderr, "ptxsim: %s grid %ux%ux%u block %ux%ux%u: %s, %llu thread-instructions in %.3f s on %u thread%s%s%s\n",
                  pretty(f.name).c_str(), cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z,
-                 to_string(r.status), (unsigned long long)r.stats.thread_instructions, r.stats.seconds);
+                 to_string(r.status), (unsigned long long)r.stats.thread_instructions, r.stats.seconds,
+                 r.stats.threads, r.stats.threads == 1 ? "" : "s", r.stats.serial_reason.empty() ? "" : " (one thread: ",
+                 r.stats.serial_reason.empty() ? "" : (r.stats.serial_reason + ")").c_str());
   // Simulated time: one warp-instruction per scheduler per cycle, four schedulers per SM.
   sim_ns += 3000.0 + double(r.stats.warp_instructions) / (device->sm_count * 4.0) / (device->clock_khz * 1e-6);
   switch (r.status) {

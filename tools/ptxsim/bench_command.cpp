@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -26,7 +27,7 @@ namespace ptxsim::cli {
 namespace {
 
 const char* const kUsage =
-    "usage: ptxsim bench [--filter REGEX] [--json] [--repeat N] [--threads 1] [--quick]\n"
+    "usage: ptxsim bench [--filter REGEX] [--json] [--repeat N] [--threads N] [--quick]\n"
     "       ptxsim bench --list\n"
     "Runs the benchmark suite: CUDA kernels compiled to PTX when ptxsim was built (embedded in\n"
     "this binary), on inputs generated in-process. Every result is checked against a CPU reference;\n"
@@ -37,7 +38,7 @@ const char* const kUsage =
     "  --json          print one JSON object on stdout (per kernel and machine information)\n"
     "  --repeat N      run each kernel N times (inputs uploaded afresh, result checked each time);\n"
     "                  report the fastest (default 1)\n"
-    "  --threads N     host threads; the engine is single-threaded today, so only 1 is accepted\n"
+    "  --threads N     host threads running a launch's clusters (default: every core)\n"
     "  --quick         small problem sizes (for tests: the timings then mean little)\n"
     "  --list          list the kernels and exit\n"
     "Exit codes: 0 every kernel matched its reference, 1 a mismatch or failed run, bad arguments,\n"
@@ -54,7 +55,12 @@ struct Options {
   bool filter_given = false;
   bool json = false, quick = false, list = false;
   uint64_t repeat = 1;
+  uint32_t threads = 0;  // LaunchConfig::threads (0: every core)
 };
+
+// The threads a launch may use (a launch with fewer clusters, or whose clusters must run in order,
+// uses fewer: Result::threads).
+uint32_t threads_asked(const Options& o) { return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()); }
 
 struct Machine {
   unsigned nproc = 0;
@@ -99,6 +105,7 @@ struct Result {
   double seconds = 0;                         // the fastest repetition's launches
   std::vector<double> seconds_each;
   double load_seconds = 0;
+  uint32_t threads = 1;  // the most host threads a launch ran on (RunStats::threads)
   double rate() const { return seconds > 0 ? double(thread_instr) / seconds : 0.0; }
 };
 
@@ -132,9 +139,11 @@ Result run_one(const bench::Benchmark& b, const Options& o) {
       r.launches = launches.size();
       uint64_t ti = 0, wi = 0;
       double seconds = 0;
-      for (const bench::Launch& l : launches) {
+      for (bench::Launch l : launches) {
+        l.config.threads = o.threads;
         const auto t0 = std::chrono::steady_clock::now();
         const RunResult run = launch(*program, l.kernel, l.config, l.params, memory);
+        r.threads = std::max(r.threads, run.stats.threads);
         seconds += since(t0);
         ti += run.stats.thread_instructions;
         wi += run.stats.warp_instructions;
@@ -211,14 +220,14 @@ void print_json(std::ostream& out, const Options& o, const Machine& m, const std
     k["rate"] = r.rate();
     k["seconds_each"] = r.seconds_each;
     k["load_seconds"] = r.load_seconds;
-    k["threads"] = 1;
+    k["threads"] = r.threads;
     ks.push_back(k);
   }
   j["ptxsim_version"] = PTXSIM_VERSION;
   j["status"] = all ? "passed" : "failed";
   j["quick"] = o.quick;
   j["repeat"] = o.repeat;
-  j["threads"] = 1;
+  j["threads"] = threads_asked(o);
   j["filter"] = o.filter_given ? OJson(o.filter) : OJson(nullptr);
   j["machine"] = {{"nproc", m.nproc},
                   {"cpu_model", m.cpu_model},
@@ -260,10 +269,11 @@ int bench_command(const std::vector<std::string>& args, std::ostream& out, std::
         return 1;
       } else if (a == "--repeat") {
         o.repeat = n;
-      } else if (n != 1) {
-        err << "ptxsim bench: --threads " << v
-            << ": the engine runs a launch on one host thread; only --threads 1 is supported\n";
+      } else if (n > 1024) {
+        err << "ptxsim bench: --threads " << v << ": at most 1024\n";
         return 1;
+      } else {
+        o.threads = uint32_t(n);
       }
     } else {
       err << "ptxsim bench: unknown " << (!a.empty() && a[0] == '-' ? "option" : "argument") << " '" << a << "'\n"
@@ -299,7 +309,7 @@ int bench_command(const std::vector<std::string>& args, std::ostream& out, std::
   const Machine m = machine_info();
   if (!o.json) {
     out << "ptxsim bench: " << selected.size() << " kernel" << (selected.size() == 1 ? "" : "s") << ", repeat "
-        << o.repeat << (o.repeat > 1 ? " (fastest shown)" : "") << ", 1 host thread" << (o.quick ? ", quick sizes" : "")
+        << o.repeat << (o.repeat > 1 ? " (fastest shown)" : "") << ", " << threads_asked(o) << " host thread" << (threads_asked(o) == 1 ? "" : "s") << (o.quick ? ", quick sizes" : "")
         << "; " << m.nproc << " CPUs (" << m.cpu_model << ")";
     if (m.loadavg[0] >= 0)
       out << ", load average " << fixed(m.loadavg[0], 2) << " " << fixed(m.loadavg[1], 2) << " "

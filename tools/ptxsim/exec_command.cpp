@@ -16,7 +16,8 @@ namespace {
 
 const char* const kExecUsage =
     "usage: ptxsim exec [--arch sm_90a|sm_100a] [--device h100|h200|b200] [--max-instructions N]\n"
-    "                   [--max-seconds S] [--seed S] [--dump-ptx DIR] [--stats] -- PROGRAM [ARGS...]\n"
+    "                   [--max-seconds S] [--seed S] [--threads N] [--dump-ptx DIR] [--stats]\n"
+    "                   -- PROGRAM [ARGS...]\n"
     "Runs a CUDA program on the simulator through ptxsim's libcudart.so.13 and libcuda.so.1.\n"
     "The program must be linked with -cudart shared and carry PTX for its kernels, e.g.\n"
     "  nvcc -cudart shared -gencode arch=compute_90a,code=compute_90a prog.cu\n"
@@ -25,6 +26,8 @@ const char* const kExecUsage =
     "  --max-instructions N  per launch: stop with a launch timeout after N thread-instructions\n"
     "  --max-seconds S       per launch: stop with a launch timeout after S seconds of wall time\n"
     "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
+    "  --threads N           host threads running a launch's clusters (default: every core;\n"
+    "                        the environment variable PTXSIM_THREADS says the same)\n"
     "  --dump-ptx DIR        write the PTX extracted from the program's fat binaries to DIR\n"
     "  --stats               print one line per kernel launch on stderr (status, instructions, time)\n"
     "Kernel faults surface as the CUDA errors a GPU reports (illegal address, assert, launch\n"
@@ -98,6 +101,7 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
                                               {"--max-instructions", "PTXSIM_MAX_INSTRUCTIONS"},
                                               {"--max-seconds", "PTXSIM_MAX_SECONDS"},
                                               {"--seed", "PTXSIM_SEED"},
+                                              {"--threads", "PTXSIM_THREADS"},
                                               {"--dump-ptx", "PTXSIM_DUMP_PTX"}};
     const char* var = nullptr;
     for (auto& o : kOptions)

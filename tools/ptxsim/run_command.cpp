@@ -27,13 +27,14 @@ namespace ptxsim::cli {
 
 const char* const kRunUsage =
     "usage: ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] [--max-seconds S]\n"
-    "                            [--seed S]\n"
+    "                            [--seed S] [--threads N]\n"
     "Runs the kernel launch described by CASE.json.\n"
     "  --out DIR             write each output buffer to DIR/NAME.bin (DIR is created)\n"
     "  --json                print one JSON object on stdout (kernel printf goes to stderr)\n"
     "  --max-instructions N  stop with a timeout after N thread-instructions\n"
     "  --max-seconds S       stop with a timeout after S seconds of wall time\n"
     "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
+    "  --threads N           host threads running clusters in parallel (default: every core)\n"
     "  --timeline FILE       write a Chrome trace-event timeline of the run (docs/timeline.md)\n"
     "  --trace FILE          write a synthetic trace of this run (replay self-tests, docs/traces.md)\n"
     "Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,\n"
@@ -109,7 +110,9 @@ void print_json(const Report& r, std::ostream& out) {
   j["stats"] = {{"thread_instructions", r.stats.thread_instructions},
                 {"warp_instructions", r.stats.warp_instructions},
                 {"wall_seconds", r.wall_seconds},
-                {"thread_instructions_per_second", rate(r)}};
+                {"thread_instructions_per_second", rate(r)},
+                {"threads", r.stats.threads},
+                {"serial_reason", r.stats.serial_reason}};
   OJson diags = OJson::array();
   for (const Diagnostic& d : r.diagnostics)
     diags.push_back({{"file", d.file},
@@ -248,6 +251,7 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
     if (o.max_instructions) prep.config.max_instructions = *o.max_instructions;
     if (o.max_seconds) prep.config.max_seconds = *o.max_seconds;
     if (o.seed) prep.config.schedule_seed = *o.seed;
+    if (o.threads) prep.config.threads = uint32_t(*o.threads);
 
     auto t0 = std::chrono::steady_clock::now();
     std::optional<ChromeTimeline> timeline;
@@ -339,7 +343,7 @@ RunOptions parse_run_args(const std::vector<std::string>& args) {
       inline_value = true;
     }
     if (name != "--out" && name != "--max-instructions" && name != "--max-seconds" && name != "--seed" &&
-        name != "--trace" && name != "--timeline")
+        name != "--threads" && name != "--trace" && name != "--timeline")
       throw UsageError("unknown option '" + name + "'");
     if (!inline_value) {
       if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
@@ -365,6 +369,11 @@ RunOptions parse_run_args(const std::vector<std::string>& args) {
       if (value.empty() || *end || !std::isfinite(s) || s <= 0)
         throw UsageError("--max-seconds: expected a positive number, got '" + value + "'");
       o.max_seconds = s;
+    } else if (name == "--threads") {
+      uint64_t n;
+      if (!parse_u64(value, n) || n == 0 || n > 1024)
+        throw UsageError("--threads: expected a thread count from 1 to 1024, got '" + value + "'");
+      o.threads = n;
     } else {
       uint64_t n;
       if (!parse_u64(value, n))

@@ -20,6 +20,7 @@ struct RunOptions {
   std::optional<uint64_t> max_instructions;      // override LaunchConfig's default
   std::optional<double> max_seconds;
   std::optional<uint64_t> seed;                  // LaunchConfig::schedule_seed
+  std::optional<uint64_t> threads;               // LaunchConfig::threads
   // --trace: write a synthetic trace (device "synthetic (ptxsim)", docs/traces.md) of this run,
   // for replay self-tests. Never a hardware trace.
   std::optional<std::filesystem::path> trace_file;
