@@ -28,7 +28,10 @@ struct LaunchConfig {
   // Cooperative launch: every CTA of the grid is resident at once (their warps interleave), so
   // grid-wide barriers built from global atomics work; otherwise clusters run one after another.
   bool co_resident = false;
-  uint64_t grid_workspace = 0;         // %envreg1 (high) / %envreg2 (low): the grid barrier's workspace
+  uint64_t grid_workspace = 0;
+  // --racecheck: report shared-memory data races as warnings (docs/racecheck.md). Also switched on
+  // by the environment variable PTXSIM_RACECHECK=1 (how `ptxsim exec` and the tests ask for it).
+  bool racecheck = false;         // %envreg1 (high) / %envreg2 (low): the grid barrier's workspace
 };
 
 struct ParamInfo {

@@ -1,5 +1,6 @@
 #include "sim/exec/engine.h"
 #include "sim/exec/timeline.h"
+#include "sim/exec/racecheck.h"
 
 #include <algorithm>
 #include <bit>
@@ -172,12 +173,14 @@ std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64
 
 void Engine::mbarrier_changed(MbarrierSlot& m) {
   ++m.version;
+  if (race_) [[unlikely]] race_->mbar_release(m, cur_warp_);
   if (TimelineSink* tl = current_timeline(); tl && cur_warp_)
     tl->mbarrier_event(cta_linear(*cur_warp_->cta, cfg.grid), m.offset, false, steps);
   wake(WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(&m)), m.version);
 }
 
 void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
+  if (race_) [[unlikely]] race_->mbar_phase(m, cur_warp_);
   for (size_t t = 0; t < m.arrived_now.size(); ++t)
     if (m.arrived_now[t]) m.arrived_ever[t] = 1;
   std::fill(m.arrived_now.begin(), m.arrived_now.end(), 0);
@@ -209,6 +212,7 @@ uint64_t Engine::issue_async(AsyncOp op) {
   op.due = std::max(steps + 64 + z % 512, op.min_due);
   op.seq = async_seq_++;
   count_async_range(op, +1);
+  if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
   if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, steps);
   const uint64_t due = op.due;
   async_.push_back(std::move(op));
@@ -227,7 +231,9 @@ bool Engine::complete_due_async(bool force_one) {
     AsyncOp op = std::move(async_.back());
     async_.pop_back();
     count_async_range(op, -1);
+    if (race_) [[unlikely]] race_->async_begin(op);
     op.complete();
+    if (race_) [[unlikely]] race_->async_end(op);
     if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, steps);
     any = true;
   }
@@ -272,7 +278,9 @@ void Engine::warn(ExecCtx& c, const std::string& msg) {
 Engine::Engine(const Program& p, const Function& k, const LaunchConfig& c, const std::vector<uint8_t>& pa,
                model::GlobalMemory& m, std::ostream& o)
     : prog(p), kernel(k), cfg(c), params(pa), global(m), out(o), rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1),
-      dynamic_shared_base_(p.dynamic_shared_base(k)) {}
+      dynamic_shared_base_(p.dynamic_shared_base(k)) {
+  if (c.racecheck) race_ = std::make_shared<RaceCheck>(*this);
+}
 
 static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& w, uint32_t lane) {
   const Dim3& b = e.cfg.block;
@@ -382,6 +390,7 @@ void Engine::setup_cluster(uint64_t cl) {
   cluster_barrier.pending = threads * uint32_t(ctas.size());
   cluster_barrier.arrived.assign(cluster_barrier.pending, 0);
   cluster_barrier.arrive_phase.assign(cluster_barrier.pending, 0);
+  if (race_) race_->setup_cluster(ctas, !cfg.co_resident);
   for (auto& cta : ctas) {
     for (uint32_t wi = 0; wi < nwarps; ++wi) {
       Warp& w = cta->warps[wi];
@@ -488,10 +497,12 @@ void Engine::complete_cluster_barrier() {
   std::fill(b.arrived.begin(), b.arrived.end(), 0);
   b.pending = 0;
   for (auto& cta : ctas) b.pending += cta->threads - cta->exited_threads;
+  if (race_) [[unlikely]] race_->cluster_complete(*ctas[0]);
   wake(WaitKind::ClusterBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
 }
 
 void Engine::complete_barrier(CtaBarrier& b) {
+  if (race_) [[unlikely]] race_->bar_complete(b);
   b.generation++;
   b.arrived = 0;
   b.arrived_warps.clear();
@@ -831,6 +842,7 @@ bool Engine::step(Warp& w, int gi) {
   c.pc = g->pc;
   c.regs = f.regs.data();
   c.local_base = f.local_base;
+  c.race = race_.get();
   g->last_run = steps;
   if (g->pc >= fn.code.size()) {  // fell off the end: return
     ret(c);

@@ -65,7 +65,10 @@ struct Group {
 };
 
 struct Cta;
-struct Tcgen05Cta;  // sim/exec/tcgen05_state.h
+struct Tcgen05Cta;
+class RaceCheck;   // sim/exec/racecheck.h
+struct RaceCluster;
+struct RaceOp;  // sim/exec/tcgen05_state.h
 
 // Bulk async-groups of one thread (cp{.reduce}.async.bulk*.bulk_group, PTX 9.7.9.25.6): operations
 // issued but not yet committed belong to group `committed`; `pending` lists (group, operations not
@@ -223,6 +226,7 @@ struct Cta {
   // Says what a warp of this CTA blocked on WaitKind::Custom object `obj` waits for, in the
   // deadlock report ("    waiting ...\n"), or "" if the object is not the owner's.
   std::string (*describe_custom_wait)(const Cta& cta, uint64_t obj) = nullptr;
+  std::shared_ptr<RaceCluster> race;  // --racecheck's state of this CTA's cluster
 };
 
 // An asynchronous operation in flight (TMA, bulk copies): issued now, completed later. It takes
@@ -240,6 +244,7 @@ struct AsyncOp {
   bool src_only = false;            // the range is a source the operation reads: only plain writes race
   uint32_t line = 0;                // issuing instruction
   uint64_t min_due = 0;             // completes no earlier than this (ordering after earlier operations)
+  std::shared_ptr<RaceOp> race;     // --racecheck: its clocks (null without)
 };
 
 class Engine {
@@ -307,6 +312,7 @@ class Engine {
   // A warning at the current instruction (hazards that do not stop the run).
   void warn(ExecCtx& c, const std::string& msg);
   Diagnostic located(const Function& fn, uint32_t pc, std::string msg) const;
+  RaceCheck* racecheck() const { return race_.get(); }
 
  private:
   void setup_cluster(uint64_t cluster_linear);
@@ -358,6 +364,7 @@ class Engine {
   uint64_t thread_instr_ = 0;
   uint64_t warp_instr_ = 0;          // warp-instructions issued (steps also counts skipped time)
   std::chrono::steady_clock::time_point start_;
+  std::shared_ptr<RaceCheck> race_;  // --racecheck (sim/exec/racecheck.h); null without
 };
 
 }  // namespace ptxsim

@@ -14,6 +14,7 @@
 namespace ptxsim {
 
 class Engine;
+class RaceCheck;
 struct Warp;
 struct Cta;
 struct Group;
@@ -39,6 +40,7 @@ struct ExecCtx {
   uint32_t pc = 0;           // index of the executing instruction in fn
   uint32_t local_base = 0;   // the frame's offset in each lane's stack (for frame variables)
   bool hold = false;         // set by semantics that block and must re-execute when woken
+  RaceCheck* race = nullptr; // --racecheck's detector (sim/exec/racecheck.h), or null
 
   uint64_t* col(const Operand& o) const { return regs + size_t(o.slot) * 32; }
   uint64_t* col(uint32_t slot) const { return regs + size_t(slot) * 32; }
@@ -46,6 +48,7 @@ struct ExecCtx {
   // Host pointer for `size` bytes at `addr` in `space` for `lane`; faults (throws KernelFault) when
   // the range is outside the space, not naturally aligned to `align`, or unmapped.
   uint8_t* mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
+    if (race) [[unlikely]] return mem_race(space, addr, size, align, lane, acc);
     // Fast path: an aligned access inside one global allocation (or .const variable); everything
     // else, including every fault, goes through mem_checked.
     const bool global_space = space == Space::Global || space == Space::Const ||
@@ -56,6 +59,7 @@ struct ExecCtx {
     return mem_checked(space, addr, size, align, lane, acc);
   }
   uint8_t* mem_checked(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc);
+  uint8_t* mem_race(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc);
 
   [[noreturn]] void fault(const std::string& kind, const std::string& message) const {
     throw KernelFault{message, kind};

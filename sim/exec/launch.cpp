@@ -1,4 +1,5 @@
 // The public API (sim/api.h): load, inspect and launch.
+#include <cstdlib>
 #include <iostream>
 
 #include "sim/api.h"
@@ -108,7 +109,9 @@ RunResult launch(const Program& program, const std::string& kernel, const Launch
       memory.write(mv.address, mv.init.data(), mv.init.size());
     }
   }
-  Engine e(program, *fn, cfg, params, memory, printf_out ? *printf_out : std::cout);
+  LaunchConfig c = cfg;
+  if (const char* v = std::getenv("PTXSIM_RACECHECK"); v && std::string(v) == "1") c.racecheck = true;
+  Engine e(program, *fn, c, params, memory, printf_out ? *printf_out : std::cout);
   return e.run();
 }
 

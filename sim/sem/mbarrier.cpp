@@ -3,6 +3,7 @@
 // errors the ISA calls undefined behaviour.
 #include <bit>
 
+#include "sim/exec/racecheck.h"
 #include "sim/exec/engine.h"
 #include "sim/sem/sem_util.h"
 
@@ -124,6 +125,7 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
                              Mbarrier::describe(e));
     }
     if (ok) done |= 1u << l;
+    if (ok && c.race) c.race->mbar_acquire(c, *m);
     else if (!first_pending) first_pending = m;
   });
   Group& g = *c.group;

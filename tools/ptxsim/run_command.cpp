@@ -27,13 +27,14 @@ namespace ptxsim::cli {
 
 const char* const kRunUsage =
     "usage: ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] [--max-seconds S]\n"
-    "                            [--seed S]\n"
+    "                            [--seed S] [--racecheck]\n"
     "Runs the kernel launch described by CASE.json.\n"
     "  --out DIR             write each output buffer to DIR/NAME.bin (DIR is created)\n"
     "  --json                print one JSON object on stdout (kernel printf goes to stderr)\n"
     "  --max-instructions N  stop with a timeout after N thread-instructions\n"
     "  --max-seconds S       stop with a timeout after S seconds of wall time\n"
     "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
+    "  --racecheck           report shared-memory data races as warnings (docs/racecheck.md)\n"
     "  --timeline FILE       write a Chrome trace-event timeline of the run (docs/timeline.md)\n"
     "  --trace FILE          write a synthetic trace of this run (replay self-tests, docs/traces.md)\n"
     "Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,\n"
@@ -248,6 +249,7 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
     if (o.max_instructions) prep.config.max_instructions = *o.max_instructions;
     if (o.max_seconds) prep.config.max_seconds = *o.max_seconds;
     if (o.seed) prep.config.schedule_seed = *o.seed;
+    prep.config.racecheck = o.racecheck;
 
     auto t0 = std::chrono::steady_clock::now();
     std::optional<ChromeTimeline> timeline;
@@ -329,6 +331,10 @@ RunOptions parse_run_args(const std::vector<std::string>& args) {
     }
     if (a == "--json") {
       o.json = true;
+      continue;
+    }
+    if (a == "--racecheck") {
+      o.racecheck = true;
       continue;
     }
     std::string name = a, value;

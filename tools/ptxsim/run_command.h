@@ -25,6 +25,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> trace_file;
   // --timeline: write a Chrome trace-event timeline of the run (docs/timeline.md).
   std::optional<std::filesystem::path> timeline_file;
+  bool racecheck = false;                        // --racecheck: LaunchConfig::racecheck
   bool help = false;
 };
 
