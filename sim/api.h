@@ -31,7 +31,11 @@ struct LaunchConfig {
   uint64_t grid_workspace = 0;
   // --racecheck: report shared-memory data races as warnings (docs/racecheck.md). Also switched on
   // by the environment variable PTXSIM_RACECHECK=1 (how `ptxsim exec` and the tests ask for it).
-  bool racecheck = false;         // %envreg1 (high) / %envreg2 (low): the grid barrier's workspace
+  bool racecheck = false;
+  // --explore: the schedule seed also permutes the order in which warps take turns and draws each
+  // turn's length, so different seeds give different warp interleavings (not only different
+  // completion orders of asynchronous operations).
+  bool vary_warps = false;         // %envreg1 (high) / %envreg2 (low): the grid barrier's workspace
 };
 
 struct ParamInfo {

@@ -173,6 +173,7 @@ std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64
 
 void Engine::mbarrier_changed(MbarrierSlot& m) {
   ++m.version;
+  ++mem_events.writes;
   if (race_) [[unlikely]] race_->mbar_release(m, cur_warp_);
   if (TimelineSink* tl = current_timeline(); tl && cur_warp_)
     tl->mbarrier_event(cta_linear(*cur_warp_->cta, cfg.grid), m.offset, false, steps);
@@ -232,6 +233,7 @@ bool Engine::complete_due_async(bool force_one) {
     async_.pop_back();
     count_async_range(op, -1);
     if (race_) [[unlikely]] race_->async_begin(op);
+    ++mem_events.writes;
     op.complete();
     if (race_) [[unlikely]] race_->async_end(op);
     if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, steps);
@@ -428,6 +430,7 @@ void Engine::branch(ExecCtx& c, uint32_t taken, uint32_t target) {
     g.pc = c.pc + 1;
   } else if (rest == 0) {
     g.pc = target;
+    if (target <= c.pc) back_edge(c);
   } else {
     Group ng;
     ng.mask = rest;
@@ -461,6 +464,7 @@ void Engine::exit_lanes(ExecCtx& c, uint32_t mask) {
   g.pc = c.pc + 1;
   Warp& w = *c.warp;
   w.exited |= mask;
+  ++mem_events.writes;
   c.cta->exited_threads += uint32_t(std::popcount(mask));
   if ((w.exited & w.valid) == w.valid && --c.cta->live_warps == 0 && c.cta->on_exit) c.cta->on_exit(*this, *c.cta);
   // Groups waiting to converge may have waited for these lanes: let them re-evaluate (they run
@@ -502,6 +506,7 @@ void Engine::complete_cluster_barrier() {
 }
 
 void Engine::complete_barrier(CtaBarrier& b) {
+  ++mem_events.writes;
   if (race_) [[unlikely]] race_->bar_complete(b);
   b.generation++;
   b.arrived = 0;
@@ -843,6 +848,7 @@ bool Engine::step(Warp& w, int gi) {
   c.regs = f.regs.data();
   c.local_base = f.local_base;
   c.race = race_.get();
+  c.events = &mem_events;
   g->last_run = steps;
   if (g->pc >= fn.code.size()) {  // fell off the end: return
     ret(c);
@@ -1098,6 +1104,13 @@ RunResult Engine::run() {
       std::swap(e.cluster_barrier, p.barrier);
     }
   };
+  uint64_t explore_state = cfg.schedule_seed ^ 0x5851f42d4c957f2dull;
+  auto explore_rng = [&] {  // splitmix64
+    uint64_t z = (explore_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
   auto each_cluster = [&](auto&& fn) {
     if (!cfg.co_resident) return fn();
     for (ParkedCluster& p : parked) {
@@ -1121,19 +1134,32 @@ RunResult Engine::run() {
       bool all_done = true;
       try {
         each_cluster([&] {
+        // One turn of warp w; false once the instruction budget is spent.
+        auto turn = [&](Cta& cta, Warp& w, uint64_t quantum) {
+          if (w.done()) return true;
+          // Never overshoot the instruction budget by more than one warp-instruction.
+          uint64_t left = thread_instr_ < cfg.max_instructions ? cfg.max_instructions - thread_instr_ : 0;
+          const uint64_t begin = steps;
+          const uint64_t ran = run_warp(w, std::min<uint64_t>(quantum, left / 32 + 1));
+          progress += ran;
+          if (TimelineSink* tl = current_timeline(); tl && ran)
+            tl->warp_ran(cta_linear(cta, cfg.grid), w.index, begin, steps, ran);
+          all_done &= w.done();
+          return thread_instr_ <= cfg.max_instructions;
+        };
+        if (!cfg.vary_warps) {
+          for (auto& cta : ctas)
+            for (auto& w : cta->warps)
+              if (!turn(*cta, w, kQuantum)) break;  // the next CTA's warps still get their turn
+          return;
+        }
+        // --explore: this round's warp order and turn lengths come from the schedule seed.
+        std::vector<std::pair<Cta*, Warp*>> order;
         for (auto& cta : ctas)
-          for (auto& w : cta->warps) {
-            if (w.done()) continue;
-            // Never overshoot the instruction budget by more than one warp-instruction.
-            uint64_t left = thread_instr_ < cfg.max_instructions ? cfg.max_instructions - thread_instr_ : 0;
-            const uint64_t begin = steps;
-            const uint64_t ran = run_warp(w, std::min<uint64_t>(kQuantum, left / 32 + 1));
-            progress += ran;
-            if (TimelineSink* tl = current_timeline(); tl && ran)
-              tl->warp_ran(cta_linear(*cta, cfg.grid), w.index, begin, steps, ran);
-            all_done &= w.done();
-            if (thread_instr_ > cfg.max_instructions) break;
-          }
+          for (auto& w : cta->warps) order.push_back({cta.get(), &w});
+        for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[explore_rng() % i]);
+        for (auto [cta, w] : order)
+          if (!turn(*cta, *w, 1 + explore_rng() % (2 * kQuantum))) return;
         });
       } catch (KernelFault& kf) {
         Diagnostic d;
@@ -1172,6 +1198,17 @@ RunResult Engine::run() {
       }
       if (all_done && async_.empty()) break;
       if (all_done) continue;  // let in-flight operations finish
+      // Every thread that can run spins in a loop nothing can end: a hang, as a deadlock.
+      if (progress && !async_progress && async_.empty() && spin_confirmed_writes_ == mem_events.writes) {
+        Diagnostic d;
+        const std::string rep = spin_hang_report(d);
+        if (!rep.empty()) {
+          res.report = rep;
+          each_cluster([&] { res.report += deadlock_report(); });
+          diags_.insert(diags_.begin(), d);
+          return finish(RunStatus::Deadlock);
+        }
+      }
       // Nothing can progress: suspended try_waits reach their time limit first (they return false).
       if (progress == 0 && !async_progress && time_out_try_waits()) continue;
       if (progress == 0 && !async_progress) {

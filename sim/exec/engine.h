@@ -62,6 +62,13 @@ struct Group {
   // released with `timed_out` when nothing else can progress, and the try_wait then returns false.
   bool may_time_out = false;
   bool timed_out = false;
+  // Spin-wait detection (sim/exec/spin.cpp): the backward branch the group last took, how often in a
+  // row with no memory write anywhere (MemEvents::writes unchanged since `loop_writes`), a hash of
+  // its registers there, and whether the loop was found repeating an identical state.
+  uint32_t loop_pc = ~0u, loop_count = 0;
+  uint64_t loop_writes = ~0ull, loop_hash = 0;
+  bool spinning = false;
+  uint64_t spin_addr = 0;           // the address its last load in the loop read
 };
 
 struct Cta;
@@ -313,6 +320,9 @@ class Engine {
   void warn(ExecCtx& c, const std::string& msg);
   Diagnostic located(const Function& fn, uint32_t pc, std::string msg) const;
   RaceCheck* racecheck() const { return race_.get(); }
+  // Lanes of the current group took a backward branch from c.pc (sim/exec/spin.cpp).
+  void back_edge(ExecCtx& c);
+  MemEvents mem_events;             // writes so far (anything that can change what a load returns)
 
  private:
   void setup_cluster(uint64_t cluster_linear);
@@ -365,6 +375,11 @@ class Engine {
   uint64_t warp_instr_ = 0;          // warp-instructions issued (steps also counts skipped time)
   std::chrono::steady_clock::time_point start_;
   std::shared_ptr<RaceCheck> race_;  // --racecheck (sim/exec/racecheck.h); null without
+  // Spin-wait hangs (sim/exec/spin.cpp): the write count at the last confirmed spinner (the check
+  // runs only while it is current), and the check itself: a report, or "" when some thread can
+  // still change something.
+  uint64_t spin_confirmed_writes_ = ~0ull;
+  std::string spin_hang_report(Diagnostic& d);
 };
 
 }  // namespace ptxsim

@@ -122,10 +122,6 @@ RunResult Harness::launch(const std::string& kernel, Dim3 grid, Dim3 block, cons
   cfg.racecheck = racecheck;
   std::ostringstream os;
   RunResult r = ptxsim::launch(*prog_, kernel_named(kernel), cfg, params, mem_, printf_out ? printf_out : &os);
-  if (!racecheck)
-    for (const Diagnostic& d : r.diagnostics)
-      if (d.severity == Diagnostic::Severity::Warning && d.message.rfind("race (", 0) == 0)
-        std::cout << "[ racecheck ] " << kernel << ": " << d.format() << std::endl;
   if (!printf_out) printf_ = os.str();
   if (const char* v = std::getenv("PTXSIM_KERNEL_VERBOSE"); v && *v && *v != '0')
     std::cout << "[ launch   ] " << cfg.grid.x << "x" << cfg.block.x << " " << kernel << ": " << to_string(r.status)

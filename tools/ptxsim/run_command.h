@@ -26,6 +26,7 @@ struct RunOptions {
   // --timeline: write a Chrome trace-event timeline of the run (docs/timeline.md).
   std::optional<std::filesystem::path> timeline_file;
   bool racecheck = false;                        // --racecheck: LaunchConfig::racecheck
+  uint64_t explore = 0;                          // --explore N: run N schedules, report differing ones
   bool help = false;
 };
 
