@@ -125,8 +125,8 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
                              Mbarrier::describe(e));
     }
     if (ok) done |= 1u << l;
-    if (ok && c.race) c.race->mbar_acquire(c, *m);
     else if (!first_pending) first_pending = m;
+    if (ok && c.race) c.race->mbar_acquire(c, *m);  // the completed phase's clocks (racecheck)
   });
   Group& g = *c.group;
   if (first_pending && in.b && g.timed_out) {
