@@ -874,6 +874,7 @@ bool Engine::step(Warp& w, int gi) {
   uint32_t lanes = uint32_t(std::popcount(g->mask));
   if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
+  if (race_) [[unlikely]] race_->end_instr();
   g = c.group;
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;
   if (g->state == GroupState::Ready) g->resumed = false;

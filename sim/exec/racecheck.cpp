@@ -97,7 +97,7 @@ void RaceCheck::access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, 
     if (p < base || p >= base + cta->smem.size()) continue;
     RaceCluster& cl = cluster_of(*cta);
     const uint16_t tid = warp_tid(*c.warp);
-    check_range(cl, *cta, uint32_t(p - base), size, write, cl.warp[tid], tid, uint8_t(lane), &in);
+    check_range(cl, *cta, uint32_t(p - base), size, write, cl.warp[tid], tid, uint8_t(lane), &in, true);
     return;
   }
 }
@@ -115,7 +115,7 @@ void RaceCheck::strong(ExecCtx& c, uint64_t key, Access acc, bool write) {
 }
 
 void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc,
-                            uint16_t tid, uint8_t lane, const Instr* site) {
+                            uint16_t tid, uint8_t lane, const Instr* site, bool defer_waw) {
   auto& sh = cl.shadow[cta.rank];
   const uint32_t end = std::min<uint32_t>(off + n, uint32_t(sh.size()));
   const uint32_t now = vc[tid];
@@ -123,7 +123,10 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
   for (uint32_t i = off; i < end; ++i) {
     RaceCell& cell = sh[i];
     if (write) {
-      if (unordered(cell.w)) report(cl, cta, i, "WAW", cell.w, true, tid, lane, site, true);
+      if (unordered(cell.w)) {
+        if (defer_waw) waw_.push_back({&cl, &cta, i, cta.smem[i], cell.w, tid, lane, site});
+        else report(cl, cta, i, "WAW", cell.w, true, tid, lane, site, true);
+      }
       if (unordered(cell.r)) report(cl, cta, i, "WAR", cell.r, false, tid, lane, site, true);
       cell.w = {now, tid, lane, 0, site};
       cell.r.tid = kNone;  // a later access ordered after this write is ordered after those reads
@@ -132,6 +135,15 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
       cell.r = {now, tid, lane, 0, site};
     }
   }
+}
+
+// Writing the value a byte already holds changes nothing any reader can see: compilers emit such
+// stores from every warp (Triton's warp-specialized kernels write their shared descriptors so),
+// and they are not reported. Any WAW that changed the byte is.
+void RaceCheck::settle_waw() {
+  for (const PendingWaw& w : waw_)
+    if (w.cta->smem[w.off] != w.before) report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true);
+  waw_.clear();
 }
 
 // ---- reports ------------------------------------------------------------------------------------

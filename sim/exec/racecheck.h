@@ -103,12 +103,30 @@ class RaceCheck {
   // An async-proxy read of shared memory holding a generic-proxy write not fenced by
   // fence.proxy.async (found by sim/sem/tma_common.cpp).
   void proxy_race(ExecCtx& c, Cta& cta, uint32_t off, const std::string& what);
+  // The executing instruction finished: a write-after-write whose bytes it left unchanged (the same
+  // value written again) is dropped, the others reported.
+  void end_instr() {
+    if (!waw_.empty()) settle_waw();
+  }
 
  private:
   RaceCluster& cluster_of(const Cta& cta);
   uint16_t warp_tid(const Warp& w) const;
   void check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc, uint16_t tid,
-                   uint8_t lane, const Instr* site);
+                   uint8_t lane, const Instr* site, bool defer_waw = false);
+  void settle_waw();
+  // A WAW of the executing instruction, decided when it ends (end_instr): the byte before the write.
+  struct PendingWaw {
+    RaceCluster* cl;
+    Cta* cta;
+    uint32_t off;
+    uint8_t before;
+    RaceAcc first;
+    uint16_t tid;
+    uint8_t lane;
+    const Instr* site;
+  };
+  std::vector<PendingWaw> waw_;
   void report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first, bool first_write,
               uint16_t tid, uint8_t lane, const Instr* site, bool write);
   std::string who(RaceCluster& cl, uint16_t tid, uint8_t lane, const Instr* site) const;
