@@ -111,8 +111,15 @@ TEST(CoResident, ClustersAreResidentTogether) {
 }
 
 TEST(CoResident, WithoutCoResidenceTheBarrierNeverOpens) {
+  // CTA 0 spins on the barrier word that only the later, not yet resident CTAs would change: a
+  // spin-wait hang, reported as a deadlock long before the instruction budget (docs/racecheck.md).
   GridRun g = run_grid_barrier(3, {1, 1, 1}, false, test_seed(), 200'000);
-  EXPECT_EQ(g.launched.result.status, ptxsim::RunStatus::Timeout) << g.launched.all_diagnostics();
+  EXPECT_EQ(g.launched.result.status, ptxsim::RunStatus::Deadlock) << g.launched.all_diagnostics();
+  ASSERT_FALSE(g.launched.result.diagnostics.empty());
+  EXPECT_EQ(g.launched.result.diagnostics[0].message.rfind("deadlock: spin-wait hang: warp 0 lanes 0x1 of CTA (0,0,0)", 0), 0u)
+      << g.launched.all_diagnostics();
+  EXPECT_NE(g.launched.result.report.find("later clusters of the grid are not resident"), std::string::npos)
+      << g.launched.result.report;
 }
 
 // Each CTA's thread 0 bulk-copies its 64-byte row into shared memory on an mbarrier and waits.
