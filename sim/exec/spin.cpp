@@ -2,7 +2,7 @@
 // run it into the time budget; this finds it and reports a deadlock instead (docs/racecheck.md).
 //
 // A group is *spinning* when it takes the same backward branch with its registers (of its lanes)
-// identical to those of kSpinCheck iterations earlier and no write to memory anywhere in between
+// identical to those at half as many iterations (64, 128, 256, ...) and no write to memory anywhere in between
 // (Engine::mem_events counts every store, atomic, asynchronous completion, mbarrier change, barrier
 // completion and exit). The launch is then deterministic from that state: as long as nothing else
 // writes, the loop repeats forever. A loop that reads %clock, counts, or waits for another thread
@@ -49,7 +49,10 @@ void Engine::back_edge(ExecCtx& c) {
     spin_confirmed_writes_ = mem_events.writes;
     return;
   }
-  if (++g.loop_count % kSpinCheck) return;
+  // Hash at 64, 128, 256, ... iterations without a write: a spin loop is found at its 128th, and a
+  // long loop that computes without storing pays a hash only each time its count doubles.
+  ++g.loop_count;
+  if (g.loop_count < kSpinCheck || (g.loop_count & (g.loop_count - 1))) return;
   const uint64_t h = hash_regs(g);
   if (g.loop_count > kSpinCheck && h == g.loop_hash) {
     g.spinning = true;
