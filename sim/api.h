@@ -32,6 +32,13 @@ struct LaunchConfig {
   // Host threads that run the launch's clusters in parallel (0: every core). A launch whose result
   // could depend on the order of its clusters runs on one (RunStats::serial_reason says why).
   uint32_t threads = 0;
+  // --racecheck: report shared-memory data races as warnings (docs/racecheck.md). Also switched on
+  // by the environment variable PTXSIM_RACECHECK=1 (how `ptxsim exec` and the tests ask for it).
+  bool racecheck = false;
+  // --explore: the schedule seed also permutes the order in which warps take turns and draws each
+  // turn's length, so different seeds give different warp interleavings (not only different
+  // completion orders of asynchronous operations).
+  bool vary_warps = false;
 };
 
 struct ParamInfo {

@@ -34,6 +34,7 @@ class Merger {
       auto node = pending_.extract(pending_.begin());
       next_ = node.key() + 1;
       merge(node.mapped());
+      shared_.finished_below.store(next_, std::memory_order_release);
     }
   }
 
@@ -103,6 +104,9 @@ std::string serial_reason(const Program& prog, const Function& kernel, const Lau
   if (cfg.co_resident) return "a cooperative launch (all its clusters are resident together)";
   // The timeline's sink is the launching thread's and records one clock.
   if (current_timeline()) return "a timeline is being recorded";
+  // The race detector's clocks and --explore's warp orders are one engine's.
+  if (cfg.racecheck) return "--racecheck";
+  if (cfg.vary_warps) return "--explore (schedules drawn from the seed)";
   return order_dependence(prog, kernel);
 }
 

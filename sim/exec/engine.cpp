@@ -1,5 +1,6 @@
 #include "sim/exec/engine.h"
 #include "sim/exec/timeline.h"
+#include "sim/exec/racecheck.h"
 
 #include <algorithm>
 #include <bit>
@@ -172,12 +173,15 @@ std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64
 
 void Engine::mbarrier_changed(MbarrierSlot& m) {
   ++m.version;
+  ++mem_events.writes;
+  if (race_) [[unlikely]] race_->mbar_release(m, cur_warp_);
   if (TimelineSink* tl = current_timeline(); tl && cur_warp_)
     tl->mbarrier_event(cta_linear(*cur_warp_->cta, cfg.grid), m.offset, false, timeline_time());
   wake(WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(&m)), m.version);
 }
 
 void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
+  if (race_) [[unlikely]] race_->mbar_phase(m, cur_warp_);
   for (size_t t = 0; t < m.arrived_now.size(); ++t)
     if (m.arrived_now[t]) m.arrived_ever[t] = 1;
   std::fill(m.arrived_now.begin(), m.arrived_now.end(), 0);
@@ -209,6 +213,7 @@ uint64_t Engine::issue_async(AsyncOp op) {
   op.due = std::max(steps + 64 + z % 512, op.min_due);
   op.seq = async_seq_++;
   count_async_range(op, +1);
+  if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
   if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, timeline_time());
   const uint64_t due = op.due;
   async_.push_back(std::move(op));
@@ -227,7 +232,10 @@ bool Engine::complete_due_async(bool force_one) {
     AsyncOp op = std::move(async_.back());
     async_.pop_back();
     count_async_range(op, -1);
+    if (race_) [[unlikely]] race_->async_begin(op);
+    ++mem_events.writes;
     op.complete();
+    if (race_) [[unlikely]] race_->async_end(op);
     if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, timeline_time());
     any = true;
   }
@@ -280,7 +288,9 @@ void Engine::warn_at(const Function& fn, uint32_t pc, const std::string& msg) {
 Engine::Engine(const Program& p, const Function& k, const LaunchConfig& c, const std::vector<uint8_t>& pa,
                model::GlobalMemory& m, std::ostream& o, LaunchShared& sh, bool buffer_printf)
     : prog(p), kernel(k), cfg(c), params(pa), global(m), out(buffer_printf ? printed : o), shared_(sh),
-      rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1), dynamic_shared_base_(p.dynamic_shared_base(k)) {}
+      rng_(c.schedule_seed * 0x2545f4914f6cdd1dull + 1), dynamic_shared_base_(p.dynamic_shared_base(k)) {
+  if (c.racecheck) race_ = std::make_shared<RaceCheck>(*this);
+}
 
 static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& w, uint32_t lane) {
   const Dim3& b = e.cfg.block;
@@ -392,6 +402,7 @@ void Engine::setup_cluster(uint64_t cl) {
   cluster_barrier.pending = threads * uint32_t(ctas.size());
   cluster_barrier.arrived.assign(cluster_barrier.pending, 0);
   cluster_barrier.arrive_phase.assign(cluster_barrier.pending, 0);
+  if (race_) race_->setup_cluster(ctas, !cfg.co_resident);
   for (auto& cta : ctas) {
     for (uint32_t wi = 0; wi < nwarps; ++wi) {
       Warp& w = cta->warps[wi];
@@ -429,6 +440,7 @@ void Engine::branch(ExecCtx& c, uint32_t taken, uint32_t target) {
     g.pc = c.pc + 1;
   } else if (rest == 0) {
     g.pc = target;
+    if (target <= c.pc) back_edge(c);
   } else {
     Group ng;
     ng.mask = rest;
@@ -462,6 +474,7 @@ void Engine::exit_lanes(ExecCtx& c, uint32_t mask) {
   g.pc = c.pc + 1;
   Warp& w = *c.warp;
   w.exited |= mask;
+  ++mem_events.writes;
   c.cta->exited_threads += uint32_t(std::popcount(mask));
   if ((w.exited & w.valid) == w.valid && --c.cta->live_warps == 0 && c.cta->on_exit) c.cta->on_exit(*this, *c.cta);
   // Groups waiting to converge may have waited for these lanes: let them re-evaluate (they run
@@ -498,10 +511,13 @@ void Engine::complete_cluster_barrier() {
   std::fill(b.arrived.begin(), b.arrived.end(), 0);
   b.pending = 0;
   for (auto& cta : ctas) b.pending += cta->threads - cta->exited_threads;
+  if (race_) [[unlikely]] race_->cluster_complete(*ctas[0]);
   wake(WaitKind::ClusterBarrier, uint64_t(reinterpret_cast<uintptr_t>(&b)), b.generation);
 }
 
 void Engine::complete_barrier(CtaBarrier& b) {
+  ++mem_events.writes;
+  if (race_) [[unlikely]] race_->bar_complete(b);
   b.generation++;
   b.arrived = 0;
   b.arrived_warps.clear();
@@ -841,6 +857,8 @@ bool Engine::step(Warp& w, int gi) {
   c.pc = g->pc;
   c.regs = f.regs.data();
   c.local_base = f.local_base;
+  c.race = race_.get();
+  c.events = &mem_events;
   g->last_run = steps;
   if (g->pc >= fn.code.size()) {  // fell off the end: return
     ret(c);
@@ -866,6 +884,7 @@ bool Engine::step(Warp& w, int gi) {
   uint32_t lanes = uint32_t(std::popcount(g->mask));
   if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
+  if (race_) [[unlikely]] race_->end_instr();
   g = c.group;
   if (!(in.flags & kFlagControl) && !c.hold) g->pc = c.pc + 1;
   if (g->state == GroupState::Ready) g->resumed = false;
@@ -1084,6 +1103,13 @@ RunStatus Engine::simulate(std::string& report) {
       std::swap(e.cluster_barrier, p.barrier);
     }
   };
+  uint64_t explore_state = cfg.schedule_seed ^ 0x5851f42d4c957f2dull;
+  auto explore_rng = [&] {  // splitmix64
+    uint64_t z = (explore_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
   auto each_cluster = [&](auto&& fn) {
     if (!cfg.co_resident) return fn();
     for (ParkedCluster& p : parked) {
@@ -1101,19 +1127,32 @@ RunStatus Engine::simulate(std::string& report) {
     bool all_done = true;
     try {
       each_cluster([&] {
+        // One turn of warp w; false once the instruction budget is spent.
+        auto turn = [&](Cta& cta, Warp& w, uint64_t quantum) {
+          if (w.done()) return true;
+          // Never overshoot the instruction budget by more than one warp-instruction.
+          uint64_t left = thread_instr_ < limit_ ? limit_ - thread_instr_ : 0;
+          const uint64_t begin = timeline_time();
+          const uint64_t ran = run_warp(w, std::min<uint64_t>(quantum, left / 32 + 1));
+          progress += ran;
+          if (TimelineSink* tl = current_timeline(); tl && ran)
+            tl->warp_ran(cta_linear(cta, cfg.grid), w.index, begin, timeline_time(), ran);
+          all_done &= w.done();
+          return thread_instr_ <= limit_;
+        };
+        if (!cfg.vary_warps) {
+          for (auto& cta : ctas)
+            for (auto& w : cta->warps)
+              if (!turn(*cta, w, kQuantum)) break;  // the next CTA's warps still get their turn
+          return;
+        }
+        // --explore: this round's warp order and turn lengths come from the schedule seed.
+        std::vector<std::pair<Cta*, Warp*>> order;
         for (auto& cta : ctas)
-          for (auto& w : cta->warps) {
-            if (w.done()) continue;
-            // Never overshoot the instruction budget by more than one warp-instruction.
-            uint64_t left = thread_instr_ < limit_ ? limit_ - thread_instr_ : 0;
-            const uint64_t begin = timeline_time();
-            const uint64_t ran = run_warp(w, std::min<uint64_t>(kQuantum, left / 32 + 1));
-            progress += ran;
-            if (TimelineSink* tl = current_timeline(); tl && ran)
-              tl->warp_ran(cta_linear(*cta, cfg.grid), w.index, begin, timeline_time(), ran);
-            all_done &= w.done();
-            if (thread_instr_ > limit_) break;
-          }
+          for (auto& w : cta->warps) order.push_back({cta.get(), &w});
+        for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[explore_rng() % i]);
+        for (auto [cta, w] : order)
+          if (!turn(*cta, *w, 1 + explore_rng() % (2 * kQuantum))) return;
       });
     } catch (KernelFault& kf) {
       Diagnostic d;
@@ -1146,6 +1185,20 @@ RunStatus Engine::simulate(std::string& report) {
     }
     if (all_done && async_.empty()) return RunStatus::Completed;
     if (all_done) continue;  // let in-flight operations finish
+    // Every thread that can run spins in a loop nothing can end: a hang, as a deadlock. With clusters
+    // on several threads, only once every lower cluster has finished: until then one of them, on
+    // another thread, may still write what this one polls (on one thread they all ran before it).
+    if (progress && !async_progress && async_.empty() && spin_confirmed_writes_ == mem_events.writes &&
+        shared_.finished_below.load(std::memory_order_acquire) >= cluster_) {
+      Diagnostic d;
+      const std::string rep = spin_hang_report(d);
+      if (!rep.empty()) {
+        report = rep;
+        each_cluster([&] { report += deadlock_report(); });
+        diags_.insert(diags_.begin(), d);
+        return RunStatus::Deadlock;
+      }
+    }
     // Nothing can progress: suspended try_waits reach their time limit first (they return false).
     if (progress == 0 && !async_progress && time_out_try_waits()) continue;
     if (progress == 0 && !async_progress) {

@@ -64,10 +64,20 @@ struct Group {
   // released with `timed_out` when nothing else can progress, and the try_wait then returns false.
   bool may_time_out = false;
   bool timed_out = false;
+  // Spin-wait detection (sim/exec/spin.cpp): the backward branch the group last took, how often in a
+  // row with no memory write anywhere (MemEvents::writes unchanged since `loop_writes`), a hash of
+  // its registers there, and whether the loop was found repeating an identical state.
+  uint32_t loop_pc = ~0u, loop_count = 0;
+  uint64_t loop_writes = ~0ull, loop_hash = 0;
+  bool spinning = false;
+  uint64_t spin_addr = 0;           // the address its last load in the loop read
 };
 
 struct Cta;
-struct Tcgen05Cta;  // sim/exec/tcgen05_state.h
+struct Tcgen05Cta;
+class RaceCheck;   // sim/exec/racecheck.h
+struct RaceCluster;
+struct RaceOp;  // sim/exec/tcgen05_state.h
 
 // Bulk async-groups of one thread (cp{.reduce}.async.bulk*.bulk_group, PTX 9.7.9.25.6): operations
 // issued but not yet committed belong to group `committed`; `pending` lists (group, operations not
@@ -225,6 +235,7 @@ struct Cta {
   // Says what a warp of this CTA blocked on WaitKind::Custom object `obj` waits for, in the
   // deadlock report ("    waiting ...\n"), or "" if the object is not the owner's.
   std::string (*describe_custom_wait)(const Cta& cta, uint64_t obj) = nullptr;
+  std::shared_ptr<RaceCluster> race;  // --racecheck's state of this CTA's cluster
 };
 
 // An asynchronous operation in flight (TMA, bulk copies): issued now, completed later. It takes
@@ -242,6 +253,7 @@ struct AsyncOp {
   bool src_only = false;            // the range is a source the operation reads: only plain writes race
   uint32_t line = 0;                // issuing instruction
   uint64_t min_due = 0;             // completes no earlier than this (ordering after earlier operations)
+  std::shared_ptr<RaceOp> race;     // --racecheck: its clocks (null without)
 };
 
 // Whether warning `w` repeats one already in `diags` (same line, same message start): a launch
@@ -341,6 +353,10 @@ class Engine {
   // The same at instruction `pc` of `fn` (for an asynchronous operation completing later).
   void warn_at(const Function& fn, uint32_t pc, const std::string& msg);
   Diagnostic located(const Function& fn, uint32_t pc, std::string msg) const;
+  RaceCheck* racecheck() const { return race_.get(); }
+  // Lanes of the current group took a backward branch from c.pc (sim/exec/spin.cpp).
+  void back_edge(ExecCtx& c);
+  MemEvents mem_events;             // writes so far (anything that can change what a load returns)
 
  private:
   void setup_cluster(uint64_t cluster_linear);
@@ -399,6 +415,12 @@ class Engine {
   bool complete_due_async(bool force_one);
   uint64_t thread_instr_ = 0;
   uint64_t warp_instr_ = 0;          // warp-instructions issued (steps also counts skipped time)
+  std::shared_ptr<RaceCheck> race_;  // --racecheck (sim/exec/racecheck.h); null without
+  // Spin-wait hangs (sim/exec/spin.cpp): the write count at the last confirmed spinner (the check
+  // runs only while it is current), and the check itself: a report, or "" when some thread can
+  // still change something.
+  uint64_t spin_confirmed_writes_ = ~0ull;
+  std::string spin_hang_report(Diagnostic& d);
 };
 
 }  // namespace ptxsim

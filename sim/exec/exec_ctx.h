@@ -14,6 +14,7 @@
 namespace ptxsim {
 
 class Engine;
+class RaceCheck;
 struct Warp;
 struct Cta;
 struct Group;
@@ -28,6 +29,16 @@ struct KernelFault {
 
 enum class Access : uint8_t { Read, Write, Atomic };
 
+// What spin-wait detection needs from every access (sim/exec/spin.cpp): a count of writes (any
+// change a load could observe) and the address of the last read.
+struct MemEvents {
+  uint64_t writes = 0;
+  // The address of the latest load since the last backward branch (kNoRead: none), for naming the
+  // address a spin loop polls.
+  static constexpr uint64_t kNoRead = ~0ull;
+  uint64_t last_read = kNoRead;
+};
+
 struct ExecCtx {
   uint64_t* regs = nullptr;  // regs[slot * 32 + lane] of the current frame
   Engine* eng = nullptr;
@@ -39,6 +50,8 @@ struct ExecCtx {
   uint32_t pc = 0;           // index of the executing instruction in fn
   uint32_t local_base = 0;   // the frame's offset in each lane's stack (for frame variables)
   bool hold = false;         // set by semantics that block and must re-execute when woken
+  RaceCheck* race = nullptr; // --racecheck's detector (sim/exec/racecheck.h), or null
+  MemEvents* events = nullptr;
 
   uint64_t* col(const Operand& o) const { return regs + size_t(o.slot) * 32; }
   uint64_t* col(uint32_t slot) const { return regs + size_t(slot) * 32; }
@@ -46,6 +59,10 @@ struct ExecCtx {
   // Host pointer for `size` bytes at `addr` in `space` for `lane`; faults (throws KernelFault) when
   // the range is outside the space, not naturally aligned to `align`, or unmapped.
   uint8_t* mem(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
+    // Atomics count where they change memory (sim/sem/atom.cpp): a failing atom.cas poll is a read.
+    if (acc == Access::Write) ++events->writes;
+    else events->last_read = addr;
+    if (race) [[unlikely]] return mem_race(space, addr, size, align, lane, acc);
     // Fast path: an aligned access inside one global allocation (or .const variable); everything
     // else, including every fault, goes through mem_checked.
     const bool global_space = space == Space::Global || space == Space::Const ||
@@ -56,6 +73,7 @@ struct ExecCtx {
     return mem_checked(space, addr, size, align, lane, acc);
   }
   uint8_t* mem_checked(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc);
+  uint8_t* mem_race(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc);
 
   [[noreturn]] void fault(const std::string& kind, const std::string& message) const {
     throw KernelFault{message, kind};

@@ -21,6 +21,9 @@ struct LaunchShared {
   // Thread-instructions of the clusters merged so far, which are all below any cluster still
   // running: a lower bound of what precedes a running cluster, for the launch's instruction budget.
   std::atomic<uint64_t> merged_instructions{0};
+  // Every cluster below this one has finished and been merged (spin-wait hang diagnosis: a cluster
+  // spinning on memory is hung only once nothing below it can still write that memory).
+  std::atomic<uint64_t> finished_below{0};
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   // Takes the next cluster, or returns nclusters when none is left to launch.

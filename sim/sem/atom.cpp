@@ -141,8 +141,9 @@ void exec_atom(ExecCtx& c, const Instr& in, uint32_t mask) {
     const uint64_t cv = Cas ? val(c, in.op[in.b + 1], l) : 0;
     std::unique_lock<std::mutex> lock;
     if (!shared) lock = std::unique_lock<std::mutex>(global_atomic_lock(addr));
-    const uint64_t old = load_le(p, Bytes);
-    store_le(p, Op(old, bv, cv, shared), Bytes);
+    const uint64_t old = load_le(p, Bytes), now = Op(old, bv, cv, shared);
+    store_le(p, now, Bytes);
+    if (now != old) ++c.events->writes;  // spin-wait detection: only a change can end a poll
     if constexpr (Dest) c.col(in.op[0])[l] = Signed ? sem::sext(old, Bytes * 8) : old;
   });
 }
@@ -158,6 +159,7 @@ void exec_atom_vec(ExecCtx& c, const Instr& in, uint32_t mask) {
     const uint64_t addr = addr_of(c, a, l);
     const bool shared = target_is_shared(c, in.space, addr, l, true);
     uint8_t* p = c.mem(in.space, addr, total, total, l, Access::Atomic);
+    ++c.events->writes;
     uint64_t bv[8], old[8];
     for (uint32_t i = 0; i < n; ++i) bv[i] = val(c, sem::vec_elem(c, b, i), l);  // all read before d is written
     std::unique_lock<std::mutex> lock;
@@ -182,6 +184,7 @@ void exec_atom128(ExecCtx& c, const Instr& in, uint32_t mask) {
     const uint64_t addr = addr_of(c, a, l);
     target_is_shared(c, in.space, addr, l, false);
     uint8_t* p = c.mem(in.space, addr, 16, 16, l, Access::Atomic);
+    ++c.events->writes;
     const uint64_t b_lo = b[l], b_hi = b[l + 32];
     uint64_t n_lo = b_lo, n_hi = b_hi;
     if constexpr (Cas) {

@@ -15,6 +15,7 @@
 #include "model/numerics/f64_ops.h"
 #include "model/numerics/half_ops.h"
 #include "model/numerics/minmax.h"
+#include "sim/exec/racecheck.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -337,7 +338,9 @@ void exec_wait_group(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (wait) {
     c.eng->block(c, WaitKind::BulkGroup, uint64_t(reinterpret_cast<uintptr_t>(c.warp)), 0);
     c.hold = true;
+    return;
   }
+  if (c.race) c.race->async_groups_acquire(c);
 }
 
 // ---- binders ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 // without it act per thread.
 #include <string>
 
+#include "sim/exec/racecheck.h"
 #include "sim/exec/engine.h"
 #include "sim/sem/sem_util.h"
 
@@ -32,6 +33,7 @@ void exec_cluster_arrive(ExecCtx& c, const Instr&, uint32_t mask) {
                            " (each thread must arrive only once before the barrier completes; "
                            "barrier.cluster.wait first)");
   });
+  if (c.race) c.race->cluster_arrive(c);
   for_lanes(mask, [&](int l) {
     const uint32_t t = t0 + uint32_t(l);
     b.arrived[t] = 1;
@@ -55,6 +57,7 @@ void exec_cluster_wait(ExecCtx& c, const Instr&, uint32_t mask) {
     c.hold = true;  // re-executed when the phase completes
     return;
   }
+  if (c.race) c.race->cluster_acquire(c);
   for_lanes(mask, [&](int l) { b.arrive_phase[t0 + uint32_t(l)] = 0; });
 }
 

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <memory>
 
+#include "sim/exec/racecheck.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -121,6 +122,7 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
     c.hold = true;  // re-executed when a copy completes
     return;
   }
+  if (c.race) c.race->async_groups_acquire(c);
   if (in.a) exec_commit(c, in, mask);  // wait_all commits the open group (now empty)
 }
 

@@ -2,6 +2,7 @@
 #include <bit>
 
 #include "sim/exec/engine.h"
+#include "sim/exec/racecheck.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -83,6 +84,7 @@ void exec_bar(ExecCtx& c, const Instr& in, uint32_t mask) {
       b.red_or = b.red_or || v;
     });
   }
+  if (c.race) c.race->bar_arrive(c, id, in.a != 1);
   bool wait = c.eng->barrier_arrive(c, id, count, mask, in.c != 0);
   if (in.a == 1) return;  // arrive: never waits
   if (wait) {

@@ -3,6 +3,7 @@
 // errors the ISA calls undefined behaviour.
 #include <bit>
 
+#include "sim/exec/racecheck.h"
 #include "sim/exec/engine.h"
 #include "sim/sem/sem_util.h"
 
@@ -125,6 +126,7 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
     }
     if (ok) done |= 1u << l;
     else if (!first_pending) first_pending = m;
+    if (ok && c.race) c.race->mbar_acquire(c, *m);  // the completed phase's clocks (racecheck)
   });
   Group& g = *c.group;
   if (first_pending && in.b && g.timed_out) {

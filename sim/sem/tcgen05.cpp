@@ -22,6 +22,7 @@
 
 #include "model/tcgen05/cp.h"
 #include "model/tcgen05/ldst.h"
+#include "sim/exec/racecheck.h"
 #include "sim/exec/tcgen05_state.h"
 #include "sim/sem/tcgen05_internal.h"
 #include "sim/sem/tma_common.h"
@@ -270,6 +271,16 @@ void exec_nothing(ExecCtx&, const Instr&, uint32_t) {}
 // Queues `work` behind every earlier asynchronous tcgen05 operation of the CTA.
 void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()> work) {
   Tcgen05Cta& st = state(c);
+  if (c.race) {
+    // The pipeline runs work in issue order whichever queued operation completes: each item carries
+    // its own issue-time clocks.
+    auto ro = c.race->new_op(c.warp, &in, what);
+    work = [race = c.race, ro, w = std::move(work)] {
+      RaceOp* old = race->set_agent(ro.get());
+      w();
+      race->set_agent(old);
+    };
+  }
   st.pipe.push_back(std::move(work));
   AsyncOp op;
   op.what = std::move(what);

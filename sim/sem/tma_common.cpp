@@ -1,3 +1,4 @@
+#include "sim/exec/racecheck.h"
 #include "sim/sem/tma_common.h"
 
 #include <array>
@@ -169,6 +170,7 @@ void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, mo
   for (uint64_t i = 0; i < bytes; i += 8) {
     uint32_t a = model::tma::swizzle_address(sw, uint32_t(off + i));
     if (cta.generic_writes.any(a, uint32_t(std::min<uint64_t>(8, bytes - i)))) {
+      if (c.race) c.race->proxy_race(c, cta, a, what);  // the race report names the generic write too
       c.eng->warn(c, what + " reads shared memory at " + hex(a & ~15u) + " (" + cta_name(c, cta) +
                          ") written through the generic proxy without an intervening fence.proxy.async; "
                          "the async proxy may read stale data");

@@ -26,8 +26,17 @@ __device__ void persistent_loop(int* owner, int* work, int* steals) {
     __syncthreads();
   }
   uint32_t phase = 0;
+  // The whole CTA (cluster) waits: `sync` is __syncthreads, or the cluster barrier with multicast.
+  auto sync = [] {
+    if constexpr (kMulticast) {
+      asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    } else {
+      __syncthreads();
+    }
+  };
   for (;;) {
     const int t = tile;
+    int next_more = 0, next_tile = t;  // thread 0's answer, published after the first sync below
     if (threadIdx.x == 0) {
       owner[t] = blockIdx.x + 1;
       atomicAdd(&work[t], 1);
@@ -43,23 +52,26 @@ __device__ void persistent_loop(int* owner, int* work, int* steals) {
       }
       const uint4 r = response;
       const __int128 v = (__int128(uint64_t(r.w) << 32 | r.z) << 64) | (uint64_t(r.y) << 32 | r.x);
-      more = ptx::clusterlaunchcontrol_query_cancel_is_canceled(v);
-      if (more) {
+      next_more = ptx::clusterlaunchcontrol_query_cancel_is_canceled(v);
+      if (next_more) {
         // The tile of this CTA's counterpart in the cancelled cluster.
         uint32_t first[4];
         ptx::clusterlaunchcontrol_query_cancel_get_first_ctaid(first, v);
-        tile = int(first[0]) + int(blockIdx.x % cluster_size);
+        next_tile = int(first[0]) + int(blockIdx.x % cluster_size);
         if (leader) atomicAdd(steals, 1);
       }
     }
     phase ^= 1;
-    // With multicast the leader's next request overwrites every CTA's response: the whole cluster
-    // must have read this one first (without this, ptxsim reports the race).
-    if constexpr (kMulticast) {
-      asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
-    } else {
-      __syncthreads();
+    // Every thread has read this round's `tile` and `more` before thread 0 overwrites them (the
+    // first draft wrote them before this sync: --racecheck reports that WAR); with multicast the
+    // leader's next request overwrites every CTA's response, so the whole cluster must also have
+    // read this one first (without this, ptxsim reports the race on the response).
+    sync();
+    if (threadIdx.x == 0) {
+      more = next_more;
+      tile = next_tile;
     }
+    sync();
     if (!more) break;
   }
 }

@@ -119,6 +119,7 @@ RunResult Harness::launch(const std::string& kernel, Dim3 grid, Dim3 block, cons
   cfg.schedule_seed = schedule_seed;
   cfg.max_instructions = 200'000'000ull;
   cfg.max_seconds = 60.0;
+  cfg.racecheck = racecheck;
   std::ostringstream os;
   RunResult r = ptxsim::launch(*prog_, kernel_named(kernel), cfg, params, mem_, printf_out ? printf_out : &os);
   if (!printf_out) printf_ = os.str();

@@ -92,6 +92,9 @@ class Harness {
   RunResult launch(const std::string& kernel, Dim3 grid, Dim3 block, const std::vector<uint8_t>& params,
                    uint32_t dynamic_shared = 0, std::ostream* printf_out = nullptr, uint64_t schedule_seed = 0);
   const std::string& last_printf() const { return printf_; }
+  // LaunchConfig::racecheck for the next launches. (With PTXSIM_RACECHECK=1 every launch runs with
+  // it and ptxsim::launch prints the race reports of launches that did not ask for it.)
+  bool racecheck = false;
 
  private:
   std::vector<uint8_t> build_params(const std::string& kernel, const std::vector<std::pair<const void*, size_t>>& raw);

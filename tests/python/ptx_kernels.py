@@ -53,6 +53,18 @@ LOOP:
 }
 """
 
+# Counts forever: never a hang (its registers change), so it runs into the instruction budget.
+COUNT = HEAD + """
+.visible .entry count()
+{
+  .reg .b32 %r;
+  mov.u32 %r, 0;
+LOOP:
+  add.u32 %r, %r, 1;
+  bra LOOP;
+}
+"""
+
 # Reads the destination of a cp.async that is still in flight: completes, with a race warning.
 RACE = HEAD + """
 .visible .entry race(.param .u64 src)

@@ -86,8 +86,10 @@ def test_fault_raises_with_report():
 def test_deadlock_and_timeout_raise():
     with pytest.raises(ptxsim.KernelDeadlock, match="32 of 64 arrival"):
         ptxsim.load(K.HANG).hang(grid=1, block=32)
+    with pytest.raises(ptxsim.KernelDeadlock, match="spin-wait hang: .* reading no memory"):
+        ptxsim.load(K.SPIN).spin(grid=1, block=32, max_instructions=10_000_000)
     with pytest.raises(ptxsim.KernelTimeout, match="instruction budget"):
-        ptxsim.load(K.SPIN).spin(grid=1, block=32, max_instructions=10_000)
+        ptxsim.load(K.COUNT).count(grid=1, block=32, max_instructions=10_000)
     assert issubclass(ptxsim.KernelTimeout, ptxsim.SimulationError)
 
 

@@ -1,7 +1,7 @@
 // LaunchConfig::co_resident (cooperative launches): every CTA of the grid is resident at once, so a
 // grid-wide barrier made of a global atomic and acquire loads (as cooperative_groups builds
 // grid_group::sync) completes, and %envreg1/%envreg2 carry LaunchConfig::grid_workspace (high, low). Without
-// co-residence the same kernel spins forever in the first CTA and exhausts its budget.
+// co-residence the same kernel spins forever in the first CTA: a spin-wait hang (docs/racecheck.md).
 #include <gtest/gtest.h>
 
 #include "tests/unit/tma_test_util.h"
@@ -60,7 +60,7 @@ struct GridRun {
 };
 
 GridRun run_grid_barrier(uint32_t ctas, ptxsim::Dim3 cluster, bool co_resident, uint64_t seed,
-                         uint64_t max_instructions) {
+                         uint64_t max_instructions, const std::string& ptx = kGridBarrierPtx) {
   ptxsim::model::GlobalMemory mem;
   GridRun g;
   const uint64_t vals = alloc(mem, ctas * 4, "vals"), out = alloc(mem, ctas * 16, "out");
@@ -69,7 +69,7 @@ GridRun run_grid_barrier(uint32_t ctas, ptxsim::Dim3 cluster, bool co_resident, 
   mem.write(out, poison.data(), poison.size() * 4);
   Params p;
   p.add(vals).add(out);
-  auto prog = ptxsim::load_program(kGridBarrierPtx, "grid_barrier.ptx");
+  auto prog = ptxsim::load_program(ptx, "grid_barrier.ptx");
   ptxsim::LaunchConfig cfg;
   cfg.grid = {ctas, 1, 1};
   cfg.block = {64, 1, 1};
@@ -110,9 +110,36 @@ TEST(CoResident, ClustersAreResidentTogether) {
   expect_barrier_held(seed, 4 * (1 + rng() % 6), {4, 1, 1});
 }
 
+// The last CTA returns without arriving: in a cooperative launch every other CTA spins on the
+// barrier word for ever. A spin-wait hang (deadlock) naming the loop and the word, found long
+// before the instruction budget.
+TEST(CoResident, GridBarrierOneCtaNeverReachesIsASpinHang) {
+  std::string ptx = kGridBarrierPtx;
+  const std::string at = "  @%p1 bra DONE;\n";
+  ptx.insert(ptx.find(at) + at.size(), "  add.u32 %r12, %r1, 1;\n  setp.eq.u32 %p3, %r12, %r2;\n  @%p3 bra DONE;\n");
+  GridRun g = run_grid_barrier(3, {1, 1, 1}, true, test_seed(), 50'000'000, ptx);
+  const auto& r = g.launched.result;
+  ASSERT_EQ(r.status, ptxsim::RunStatus::Deadlock) << g.launched.all_diagnostics();
+  char word[64];
+  std::snprintf(word, sizeof word, "polling global address 0x%llx (allocation 'workspace' + 0x4)",
+                (unsigned long long)(g.workspace + 4));
+  EXPECT_NE(r.diagnostics.at(0).message.find("deadlock: spin-wait hang: warp 0 lanes 0x1 of CTA ("), std::string::npos)
+      << r.diagnostics.at(0).message;
+  EXPECT_NE(r.diagnostics.at(0).message.find(word), std::string::npos) << r.diagnostics.at(0).message;
+  EXPECT_EQ(r.report.find("later clusters"), std::string::npos) << r.report;  // all of them are resident
+  EXPECT_LT(r.stats.thread_instructions, 100'000u);
+}
+
 TEST(CoResident, WithoutCoResidenceTheBarrierNeverOpens) {
+  // CTA 0 spins on the barrier word that only the later, not yet resident CTAs would change: a
+  // spin-wait hang, reported as a deadlock long before the instruction budget (docs/racecheck.md).
   GridRun g = run_grid_barrier(3, {1, 1, 1}, false, test_seed(), 200'000);
-  EXPECT_EQ(g.launched.result.status, ptxsim::RunStatus::Timeout) << g.launched.all_diagnostics();
+  EXPECT_EQ(g.launched.result.status, ptxsim::RunStatus::Deadlock) << g.launched.all_diagnostics();
+  ASSERT_FALSE(g.launched.result.diagnostics.empty());
+  EXPECT_EQ(g.launched.result.diagnostics[0].message.rfind("deadlock: spin-wait hang: warp 0 lanes 0x1 of CTA (0,0,0)", 0), 0u)
+      << g.launched.all_diagnostics();
+  EXPECT_NE(g.launched.result.report.find("later clusters of the grid are not resident"), std::string::npos)
+      << g.launched.result.report;
 }
 
 // Each CTA's thread 0 bulk-copies its 64-byte row into shared memory on an mbarrier and waits.

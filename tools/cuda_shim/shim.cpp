@@ -494,6 +494,13 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
                  r.stats.serial_reason.empty() ? "" : (r.stats.serial_reason + ")").c_str());
   // Simulated time: one warp-instruction per scheduler per cycle, four schedulers per SM.
   sim_ns += 3000.0 + double(r.stats.warp_instructions) / (device->sm_count * 4.0) / (device->clock_khz * 1e-6);
+  // --racecheck's reports are warnings of a completed launch: print them, the launch succeeds.
+  for (const Diagnostic& d : r.diagnostics)
+    if (r.status == RunStatus::Completed && d.severity == Diagnostic::Severity::Warning &&
+        d.message.rfind("race", 0) == 0) {
+      const std::string s = d.format();
+      std::cerr << "ptxsim: kernel " << pretty(f.name) << ": " << s << (s.empty() || s.back() != '\n' ? "\n" : "");
+    }
   switch (r.status) {
     case RunStatus::Completed:
       // Every block has started and triggered, and the kernel has completed.

@@ -17,7 +17,7 @@ namespace {
 const char* const kExecUsage =
     "usage: ptxsim exec [--arch sm_90a|sm_100a] [--device h100|h200|b200] [--max-instructions N]\n"
     "                   [--max-seconds S] [--seed S] [--threads N] [--dump-ptx DIR] [--stats]\n"
-    "                   -- PROGRAM [ARGS...]\n"
+    "                   [--racecheck] -- PROGRAM [ARGS...]\n"
     "Runs a CUDA program on the simulator through ptxsim's libcudart.so.13 and libcuda.so.1.\n"
     "The program must be linked with -cudart shared and carry PTX for its kernels, e.g.\n"
     "  nvcc -cudart shared -gencode arch=compute_90a,code=compute_90a prog.cu\n"
@@ -29,6 +29,7 @@ const char* const kExecUsage =
     "  --threads N           host threads running a launch's clusters (default: every core;\n"
     "                        the environment variable PTXSIM_THREADS says the same)\n"
     "  --dump-ptx DIR        write the PTX extracted from the program's fat binaries to DIR\n"
+    "  --racecheck           report shared-memory data races as warnings (docs/racecheck.md)\n"
     "  --stats               print one line per kernel launch on stderr (status, instructions, time)\n"
     "Kernel faults surface as the CUDA errors a GPU reports (illegal address, assert, launch\n"
     "failure) with ptxsim's report on stderr; a deadlock is reported and surfaces as a launch\n"
@@ -87,6 +88,10 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
     if (a.empty() || a[0] != '-') break;  // the program
     if (a == "--stats") {
       env.push_back({"PTXSIM_STATS", "1"});
+      continue;
+    }
+    if (a == "--racecheck") {
+      env.push_back({"PTXSIM_RACECHECK", "1"});
       continue;
     }
     std::string name = a, value;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <set>
 #include <ostream>
 #include <span>
 #include <sstream>
@@ -27,7 +28,7 @@ namespace ptxsim::cli {
 
 const char* const kRunUsage =
     "usage: ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] [--max-seconds S]\n"
-    "                            [--seed S] [--threads N]\n"
+    "                            [--seed S] [--threads N] [--racecheck] [--explore N]\n"
     "Runs the kernel launch described by CASE.json.\n"
     "  --out DIR             write each output buffer to DIR/NAME.bin (DIR is created)\n"
     "  --json                print one JSON object on stdout (kernel printf goes to stderr)\n"
@@ -35,6 +36,10 @@ const char* const kRunUsage =
     "  --max-seconds S       stop with a timeout after S seconds of wall time\n"
     "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
     "  --threads N           host threads running clusters in parallel (default: every core)\n"
+    "  --racecheck           report shared-memory data races as warnings (docs/racecheck.md)\n"
+    "  --explore N           run N schedules (seeds S..S+N-1, warp order and async completion\n"
+    "                        order drawn from each) and report those whose outputs, status or\n"
+    "                        reports differ from the first; --explore 1 --seed K replays one\n"
     "  --timeline FILE       write a Chrome trace-event timeline of the run (docs/timeline.md)\n"
     "  --trace FILE          write a synthetic trace of this run (replay self-tests, docs/traces.md)\n"
     "Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,\n"
@@ -92,6 +97,14 @@ struct Report {
   std::vector<Diagnostic> diagnostics;
   std::string report;       // the engine's report, or the bad-input message
   std::string error_text;   // bad input: what to print on stderr
+  // --explore: how many schedules ran, and one line per schedule that differs from the first.
+  uint64_t explored = 0;
+  struct Differing {
+    uint64_t seed;
+    RunStatus status;
+    std::string differences;
+  };
+  std::vector<Differing> differing;
 };
 
 double rate(const Report& r) {
@@ -122,6 +135,12 @@ void print_json(const Report& r, std::ostream& out) {
                      {"message", d.message}});
   j["diagnostics"] = diags;
   j["report"] = r.report;
+  if (r.explored) {
+    OJson d = OJson::array();
+    for (const auto& x : r.differing)
+      d.push_back({{"seed", x.seed}, {"status", status_name(x.status)}, {"differences", x.differences}});
+    j["explore"] = {{"schedules", r.explored}, {"differing", d}};
+  }
   out << j.dump(2, ' ', false, OJson::error_handler_t::replace) << "\n";
   out.flush();
 }
@@ -149,6 +168,12 @@ void print_human(const Report& r, std::ostream& out, std::ostream& err) {
     << " thread instructions/s";
   out << "instructions: " << r.stats.thread_instructions << " thread, "
       << r.stats.warp_instructions << " warp in " << t.str() << "\n";
+  if (r.explored) {
+    out << "explore: " << r.explored << " schedules, " << r.differing.size() << " differ from the first\n";
+    for (const auto& x : r.differing)
+      out << "  seed " << x.seed << " (replay: --explore 1 --seed " << x.seed << "): " << status_name(x.status) << ": "
+          << x.differences << "\n";
+  }
   out.flush();
   bool report_printed = false;  // the engine's report is often the cause's formatted diagnostic
   for (const Diagnostic& d : r.diagnostics) {
@@ -229,6 +254,40 @@ bool write_synthetic_trace(const std::filesystem::path& file, const Case& c, Run
   return true;
 }
 
+// --explore: schedules seed+1 .. seed+N-1 of the same case, each on fresh buffers; records every one
+// whose status, outputs or reports (diagnostics) differ from the first run's (already in r).
+void explore(const RunOptions& o, const Case& c, const Program& program, const std::vector<KernelInfo>& kernel_list,
+             const LaunchConfig& first, Report& r) {
+  auto messages = [](const std::vector<Diagnostic>& ds) {
+    std::multiset<std::string> m;
+    for (const Diagnostic& d : ds) m.insert(std::string(severity_name(d.severity)) + ": " + d.message);
+    return m;
+  };
+  const std::multiset<std::string> base = messages(r.diagnostics);
+  r.explored = o.explore;
+  for (uint64_t i = 1; i < o.explore; ++i) {
+    PreparedRun p(c, kernel_list);
+    p.config = first;
+    p.config.schedule_seed = first.schedule_seed + i;
+    std::ostringstream printf_sink;
+    RunResult x = p.launch(program, &printf_sink);
+    std::string diff;
+    auto add = [&](const std::string& s) { diff += (diff.empty() ? "" : "; ") + s; };
+    if (x.status != r.status) add(std::string("status ") + status_name(x.status) + " (first: " + status_name(r.status) + ")");
+    for (const OutputRecord& rec : r.outputs) {
+      std::span<const uint8_t> bytes = p.contents(rec.name);
+      const std::string sha = sha256_hex(bytes.data(), bytes.size());
+      if (sha != rec.sha256) add("output '" + rec.name + "' sha256 " + sha + " (first: " + rec.sha256 + ")");
+    }
+    const std::multiset<std::string> m = messages(x.diagnostics);
+    for (const std::string& s : m)
+      if (!base.count(s)) add("new report: " + s);
+    for (const std::string& s : base)
+      if (!m.count(s)) add("missing report: " + s);
+    if (!diff.empty()) r.differing.push_back({p.config.schedule_seed, x.status, diff});
+  }
+}
+
 void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& err) {
   try {
     Case c = load_case(o.case_file);
@@ -252,6 +311,8 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
     if (o.max_seconds) prep.config.max_seconds = *o.max_seconds;
     if (o.seed) prep.config.schedule_seed = *o.seed;
     if (o.threads) prep.config.threads = uint32_t(*o.threads);
+    prep.config.racecheck = o.racecheck;
+    prep.config.vary_warps = o.explore > 0;
 
     auto t0 = std::chrono::steady_clock::now();
     std::optional<ChromeTimeline> timeline;
@@ -290,6 +351,7 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
       }
       r.outputs.push_back(std::move(rec));
     }
+    if (o.explore > 1 && r.status != RunStatus::Error) explore(o, c, *program, kernel_list, prep.config, r);
     if (o.trace_file && r.status != RunStatus::Error) {
       std::string error;
       if (!write_synthetic_trace(*o.trace_file, c, res.status, prep, error)) {
@@ -333,6 +395,17 @@ RunOptions parse_run_args(const std::vector<std::string>& args) {
     }
     if (a == "--json") {
       o.json = true;
+      continue;
+    }
+    if (a == "--racecheck") {
+      o.racecheck = true;
+      continue;
+    }
+    if (a == "--explore" || a.rfind("--explore=", 0) == 0) {
+      std::string v = a == "--explore" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(10);
+      uint64_t n;
+      if (!parse_u64(v, n) || n == 0) throw UsageError("--explore: expected a positive integer, got '" + v + "'");
+      o.explore = n;
       continue;
     }
     std::string name = a, value;

@@ -26,6 +26,8 @@ struct RunOptions {
   std::optional<std::filesystem::path> trace_file;
   // --timeline: write a Chrome trace-event timeline of the run (docs/timeline.md).
   std::optional<std::filesystem::path> timeline_file;
+  bool racecheck = false;                        // --racecheck: LaunchConfig::racecheck
+  uint64_t explore = 0;                          // --explore N: run N schedules, report differing ones
   bool help = false;
 };
 

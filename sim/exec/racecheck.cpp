@@ -1,0 +1,328 @@
+#include "sim/exec/racecheck.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "sim/exec/engine.h"
+#include "sim/isa/table.h"
+
+namespace ptxsim {
+
+namespace {
+
+constexpr uint16_t kNone = 0xffff;
+// Pseudo-threads for asynchronous operations. A slot is reused round-robin; an operation that
+// reuses a slot gets a higher clock there, so a thread that observed the older one is not taken to
+// have observed the newer. Observing the newer one orders the older too: that can hide a race, never
+// invent one.
+constexpr uint32_t kSlots = 128;
+
+void join(VClock& a, const VClock& b) {
+  if (a.size() < b.size()) a.resize(b.size(), 0);
+  for (size_t i = 0; i < b.size(); ++i) a[i] = std::max(a[i], b[i]);
+}
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+}  // namespace
+
+// ExecCtx::mem with --racecheck: the access proper, then the detector.
+uint8_t* ExecCtx::mem_race(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
+  uint8_t* p = mem_checked(space, addr, size, align, lane, acc);
+  race->access(*this, p, size, acc, lane);
+  return p;
+}
+
+RaceCheck::RaceCheck(Engine& e) : e_(e) {
+  const InstrTable& t = InstrTable::get();
+  mod_volatile_ = t.mod_id(".volatile");
+  mod_relaxed_ = t.mod_id(".relaxed");
+  mod_acquire_ = t.mod_id(".acquire");
+  mod_release_ = t.mod_id(".release");
+  mod_mmio_ = t.mod_id(".mmio");
+}
+
+void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fresh) {
+  auto cl = std::make_shared<RaceCluster>();
+  cl->nctas = uint32_t(ctas.size());
+  cl->nwarps = ctas.empty() ? 0 : uint32_t(ctas[0]->warps.size());
+  cl->nslots = kSlots;
+  const uint32_t n = cl->size();
+  cl->warp.assign(cl->nwarps * cl->nctas, VClock(n, 0));
+  for (uint32_t t = 0; t < cl->nwarps * cl->nctas; ++t) cl->warp[t][t] = 1;
+  cl->done.assign(cl->nwarps * cl->nctas, VClock(n, 0));
+  cl->bar.assign(cl->nctas * 16, VClock(n, 0));
+  cl->bar_waiters.assign(cl->nctas * 16, {});
+  cl->cluster_acc.assign(n, 0);
+  cl->cluster_snap.assign(n, 0);
+  cl->slot_clk.assign(kSlots, 0);
+  cl->slot_what.assign(kSlots, "");
+  for (auto& cta : ctas) {
+    cl->shadow.emplace_back(cta->smem.size());
+    cta->race = cl;
+  }
+  if (fresh) {  // the previous cluster is gone: its synchronisation objects with it
+    mbar_.clear();
+    strong_.clear();
+  }
+}
+
+RaceCluster& RaceCheck::cluster_of(const Cta& cta) { return *cta.race; }
+
+uint16_t RaceCheck::warp_tid(const Warp& w) const { return uint16_t(w.cta->rank * w.cta->race->nwarps + w.index); }
+
+bool RaceCheck::is_strong(const Instr& in) const {
+  auto has = [&](int id) { return id >= 0 && in.mods.test(size_t(id)); };
+  return has(mod_volatile_) || has(mod_relaxed_) || has(mod_acquire_) || has(mod_release_) || has(mod_mmio_);
+}
+
+// ---- accesses -----------------------------------------------------------------------------------
+
+void RaceCheck::access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, int lane) {
+  const Instr& in = c.fn->code[c.pc];
+  const bool write = acc != Access::Read;
+  if (acc == Access::Atomic || is_strong(in)) {
+    // Morally strong accesses (atomics, volatile, relaxed/acquire/release) do not race with each
+    // other and carry synchronisation: a strong write releases, a strong read acquires, through
+    // the location (a fence + strong access pattern of the memory model, taken generously).
+    strong(c, uint64_t(reinterpret_cast<uintptr_t>(p)) >> 2, acc, write);
+    return;
+  }
+  for (auto& cta : e_.ctas) {
+    const uint8_t* base = cta->smem.data();
+    if (p < base || p >= base + cta->smem.size()) continue;
+    RaceCluster& cl = cluster_of(*cta);
+    const uint16_t tid = warp_tid(*c.warp);
+    check_range(cl, *cta, uint32_t(p - base), size, write, cl.warp[tid], tid, uint8_t(lane), &in, true);
+    return;
+  }
+}
+
+void RaceCheck::strong(ExecCtx& c, uint64_t key, Access acc, bool write) {
+  VClock& me = cluster_of(*c.cta).warp[warp_tid(*c.warp)];
+  if (acc == Access::Atomic || !write) {
+    auto it = strong_.find(key);
+    if (it != strong_.end()) join(me, it->second);
+  }
+  if (write) {
+    join(strong_[key], me);
+    ++me[warp_tid(*c.warp)];
+  }
+}
+
+void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc,
+                            uint16_t tid, uint8_t lane, const Instr* site, bool defer_waw) {
+  auto& sh = cl.shadow[cta.rank];
+  const uint32_t end = std::min<uint32_t>(off + n, uint32_t(sh.size()));
+  const uint32_t now = vc[tid];
+  auto unordered = [&](const RaceAcc& a) { return a.tid != kNone && a.tid != tid && vc[a.tid] < a.clk; };
+  for (uint32_t i = off; i < end; ++i) {
+    RaceCell& cell = sh[i];
+    if (write) {
+      if (unordered(cell.w)) {
+        if (defer_waw) waw_.push_back({&cl, &cta, i, cta.smem[i], cell.w, tid, lane, site});
+        else report(cl, cta, i, "WAW", cell.w, true, tid, lane, site, true);
+      }
+      if (unordered(cell.r)) report(cl, cta, i, "WAR", cell.r, false, tid, lane, site, true);
+      cell.w = {now, tid, lane, 0, site};
+      cell.r.tid = kNone;  // a later access ordered after this write is ordered after those reads
+    } else {
+      if (unordered(cell.w)) report(cl, cta, i, "RAW", cell.w, true, tid, lane, site, false);
+      cell.r = {now, tid, lane, 0, site};
+    }
+  }
+}
+
+// Writing the value a byte already holds changes nothing any reader can see: compilers emit such
+// stores from every warp (Triton's warp-specialized kernels write their shared descriptors so),
+// and they are not reported. Any WAW that changed the byte is.
+void RaceCheck::settle_waw() {
+  for (const PendingWaw& w : waw_)
+    if (w.cta->smem[w.off] != w.before) report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true);
+  waw_.clear();
+}
+
+// ---- reports ------------------------------------------------------------------------------------
+
+std::string RaceCheck::who(RaceCluster& cl, uint16_t tid, uint8_t lane, const Instr* site) const {
+  const uint32_t line = site ? site->line : 0;
+  const std::string where = e_.prog.file_name + ":" + std::to_string(line);
+  if (tid >= cl.nwarps * cl.nctas) {
+    const std::string& what = cl.slot_what[tid - cl.nwarps * cl.nctas];
+    return (what.empty() ? std::string("an asynchronous operation") : what) + " (issued at " + where + ")";
+  }
+  const uint32_t rank = tid / cl.nwarps, w = tid % cl.nwarps;
+  return "thread " + std::to_string(w * 32 + lane) + " (warp " + std::to_string(w) + ", lane " + std::to_string(lane) +
+         ") of CTA rank " + std::to_string(rank) + " at " + where;
+}
+
+void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first,
+                       bool first_write, uint16_t tid, uint8_t lane, const Instr* site, bool write) {
+  // Once per pair of instructions and kind, like compute-sanitizer's racecheck summary.
+  const std::string key = std::to_string(uintptr_t(first.site)) + "/" + std::to_string(uintptr_t(site)) + kind;
+  if (!reported_.insert(key).second) return;
+  Diagnostic d;
+  d.severity = Diagnostic::Severity::Warning;
+  d.file = e_.prog.file_name;
+  if (site) {
+    d.loc = {site->line, site->col};
+    d.source_line = source_line_of(e_.prog.source, site->line);
+  }
+  d.message = std::string("race (") + kind + ") on shared memory of CTA (" + std::to_string(cta.id.x) + "," +
+              std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ") at offset " + hex(off) + ": " +
+              (write ? "write" : "read") + " by " + who(cl, tid, lane, site) + " is not ordered after the " +
+              (first_write ? "write" : "read") + " by " + who(cl, first.tid, first.lane, first.site);
+  e_.note(std::move(d));
+}
+
+void RaceCheck::proxy_race(ExecCtx& c, Cta& cta, uint32_t off, const std::string& what) {
+  RaceCluster& cl = cluster_of(cta);
+  const RaceAcc& w = off < cl.shadow[cta.rank].size() ? cl.shadow[cta.rank][off].w : RaceAcc{};
+  const Instr* site = &c.fn->code[c.pc];
+  const std::string key = std::to_string(uintptr_t(w.site)) + "/" + std::to_string(uintptr_t(site)) + "proxy";
+  if (!reported_.insert(key).second) return;
+  Diagnostic d;
+  d.severity = Diagnostic::Severity::Warning;
+  d.file = e_.prog.file_name;
+  d.loc = {site->line, site->col};
+  d.source_line = source_line_of(e_.prog.source, site->line);
+  d.message = "race (RAW, async proxy) on shared memory of CTA (" + std::to_string(cta.id.x) + "," +
+              std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ") at offset " + hex(off) + ": " + what +
+              " at " + e_.prog.file_name + ":" + std::to_string(site->line) +
+              " reads it through the async proxy, but the generic-proxy write" +
+              (w.tid != kNone ? " by " + who(cl, w.tid, w.lane, w.site) : std::string()) +
+              " is not followed by fence.proxy.async";
+  e_.note(std::move(d));
+}
+
+// ---- CTA and cluster barriers -------------------------------------------------------------------
+
+void RaceCheck::bar_arrive(ExecCtx& c, uint32_t id, bool waits) {
+  if (id >= 16) return;  // the engine faults on it
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  const size_t b = size_t(c.cta->rank) * 16 + id;
+  join(cl.bar[b], cl.warp[tid]);
+  ++cl.warp[tid][tid];
+  if (waits) cl.bar_waiters[b].push_back(tid);
+}
+
+void RaceCheck::bar_complete(CtaBarrier& b) {
+  for (auto& cta : e_.ctas) {
+    if (&b < cta->bars.data() || &b >= cta->bars.data() + cta->bars.size()) continue;
+    RaceCluster& cl = cluster_of(*cta);
+    const size_t i = size_t(cta->rank) * 16 + size_t(&b - cta->bars.data());
+    for (uint16_t t : cl.bar_waiters[i]) join(cl.warp[t], cl.bar[i]);
+    cl.bar_waiters[i].clear();
+    return;
+  }
+}
+
+void RaceCheck::cluster_arrive(ExecCtx& c) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  join(cl.cluster_acc, cl.warp[tid]);
+  ++cl.warp[tid][tid];
+}
+
+void RaceCheck::cluster_complete(Cta& any) {
+  RaceCluster& cl = cluster_of(any);
+  cl.cluster_snap = cl.cluster_acc;
+}
+
+void RaceCheck::cluster_acquire(ExecCtx& c) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  join(cl.warp[warp_tid(*c.warp)], cl.cluster_snap);
+}
+
+// ---- mbarriers ----------------------------------------------------------------------------------
+
+VClock& RaceCheck::agent_vc(RaceCluster& cl, const Warp* cur, uint16_t* tid) {
+  if (agent_) {
+    *tid = agent_->tid;
+    return agent_->vc;
+  }
+  *tid = warp_tid(*cur);
+  return cl.warp[*tid];
+}
+
+void RaceCheck::mbar_release(MbarrierSlot& m, const Warp* cur) {
+  if (!agent_ && (!cur || !cur->cta || !cur->cta->race)) return;
+  RaceCluster& cl = agent_ ? *agent_->cl : cluster_of(*cur->cta);
+  uint16_t tid;
+  VClock& vc = agent_vc(cl, cur, &tid);
+  join(mbar_[&m].first, vc);
+  if (!agent_) ++vc[tid];
+}
+
+void RaceCheck::mbar_phase(MbarrierSlot& m, const Warp* cur) {
+  if (!agent_ && (!cur || !cur->cta || !cur->cta->race)) return;
+  RaceCluster& cl = agent_ ? *agent_->cl : cluster_of(*cur->cta);
+  uint16_t tid;
+  auto& s = mbar_[&m];
+  join(s.first, agent_vc(cl, cur, &tid));
+  // Cumulative: a waiter that sees a later phase has seen the earlier ones.
+  s.second = s.first;
+}
+
+void RaceCheck::mbar_acquire(ExecCtx& c, const MbarrierSlot& m) {
+  auto it = mbar_.find(&m);
+  if (it == mbar_.end()) return;
+  join(cluster_of(*c.cta).warp[warp_tid(*c.warp)], it->second.second);
+}
+
+// ---- asynchronous operations --------------------------------------------------------------------
+
+std::shared_ptr<RaceOp> RaceCheck::new_op(const Warp* cur, const Instr* site, const std::string& what) {
+  if (!cur || !cur->cta || !cur->cta->race) return nullptr;
+  RaceCluster& cl = cluster_of(*cur->cta);
+  auto op = std::make_shared<RaceOp>();
+  const uint32_t s = cl.next_slot++ % cl.nslots;
+  const uint16_t issuer = warp_tid(*cur);
+  op->cl = &cl;
+  op->vc = cl.warp[issuer];
+  op->tid = uint16_t(cl.nwarps * cl.nctas + s);
+  op->vc[op->tid] = ++cl.slot_clk[s];
+  op->issuer = issuer;
+  op->site = site;
+  op->what = what;
+  cl.slot_what[s] = what;
+  ++cl.warp[issuer][issuer];  // the issue releases: the issuer's later accesses are not ordered before it
+  return op;
+}
+
+void RaceCheck::async_issue(AsyncOp& op, const Warp* cur, const Instr* site) {
+  std::string what = op.what.substr(0, op.what.find(" of "));  // "cp.async.bulk.tensor.2d load"
+  op.race = new_op(cur, site, what);
+}
+
+void RaceCheck::async_begin(AsyncOp& op) {
+  RaceOp* r = op.race.get();
+  if (!r) return;
+  agent_ = r;
+  if (op.dst_cta && op.dst_bytes && op.dst_cta->race.get() == r->cl)
+    check_range(*r->cl, *op.dst_cta, op.dst_off, op.dst_bytes, !op.src_only, r->vc, r->tid, r->lane, r->site);
+  else if (!op.dst_cta)
+    // A pure signal (cp.async.mbarrier.arrive, tcgen05 work): it completes after the issuer's
+    // earlier operations, so what it publishes includes theirs.
+    join(r->vc, r->cl->done[r->issuer]);
+}
+
+void RaceCheck::async_end(AsyncOp& op) {
+  RaceOp* r = op.race.get();
+  if (!r) return;
+  join(r->cl->done[r->issuer], r->vc);
+  agent_ = nullptr;
+}
+
+void RaceCheck::async_groups_acquire(ExecCtx& c) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  join(cl.warp[tid], cl.done[tid]);
+}
+
+}  // namespace ptxsim

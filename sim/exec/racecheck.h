@@ -1,0 +1,145 @@
+// --racecheck: happens-before race detection on shared memory (docs/racecheck.md).
+//
+// Vector clocks in the FastTrack style over the *warps* of a cluster plus a pool of pseudo-threads
+// for asynchronous operations (TMA, bulk copies, cp.async, st.async, tcgen05 pipeline work). A warp
+// is one thread of the clocks: lanes of one warp are never reported against each other (ptxsim runs
+// them in program order, and warp-synchronous code relies on that), so intra-warp races are out of
+// scope and a lane's view is over-approximated by its warp's. Every shortcut here may hide a race;
+// none may invent one: a report needs two recorded accesses whose epochs the clocks do not order.
+//
+// The engine calls the hooks only when LaunchConfig::racecheck is set (one pointer test otherwise).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "sim/exec/exec_ctx.h"
+
+namespace ptxsim {
+
+class Engine;
+struct Cta;
+struct Warp;
+struct AsyncOp;
+struct MbarrierSlot;
+struct CtaBarrier;
+
+using VClock = std::vector<uint32_t>;
+
+// One recorded access of a shared-memory byte: who (clock index `tid`, its clock `clk`) and where.
+struct RaceAcc {
+  uint32_t clk = 0;
+  uint16_t tid = 0xffff;  // 0xffff: none
+  uint8_t lane = 0;
+  uint8_t pad = 0;
+  const Instr* site = nullptr;
+};
+struct RaceCell {
+  RaceAcc w, r;
+};
+
+// An asynchronous operation's identity for the clocks: its pseudo-thread slot and clock there, the
+// issuer's clocks at issue (everything the issuer did before is ordered before the operation).
+struct RaceCluster;
+struct RaceOp {
+  RaceCluster* cl = nullptr;
+  VClock vc;
+  uint16_t tid = 0;         // pseudo-thread index (after the warps)
+  uint16_t issuer = 0;      // warp clock index of the issuing thread
+  uint8_t lane = 0;
+  const Instr* site = nullptr;
+  std::string what;
+};
+
+// Per cluster: clocks of its warps, completed-async accumulators, shadow of every CTA's shared
+// memory, CTA and cluster barrier clocks, the pseudo-thread pool.
+struct RaceCluster {
+  uint32_t nwarps = 0, nctas = 0, nslots = 0;
+  std::vector<VClock> warp;         // by clock index rank * nwarps + warp
+  std::vector<VClock> done;         // per warp: join of its completed asynchronous operations
+  std::vector<std::vector<RaceCell>> shadow;  // per CTA rank, per byte of shared memory
+  std::vector<VClock> bar;          // per CTA rank * 16 + barrier id: releases so far (cumulative)
+  std::vector<std::vector<uint16_t>> bar_waiters;  // same index: warps that arrive with bar.sync
+  VClock cluster_acc, cluster_snap; // barrier.cluster: releases, and the view of the last phase
+  std::vector<uint32_t> slot_clk;   // pseudo-thread clocks
+  std::vector<std::string> slot_what;  // what the latest operation on each slot is, for reports
+  uint32_t next_slot = 0;
+  uint32_t size() const { return nwarps * nctas + nslots; }
+};
+
+class RaceCheck {
+ public:
+  explicit RaceCheck(Engine& e);
+  void setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fresh);
+
+  // A plain or strong access through ExecCtx::mem (after its checks passed); p is what mem returned.
+  void access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, int lane);
+  // bar.sync / bar.arrive / bar.red, before the engine counts the arrival.
+  void bar_arrive(ExecCtx& c, uint32_t id, bool waits);
+  void bar_complete(CtaBarrier& b);
+  void cluster_arrive(ExecCtx& c);
+  void cluster_complete(Cta& any);
+  void cluster_acquire(ExecCtx& c);
+  // mbarrier: a state change (arrive, complete_tx, expect_tx, ...) releases the agent's clocks into
+  // it; a phase completion publishes them; a successful test/try_wait acquires the last phase's.
+  void mbar_release(MbarrierSlot& m, const Warp* cur);
+  void mbar_phase(MbarrierSlot& m, const Warp* cur);
+  void mbar_acquire(ExecCtx& c, const MbarrierSlot& m);
+  // cp.async.wait_group/wait_all and cp.async.bulk.wait_group passed: the warp's completed copies.
+  void async_groups_acquire(ExecCtx& c);
+  void async_issue(AsyncOp& op, const Warp* cur, const Instr* site);
+  void async_begin(AsyncOp& op);
+  void async_end(AsyncOp& op);
+  // A wrapped asynchronous work item (tcgen05 pipeline) runs with its own issue-time clocks.
+  std::shared_ptr<RaceOp> new_op(const Warp* cur, const Instr* site, const std::string& what);
+  RaceOp* set_agent(RaceOp* op) {
+    RaceOp* old = agent_;
+    agent_ = op;
+    return old;
+  }
+  // An async-proxy read of shared memory holding a generic-proxy write not fenced by
+  // fence.proxy.async (found by sim/sem/tma_common.cpp).
+  void proxy_race(ExecCtx& c, Cta& cta, uint32_t off, const std::string& what);
+  // The executing instruction finished: a write-after-write whose bytes it left unchanged (the same
+  // value written again) is dropped, the others reported.
+  void end_instr() {
+    if (!waw_.empty()) settle_waw();
+  }
+
+ private:
+  RaceCluster& cluster_of(const Cta& cta);
+  uint16_t warp_tid(const Warp& w) const;
+  void check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc, uint16_t tid,
+                   uint8_t lane, const Instr* site, bool defer_waw = false);
+  void settle_waw();
+  // A WAW of the executing instruction, decided when it ends (end_instr): the byte before the write.
+  struct PendingWaw {
+    RaceCluster* cl;
+    Cta* cta;
+    uint32_t off;
+    uint8_t before;
+    RaceAcc first;
+    uint16_t tid;
+    uint8_t lane;
+    const Instr* site;
+  };
+  std::vector<PendingWaw> waw_;
+  void report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first, bool first_write,
+              uint16_t tid, uint8_t lane, const Instr* site, bool write);
+  std::string who(RaceCluster& cl, uint16_t tid, uint8_t lane, const Instr* site) const;
+  void strong(ExecCtx& c, uint64_t key, Access acc, bool write);
+  bool is_strong(const Instr& in) const;
+  VClock& agent_vc(RaceCluster& cl, const Warp* cur, uint16_t* tid);
+
+  Engine& e_;
+  RaceOp* agent_ = nullptr;          // the asynchronous operation completing now, if any
+  int mod_volatile_, mod_relaxed_, mod_acquire_, mod_release_, mod_mmio_;
+  std::unordered_map<const MbarrierSlot*, std::pair<VClock, VClock>> mbar_;  // releases, last phase
+  std::unordered_map<uint64_t, VClock> strong_;  // per 4-byte location of strong accesses
+  std::unordered_set<std::string> reported_;
+};
+
+}  // namespace ptxsim

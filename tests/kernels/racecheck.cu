@@ -1,0 +1,108 @@
+// Planted shared-memory races and their race-free twins, for --racecheck (racecheck_test.cpp).
+// Every kernel takes `racy`: 1 plants the bug, 0 is the correct kernel, which must stay silent.
+#include <cstdint>
+
+namespace {
+
+__device__ inline uint32_t smem(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+__device__ inline void mbar_init(uint64_t* b, uint32_t n) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(b)), "r"(n) : "memory");
+}
+__device__ inline void mbar_expect_tx(uint64_t* b, uint32_t tx) {
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem(b)), "r"(tx) : "memory");
+}
+__device__ inline void mbar_arrive(uint64_t* b) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem(b)) : "memory");
+}
+__device__ inline void mbar_wait(uint64_t* b, uint32_t parity) {
+  uint32_t ok = 0;
+  while (!ok)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(ok)
+        : "r"(smem(b)), "r"(parity)
+        : "memory");
+}
+// A 1-D bulk copy of `bytes` from global memory into shared memory, completing on `bar`.
+__device__ inline void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem(dst)),
+               "l"(src), "r"(bytes), "r"(smem(bar))
+               : "memory");
+}
+
+}  // namespace
+
+// Warp 1 reads what warp 0 wrote (and the other way round); racy: without __syncthreads between.
+__global__ void race_missing_sync(const int* in, int* out, int racy) {
+  __shared__ int buf[64];
+  buf[threadIdx.x] = in[threadIdx.x] * 2;
+  if (!racy) __syncthreads();
+  out[threadIdx.x] = buf[63 - threadIdx.x];
+}
+
+// Thread 0 loads two stages with bulk copies; warp 1 adds them. racy: it waits only for stage 0's
+// mbarrier before reading stage 1 too.
+__global__ void race_tma_wait(const int* in, int* out, int racy) {
+  __shared__ alignas(128) int stage[2][32];
+  __shared__ uint64_t full[2];
+  if (threadIdx.x == 0) {
+    mbar_init(&full[0], 1);
+    mbar_init(&full[1], 1);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int s = 0; s < 2; ++s) {
+      mbar_expect_tx(&full[s], 128);
+      bulk_load(stage[s], in + 32 * s, 128, &full[s]);
+    }
+  if (threadIdx.x >= 32) {
+    const int l = threadIdx.x - 32;
+    mbar_wait(&full[0], 0);
+    if (!racy) mbar_wait(&full[1], 0);
+    out[l] = stage[0][l] + stage[1][l];
+  }
+}
+
+// Every thread writes shared memory; thread 0 stores it to global memory with a bulk copy (the
+// async proxy). racy: no fence.proxy.async between the generic writes and the copy.
+__global__ void race_proxy_fence(int* out, int racy) {
+  __shared__ alignas(128) int buf[64];
+  buf[threadIdx.x] = int(threadIdx.x) * 3;
+  if (!racy) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 256;" ::"l"(out), "r"(smem(buf)) : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  }
+}
+
+// A one-stage pipeline: thread 0 loads tile t into the stage once warp 1 released it ("empty");
+// warp 1 accumulates. racy: warp 1 releases the stage before reading it.
+__global__ void race_stage_release(const int* in, int* out, int tiles, int racy) {
+  __shared__ alignas(128) int stage[32];
+  __shared__ uint64_t full, empty;
+  if (threadIdx.x == 0) {
+    mbar_init(&full, 1);
+    mbar_init(&empty, 32);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int t = 0; t < tiles; ++t) {
+      if (t > 0) mbar_wait(&empty, (t - 1) & 1);
+      mbar_expect_tx(&full, 128);
+      bulk_load(stage, in + 32 * t, 128, &full);
+    }
+  } else if (threadIdx.x >= 32) {
+    const int l = threadIdx.x - 32;
+    int acc = 0;
+    for (int t = 0; t < tiles; ++t) {
+      mbar_wait(&full, t & 1);
+      if (racy) mbar_arrive(&empty);
+      acc += stage[l] * (t + 1);
+      if (!racy) mbar_arrive(&empty);
+    }
+    out[l] = acc;
+  }
+}

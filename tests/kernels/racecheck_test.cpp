@@ -1,0 +1,177 @@
+// racecheck.cu under --racecheck: each planted race is reported with both accesses (PTX line of
+// each, kind), once per pair of instructions; each race-free twin stays silent and computes the
+// right result.
+#include <regex>
+
+#include "sim/exec/program.h"
+#include "tests/kernels/kernel_harness.h"
+
+namespace ptxsim::ktest {
+namespace {
+
+using RacecheckTest = KernelTest;
+
+// One race report, taken apart: its kind, the PTX text of the reporting (second) access and of the
+// access it is not ordered after.
+struct Race {
+  std::string kind, second, first, message;
+};
+
+std::vector<Race> races(const Harness& h, const RunResult& r) {
+  std::vector<Race> out;
+  const std::regex line_ref(std::regex_replace(h.program().file_name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                            ":([0-9]+)");
+  for (const auto& d : r.diagnostics) {
+    if (d.severity != Diagnostic::Severity::Warning || d.message.rfind("race (", 0) != 0) continue;
+    Race x;
+    x.message = d.message;
+    x.kind = d.message.substr(6, d.message.find(')') - 6);
+    x.second = d.source_line;
+    // The last file:line of the message is the earlier access's.
+    for (auto it = std::sregex_iterator(d.message.begin(), d.message.end(), line_ref); it != std::sregex_iterator(); ++it)
+      x.first = source_line_of(h.program().source, uint32_t(std::stoul((*it)[1])));
+    out.push_back(x);
+  }
+  return out;
+}
+
+bool has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
+
+std::string list(const std::vector<Race>& v) {
+  std::string s;
+  for (auto& r : v) s += "  " + r.message + "\n";
+  return s;
+}
+
+std::vector<int32_t> iota_input(size_t n) {
+  std::vector<int32_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = int32_t(i * 7 + 1);
+  return v;
+}
+
+TEST_P(RacecheckTest, MissingSyncthreads) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck = true;
+  const auto in = iota_input(64);
+  for (int racy : {0, 1}) {
+    SCOPED_TRACE("racy=" + std::to_string(racy));
+    const uint64_t din = h.upload(in), dout = h.alloc_n<int32_t>(64);
+    const std::string k = h.kernel_named("race_missing_sync");
+    RunResult r = h.launch(k, {1}, {64}, h.params(k, din, dout, int32_t(racy)));
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    if (!racy) {
+      EXPECT_TRUE(v.empty()) << list(v);
+      const auto out = h.download<int32_t>(dout, 64);
+      for (int t = 0; t < 64; ++t) EXPECT_EQ(out[t], in[63 - t] * 2) << t;
+      continue;
+    }
+    // Warp 0 runs first: thread 31 reads buf[32] before thread 32 writes it (WAR when it does),
+    // and warp 1 then reads warp 0's half without a barrier (RAW).
+    ASSERT_EQ(v.size(), 2u) << list(v);
+    EXPECT_EQ(v[0].kind, "WAR");
+    EXPECT_TRUE(has(v[0].second, "st.shared") && has(v[0].first, "ld.shared")) << list(v);
+    EXPECT_TRUE(has(v[0].message, "write by thread 32 (warp 1, lane 0) of CTA rank 0")) << v[0].message;
+    EXPECT_TRUE(has(v[0].message, "read by thread 31 (warp 0, lane 31)")) << v[0].message;
+    EXPECT_EQ(v[1].kind, "RAW");
+    EXPECT_TRUE(has(v[1].second, "ld.shared") && has(v[1].first, "st.shared")) << list(v);
+  }
+}
+
+TEST_P(RacecheckTest, TmaReadBeforeMbarrierWait) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck = true;
+  const auto in = iota_input(64);
+  for (int racy : {0, 1}) {
+    SCOPED_TRACE("racy=" + std::to_string(racy));
+    const uint64_t din = h.upload(in), dout = h.alloc_n<int32_t>(32);
+    const std::string k = h.kernel_named("race_tma_wait");
+    RunResult r = h.launch(k, {1}, {64}, h.params(k, din, dout, int32_t(racy)));
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    if (!racy) {
+      EXPECT_TRUE(v.empty()) << list(v);
+      const auto out = h.download<int32_t>(dout, 32);
+      for (int l = 0; l < 32; ++l) EXPECT_EQ(out[l], in[l] + in[32 + l]) << l;
+      continue;
+    }
+    // Warp 1 reads stage 1 after only stage 0's wait: not ordered after stage 1's bulk copy.
+    ASSERT_EQ(v.size(), 1u) << list(v);
+    EXPECT_EQ(v[0].kind, "RAW");
+    EXPECT_TRUE(has(v[0].second, "ld.shared")) << v[0].second;
+    EXPECT_TRUE(has(v[0].first, "cp.async.bulk.shared::cluster.global")) << v[0].first;
+    EXPECT_TRUE(has(v[0].message, "read by thread 32 (warp 1, lane 0)")) << v[0].message;
+  }
+}
+
+TEST_P(RacecheckTest, GenericWriteThenBulkStoreWithoutProxyFence) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck = true;
+  for (int racy : {0, 1}) {
+    SCOPED_TRACE("racy=" + std::to_string(racy));
+    const uint64_t dout = h.alloc_n<int32_t>(64);
+    const std::string k = h.kernel_named("race_proxy_fence");
+    RunResult r = h.launch(k, {1}, {64}, h.params(k, dout, int32_t(racy)));
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    const auto out = h.download<int32_t>(dout, 64);
+    for (int t = 0; t < 64; ++t) EXPECT_EQ(out[t], t * 3) << t;
+    if (!racy) {
+      EXPECT_TRUE(v.empty()) << list(v);
+      continue;
+    }
+    ASSERT_EQ(v.size(), 1u) << list(v);
+    EXPECT_EQ(v[0].kind, "RAW, async proxy");
+    EXPECT_TRUE(has(v[0].second, "cp.async.bulk.global.shared::cta")) << v[0].second;
+    EXPECT_TRUE(has(v[0].first, "st.shared")) << v[0].first;
+    EXPECT_TRUE(has(v[0].message, "is not followed by fence.proxy.async")) << v[0].message;
+  }
+}
+
+TEST_P(RacecheckTest, PipelineStageReleasedTooEarly) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck = true;
+  constexpr int kTiles = 4;
+  const auto in = iota_input(32 * kTiles);
+  for (int racy : {0, 1}) {
+    SCOPED_TRACE("racy=" + std::to_string(racy));
+    const uint64_t din = h.upload(in), dout = h.alloc_n<int32_t>(32);
+    const std::string k = h.kernel_named("race_stage_release");
+    RunResult r = h.launch(k, {1}, {64}, h.params(k, din, dout, int32_t(kTiles), int32_t(racy)));
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    if (!racy) {
+      EXPECT_TRUE(v.empty()) << list(v);
+      const auto out = h.download<int32_t>(dout, 32);
+      for (int l = 0; l < 32; ++l) {
+        int want = 0;
+        for (int t = 0; t < kTiles; ++t) want += in[32 * t + l] * (t + 1);
+        EXPECT_EQ(out[l], want) << l;
+      }
+      continue;
+    }
+    // The next tile's bulk copy overwrites the stage: not ordered after warp 1's read, which
+    // follows its arrival on "empty".
+    ASSERT_EQ(v.size(), 1u) << list(v);
+    EXPECT_EQ(v[0].kind, "WAR");
+    EXPECT_TRUE(has(v[0].second, "cp.async.bulk.shared::cluster.global")) << v[0].second;
+    EXPECT_TRUE(has(v[0].first, "ld.shared")) << v[0].first;
+    EXPECT_TRUE(has(v[0].message, "read by thread 32 (warp 1, lane 0)")) << v[0].message;
+  }
+}
+
+// Without --racecheck nothing of it runs: the racy kernel completes without a race report.
+TEST_P(RacecheckTest, OffByDefault) {
+  KTEST_LOAD(h, "racecheck");
+  const uint64_t din = h.upload(iota_input(64)), dout = h.alloc_n<int32_t>(64);
+  const std::string k = h.kernel_named("race_missing_sync");
+  RunResult r = h.launch(k, {1}, {64}, h.params(k, din, dout, int32_t(1)));
+  ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+  if (!std::getenv("PTXSIM_RACECHECK")) EXPECT_TRUE(races(h, r).empty());
+}
+
+}  // namespace
+
+KTEST_INSTANTIATE(RacecheckTest);
+
+}  // namespace ptxsim::ktest
