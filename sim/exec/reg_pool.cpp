@@ -38,6 +38,11 @@ void* take(size_t bytes) {
         p.bytes -= bytes;
         return b;
       }
+    // A size the pool lacks: another kernel is starting, whose frames will not fit the blocks kept
+    // from earlier ones; free those so the pool never holds more than one kernel's worth.
+    for (auto& [n, b] : p.blocks) ::operator delete(b);
+    p.blocks.clear();
+    p.bytes = 0;
   }
   return ::operator new(bytes);
 }

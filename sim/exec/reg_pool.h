@@ -5,7 +5,8 @@
 // operating system (glibc unmaps or trims them), so the next launch page-faults them in again while
 // zeroing them: a quarter of the CUTLASS sgemm_sm80 tutorial's time (101 launches). Blocks of at
 // least kMinBytes are therefore kept in one process-wide pool, matched by exact size (the next
-// launch of the same kernel asks for the same sizes), up to kMaxBytes in all. Frame creation is
+// launch of the same kernel asks for the same sizes), up to kMaxBytes in all; a size the pool lacks
+// (another kernel) frees the blocks kept, so the pool holds at most one kernel's worth. Frame creation is
 // rare (per warp per launch, and per call), so a mutex is cheap enough and keeps the pool right when
 // launches run on several host threads.
 #pragma once
