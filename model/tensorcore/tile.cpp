@@ -219,6 +219,35 @@ uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint3
   return dot(model, va.data(), vb.data(), K, c);
 }
 
+// Step 4 for an f16 output (RNE, fdpa_round's RNE_F16) on every lane, as the next group's c (cv, ce)
+// and the output bits. v = S * 2^lsb is exact in a double (S below 2^33); adding and subtracting
+// 1.5 * 2^(q+52), with 2^q the f16 quantum at v's exponent (2^-24 for subnormals), rounds v to a
+// multiple of 2^q to nearest, ties to even (the sum lies in [2^(q+52), 2^(q+53)), whose spacing is
+// 2^q, and 1.5 * 2^52 is even; the host's rounding mode is never changed). The rounded r is then an
+// f16 value, or 2^16 and above: Inf, which makes the lane slow (the chain continues per element).
+// A zero r from a nonzero S keeps S's sign (UnderflowZeroSign::Keep); S == 0 gives +0.
+[[gnu::always_inline]] inline void round_f16(F64s S, I32s lsb, int e_zero, F64s& cv, I32s& ce, I32s& slow,
+                                             uint32_t* bits) {
+  const F64s v = S * pow2(lsb);
+  const I32s x = convert<I32s>((std::bit_cast<U64s>(v) >> 52) & 0x7FF) - 1023;  // floor(log2 |v|)
+  const I32s q = (x > -14 ? x : -14) - 10;
+  const F64s C = pow2(q + 52) * 1.5;
+  const F64s r = (v + C) - C;
+  const U64s rb = std::bit_cast<U64s>(r) & 0x7FFFFFFFFFFFFFFFull;
+  const I32s rx = convert<I32s>(rb >> 52) - 1023;  // floor(log2 |r|); -1023 for 0
+  const U32s sign = convert<U32s>(std::bit_cast<U64s>(v) >> 63) << 15;
+  const U32s normal = convert<U32s>(rx + 15) << 10 | convert<U32s>((rb >> 42) & 0x3FF);
+  // A subnormal's significand |r| / 2^-24 (below 2^10; other lanes convert 0, in range).
+  const F64s rsub = std::bit_cast<F64s>(rb & std::bit_cast<U64s>(convert<I64s>(rx < -14)));
+  const U32s sub = convert<U32s>(convert<I32s>(rsub * 16777216.0));
+  const I32s inf = rx >= 16;
+  const U32s out = sign | (inf ? splat<U32s>(0x7C00u) : rx >= -14 ? normal : sub);
+  std::memcpy(bits, &out, sizeof out);
+  slow |= inf;
+  cv = std::bit_cast<F64s>(std::bit_cast<I64s>(r) & ~convert<I64s>(inf));
+  ce = (rx < -24) | inf ? splat<I32s>(e_zero) : rx > -14 ? rx : splat<I32s>(-14);
+}
+
 // One T-FDPA group on every lane: the products k0 .. k0 + n - 1 (va, ea: row m of A from k0; vb, eb:
 // B's k-major rows from k0, at the lanes' columns) and the lanes' c (cv, ce) become the next c.
 // G > 0: a group of exactly G products (constant trip counts, unrolled loops); G == 0: n products.
@@ -250,9 +279,10 @@ template <int G>
     for (int k = r0; k < r1; ++k) part += convert<I32s>(va[k] * load<F64s>(vb + size_t(k) * stride) * scale);
     S += convert<F64s>(part);
   }
+  const bool rz = p.out != OutRound::RNE_F16;
+  if (!rz) return round_f16(S, lsb, p.e_zero, cv, ce, slow, bits);
   // Step 4 on every lane as for a normal RZ result (keep the top 24 (f32) or 14 (e8m13) significant
   // bits of the double S); then redo the lanes where that does not apply.
-  const bool rz = p.out != OutRound::RNE_F16;
   const uint64_t keep = ~((uint64_t{1} << (p.out == OutRound::RZ_F32 ? 29 : 39)) - 1);
   cv = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
   ce = convert<I32s>((std::bit_cast<U64s>(cv) >> 52) & 0x7FF) - 1023;  // floor(log2 |cv|); 0: -1023

@@ -28,13 +28,14 @@
 #include "sim/exec/exec_ctx.h"
 #include "sim/exec/launch_shared.h"
 #include "sim/exec/program.h"
+#include "sim/exec/reg_pool.h"
 #include "sim/exec/wgmma_state.h"
 
 namespace ptxsim {
 
 struct Frame {
   const Function* fn = nullptr;
-  std::vector<uint64_t> regs;       // fn->num_slots × 32
+  std::vector<uint64_t, RegPoolAllocator<uint64_t>> regs;  // fn->num_slots × 32 (reg_pool.h: why pooled)
   std::shared_ptr<Frame> parent;
   uint32_t ret_pc = 0;              // pc in the parent to resume at
   uint32_t call_pc = 0;             // pc of the call in the parent (for return values)

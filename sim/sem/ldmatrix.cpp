@@ -18,10 +18,12 @@
 // Choices where the PTX ISA says "undefined": a lane predicated off, inactive or exited makes the
 // instruction fault (every lane must take part), and a generic address outside the shared window
 // faults.
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "model/fragments/fragments.h"
 #include "sim/exec/engine.h"
@@ -99,6 +101,33 @@ void expand_row(const uint8_t* src, uint8_t* dst, uint8_t fmt) {
   }
 }
 
+// Byte positions of every register element in the rows buffer (data[32][16] below):
+// pos[(lane * regs + j) * per_reg + e] = addr_lane * 16 + col * elem_bytes from frag::ldst_map. Built
+// once per form, so ldmatrix/stmatrix move bytes by table lookups instead of evaluating the fragment
+// formulas per element; published through atomics (launches may run on several host threads, and
+// two threads building the same table build equal ones).
+const std::vector<uint16_t>& ldst_positions(const frag::LdstSpec& s) {
+  constexpr size_t kShapes = size_t(frag::LdstShape::M16N8_B8) + 1;
+  static std::atomic<const std::vector<uint16_t>*> tables[kShapes * 3 * 2];  // shape x .x1/.x2/.x4 x .trans
+  const size_t num_index = s.num == 4 ? 2 : s.num == 2 ? 1 : 0;
+  std::atomic<const std::vector<uint16_t>*>& slot = tables[(size_t(s.shape) * 3 + num_index) * 2 + (s.trans ? 1 : 0)];
+  if (const std::vector<uint16_t>* t = slot.load(std::memory_order_acquire)) return *t;
+  const int regs = frag::ldst_regs(s), per_reg = frag::ldst_elems_per_reg(s), eb = frag::ldst_elem_bytes(s);
+  auto* t = new std::vector<uint16_t>(size_t(32 * regs * per_reg));
+  for (int lane = 0; lane < 32; ++lane)
+    for (int j = 0; j < regs; ++j)
+      for (int e = 0; e < per_reg; ++e) {
+        const frag::RowElem re = frag::ldst_map(s, lane, j, e);
+        (*t)[size_t((lane * regs + j) * per_reg + e)] = uint16_t(re.addr_lane * 16 + re.col * eb);
+      }
+  const std::vector<uint16_t>* expected = nullptr;
+  if (!slot.compare_exchange_strong(expected, t, std::memory_order_acq_rel)) {
+    delete t;  // another thread published an equal table first
+    return *expected;
+  }
+  return *t;
+}
+
 void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
   sem::require_aligned_warp(c, mask, name_of(false));
@@ -112,13 +141,14 @@ void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
     else expand_row(p, data[r], in.d);
   }
   uint32_t out[4][32];
+  const uint16_t* pos = ldst_positions(s).data();
+  const uint8_t* bytes = &data[0][0];
   for (int lane = 0; lane < 32; ++lane)
     for (int j = 0; j < regs; ++j) {
       uint32_t v = 0;
       for (int e = 0; e < per_reg; ++e) {
-        const frag::RowElem re = frag::ldst_map(s, lane, j, e);
         uint32_t x = 0;
-        std::memcpy(&x, &data[re.addr_lane][re.col * eb], size_t(eb));
+        std::memcpy(&x, bytes + *pos++, size_t(eb));
         v |= x << (8 * eb * e);
       }
       out[j][lane] = v;
@@ -136,14 +166,14 @@ void exec_stmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   const int rows = frag::ldst_rows(s), regs = frag::ldst_regs(s);
   const int per_reg = frag::ldst_elems_per_reg(s), eb = frag::ldst_elem_bytes(s);
   uint8_t data[32][16];
+  const uint16_t* pos = ldst_positions(s).data();
   for (int j = 0; j < regs; ++j) {
     const uint64_t* src = c.col(sem::vec_elem(c, in.op[1], uint32_t(j)));
     for (int lane = 0; lane < 32; ++lane) {
       const uint32_t v = uint32_t(src[lane]);
       for (int e = 0; e < per_reg; ++e) {
-        const frag::RowElem re = frag::ldst_map(s, lane, j, e);
         const uint32_t x = v >> (8 * eb * e);
-        std::memcpy(&data[re.addr_lane][re.col * eb], &x, size_t(eb));
+        std::memcpy(&data[0][0] + pos[(lane * regs + j) * per_reg + e], &x, size_t(eb));
       }
     }
   }

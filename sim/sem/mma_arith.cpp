@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/numerics/f64_ops.h"
+#include "model/tensorcore/tile.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim::sem {
@@ -12,16 +13,19 @@ namespace tc = model::tc;
 
 void float_mma(const tc::DotModel& model, tc::ElemFmt fa, tc::ElemFmt fb, MmaExtent e, const uint64_t* A,
                const uint64_t* B, const uint64_t* C, uint64_t* D) {
+  // The whole-tile datapath (model/tensorcore/tile.h), the one wgmma and tcgen05 use: it equals
+  // tc::dot per element bit for bit and takes a fast path where the model row allows.
   const int M = e.m, N = e.n, K = e.k;
-  thread_local std::vector<tc::Value> va, vbt;  // A row-major, B transposed (column k-vectors)
-  va.resize(size_t(M) * K);
-  vbt.resize(size_t(N) * K);
-  for (int i = 0; i < M * K; ++i) va[size_t(i)] = tc::decode_a(model, fa, uint32_t(A[i]));
+  thread_local std::vector<uint32_t> a, bt, cd;  // A row-major, B transposed, C then D
+  a.resize(size_t(M) * K);
+  bt.resize(size_t(N) * K);
+  cd.resize(size_t(M) * N);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint32_t(A[i]);
   for (int k = 0; k < K; ++k)
-    for (int j = 0; j < N; ++j) vbt[size_t(j) * K + k] = tc::decode_b(model, fb, uint32_t(B[k * N + j]));
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j)
-      D[i * N + j] = tc::dot(model, va.data() + size_t(i) * K, vbt.data() + size_t(j) * K, K, uint32_t(C[i * N + j]));
+    for (int j = 0; j < N; ++j) bt[size_t(j) * K + k] = uint32_t(B[k * N + j]);
+  for (size_t i = 0; i < cd.size(); ++i) cd[i] = uint32_t(C[i]);
+  tc::mma_tile(model, fa, fb, M, N, K, a.data(), bt.data(), cd.data(), cd.data());
+  for (size_t i = 0; i < cd.size(); ++i) D[i] = cd[i];
 }
 
 void int_mma(int bits, bool a_signed, bool b_signed, bool saturate, MmaExtent e, const uint64_t* A, const uint64_t* B,

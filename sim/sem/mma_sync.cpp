@@ -24,6 +24,7 @@
 // A lane predicated off, inactive or exited makes the instruction fault: every lane of the warp
 // holds part of every matrix.
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -97,35 +98,63 @@ tc::ElemFmt elem_fmt(DType t) {
   }
 }
 
+// Where each lane's register elements sit in one operand's row-major matrix: idx[(r * 32 + lane) *
+// per + e] is the matrix index of element e of register r of `lane`. Built once per (shape,
+// operand, class) from frag::mma_map, so an mma.sync moves its fragments by table lookups instead
+// of evaluating the fragment formulas per element. Tables are published through atomics: launches
+// may run on several host threads, and two threads building the same table build equal ones.
+struct FragMap {
+  int regs, per, bits;
+  uint64_t emask;
+  std::vector<uint16_t> idx;
+};
+const FragMap& frag_map(frag::MmaShape s, frag::Operand op, frag::ElemClass cls) {
+  constexpr size_t kShapes = size_t(frag::MmaShape::M8N8K4X4) + 1, kOps = 3, kClasses = size_t(frag::ElemClass::B16T) + 1;
+  static std::atomic<const FragMap*> maps[kShapes * kOps * kClasses];
+  std::atomic<const FragMap*>& slot = maps[(size_t(s) * kOps + size_t(op)) * kClasses + size_t(cls)];
+  if (const FragMap* m = slot.load(std::memory_order_acquire)) return *m;
+  auto* m = new FragMap;
+  const frag::RC size = frag::mma_matrix_size(s, op);
+  m->per = frag::mma_elems_per_reg(cls);
+  m->regs = frag::mma_elems(s, op, cls) / m->per;
+  m->bits = class_bits(cls);
+  m->emask = m->bits == 64 ? ~uint64_t{0} : (uint64_t{1} << m->bits) - 1;
+  m->idx.resize(size_t(m->regs) * 32 * size_t(m->per));
+  for (int r = 0; r < m->regs; ++r)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int e = 0; e < m->per; ++e) {
+        const frag::RC rc = frag::mma_map(s, op, cls, lane, r * m->per + e);
+        m->idx[(size_t(r) * 32 + size_t(lane)) * size_t(m->per) + size_t(e)] = uint16_t(rc.row * size.col + rc.col);
+      }
+  const FragMap* expected = nullptr;
+  if (!slot.compare_exchange_strong(expected, m, std::memory_order_acq_rel)) {
+    delete m;  // another thread published an equal table first
+    return *expected;
+  }
+  return *m;
+}
+
 // Reads one operand's fragments of all 32 lanes into a row-major matrix of element bits.
 void gather(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::Operand op, frag::ElemClass cls,
             uint64_t* out) {
-  const frag::RC size = frag::mma_matrix_size(s, op);
-  const int n = frag::mma_elems(s, op, cls), per = frag::mma_elems_per_reg(cls), bits = class_bits(cls);
-  const uint64_t emask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-  for (int r = 0; r < n / per; ++r) {
+  const FragMap& m = frag_map(s, op, cls);
+  const uint16_t* idx = m.idx.data();
+  for (int r = 0; r < m.regs; ++r) {
     const uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
     for (int lane = 0; lane < 32; ++lane)
-      for (int e = 0; e < per; ++e) {
-        const frag::RC rc = frag::mma_map(s, op, cls, lane, r * per + e);
-        out[rc.row * size.col + rc.col] = (col[lane] >> (bits * e)) & emask;
-      }
+      for (int e = 0; e < m.per; ++e) out[*idx++] = (col[lane] >> (m.bits * e)) & m.emask;
   }
 }
 
 // Writes D (row-major element bits) back to the lanes' registers.
 void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass cls, const uint64_t* d) {
-  const frag::RC size = frag::mma_matrix_size(s, frag::Operand::C);
-  const int n = frag::mma_elems(s, frag::Operand::C, cls), per = frag::mma_elems_per_reg(cls),
-            bits = class_bits(cls);
-  for (int r = 0; r < n / per; ++r) {
+  const FragMap& m = frag_map(s, frag::Operand::C, cls);
+  const uint16_t* idx = m.idx.data();
+  for (int r = 0; r < m.regs; ++r) {
     uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
     for (int lane = 0; lane < 32; ++lane) {
       uint64_t v = 0;
-      for (int e = 0; e < per; ++e) {
-        const frag::RC rc = frag::mma_map(s, frag::Operand::C, cls, lane, r * per + e);
-        v |= d[rc.row * size.col + rc.col] << (bits * e);
-      }
+      for (int e = 0; e < m.per; ++e) v |= d[*idx++] << (m.bits * e);
       col[lane] = v;
     }
   }
