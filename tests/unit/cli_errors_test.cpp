@@ -8,6 +8,8 @@
 #include <string>
 #include <unistd.h>
 
+#include "tools/ptxsim/check_command.h"
+#include "tools/ptxsim/fuzz_command.h"
 #include "tools/ptxsim/run_command.h"
 
 namespace {
@@ -61,6 +63,35 @@ TEST(CliErrors, RandomBytesAsPtxAreEscaped) {
   EXPECT_EQ(r.err, (d / "k.ptx").string() +
                        ":1:1: error: unexpected character '\\x7f'\n\\x7fELF\\x02\\x01\\x01\\x1b[2J\n^\n");
   fs::remove_all(d);
+}
+
+// Every verb's command line follows the same conventions (tools/ptxsim/cli_parse.h).
+TEST(CliErrors, UsageErrorsNameTheVerbAndExitOne) {
+  Cli r = run({"case.json", "--bogus"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "ptxsim run: unknown option '--bogus'\n(see 'ptxsim run --help')\n");
+  r = run({"case.json", "--seed"});
+  EXPECT_EQ(r.err, "ptxsim run: --seed needs a value\n(see 'ptxsim run --help')\n");
+  r = run({"case.json", "--max-instructions=010x"});
+  EXPECT_EQ(r.err, "ptxsim run: --max-instructions: expected a positive integer, got '010x'\n(see 'ptxsim run --help')\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(ptxsim::cli::check_command({"a.ptx", "b.ptx", "c.ptx"}, out, err), 1);
+  EXPECT_EQ(err.str(), "ptxsim check: unexpected arguments: b.ptx c.ptx\n(see 'ptxsim check --help')\n");
+  err.str("");
+  EXPECT_EQ(ptxsim::cli::fuzz_command({"layout", "--count", "0"}, out, err), 1);
+  EXPECT_EQ(err.str(), "ptxsim fuzz: --count: expected a positive integer, got '0'\n(see 'ptxsim fuzz --help')\n");
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(CliErrors, HelpIsGeneratedAndExitsZero) {
+  Cli r = run({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("Runs the kernel launch described by CASE.json.\nUsage: ptxsim run [OPTIONS] [CASE.json]\n", 0), 0u)
+      << r.out;
+  for (const char* opt : {"--out DIR", "--json", "--max-instructions N", "--max-seconds S", "--seed S", "--timeline FILE",
+                          "--trace FILE", "Exit codes: 0 completed"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt << "\n" << r.out;
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ void configure_verb(CLI::App& app, const std::string& verb, const std::string& d
   app.description(description);
   app.footer(footer);
   app.set_help_flag("-h,--help", "print this help and exit");
+  app.allow_extras();  // parse_or_throw reports them, in the order given
   app.get_formatter()->column_width(26);
 }
 
@@ -101,6 +102,10 @@ CLI::Validator one_of(std::initializer_list<const char*> choices) {
 void parse_or_throw(CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
   app.parse(reversed);
+  if (std::vector<std::string> extra = app.remaining(); !extra.empty()) {
+    std::reverse(extra.begin(), extra.end());  // ExtrasError joins them back to front
+    throw CLI::ExtrasError(extra);
+  }
 }
 
 std::string usage_message(const CLI::ParseError& e) {
@@ -109,6 +114,7 @@ std::string usage_message(const CLI::ParseError& e) {
     // "The following argument was not expected: X" reads as an unknown option or a surplus operand.
     size_t colon = m.find(": ");
     std::string what = colon == std::string::npos ? m : m.substr(colon + 2);
+    if (m.find("arguments were") != std::string::npos) return "unexpected arguments: " + what;
     return (what.rfind("-", 0) == 0 && what.size() > 1 ? "unknown option '" : "unexpected argument '") + what + "'";
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && m.find(" required ") != std::string::npos &&
