@@ -6,7 +6,9 @@ get_filename_component(PTXSIM_ROOT ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
 # model/: functional hardware units, no PTX text.
 file(GLOB_RECURSE MODEL_SOURCES CONFIGURE_DEPENDS ${PTXSIM_ROOT}/model/*.cpp)
 add_library(ptxsim_model STATIC ${MODEL_SOURCES})
-target_include_directories(ptxsim_model PUBLIC ${PTXSIM_ROOT})
+target_include_directories(ptxsim_model PUBLIC $<BUILD_INTERFACE:${PTXSIM_ROOT}>
+                                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/ptxsim>)
+target_compile_features(ptxsim_model PUBLIC cxx_std_20)
 target_compile_options(ptxsim_model PRIVATE ${PTXSIM_WARNINGS})
 # Explicit IEEE rounding modes are set with fesetround; keep the compiler from folding across them.
 target_compile_options(ptxsim_model PRIVATE -frounding-math)
@@ -16,5 +18,7 @@ file(GLOB_RECURSE SIM_SOURCES CONFIGURE_DEPENDS ${PTXSIM_ROOT}/sim/*.cpp)
 add_library(ptxsim_sim STATIC ${SIM_SOURCES})
 find_package(Threads REQUIRED)  # a launch's clusters run on a pool of threads (sim/exec/cluster_pool.cpp)
 target_link_libraries(ptxsim_sim PUBLIC ptxsim_model Threads::Threads)
+# What applications link (the name find_package(ptxsim) exports, docs/cuda-shim.md).
+add_library(ptxsim::ptxsim ALIAS ptxsim_sim)
 target_compile_options(ptxsim_sim PRIVATE ${PTXSIM_WARNINGS} -frounding-math)
 

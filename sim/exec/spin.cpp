@@ -27,7 +27,7 @@ std::string hex(uint64_t v) {
 }
 
 uint64_t hash_regs(const Group& g) {
-  const std::vector<uint64_t>& r = g.frame->regs;
+  const auto& r = g.frame->regs;
   uint64_t h = 0xcbf29ce484222325ull ^ g.mask;
   for (size_t slot = 0; slot < r.size() / 32; ++slot)
     for_lanes(g.mask, [&](int l) { h = (h ^ r[slot * 32 + size_t(l)]) * 0x100000001b3ull; });

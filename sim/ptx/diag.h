@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxsim {
@@ -21,7 +22,8 @@ struct Diagnostic {
   std::string message;
   std::string source_line;  // the offending line's text, without its newline
 
-  // "file:line:col: error: message\n<line>\n<caret>\n"
+  // "file:line:col: error: message\n<line>\n<caret>\n"; the line's non-printable bytes are
+  // escaped (escape_nonprintable) and the caret counts them as four columns.
   std::string format() const;
 };
 
@@ -31,6 +33,9 @@ struct PtxError : std::runtime_error {
   bool unimplemented = false;  // a valid form ptxsim recognises but does not simulate yet
   explicit PtxError(Diagnostic d) : std::runtime_error(d.format()), diag(std::move(d)) {}
 };
+
+// `text` with every byte that is not printable ASCII or a tab written as \xNN.
+std::string escape_nonprintable(std::string_view text);
 
 // Returns line `line` (1-based) of `text` without its newline, or "" when out of range.
 std::string source_line_of(const std::string& text, uint32_t line);

@@ -49,20 +49,8 @@ void throw_ptx_error(const std::string& src, const std::string& file, SrcLoc loc
 
 std::string quote_for_message(std::string_view text) {
   constexpr size_t kMax = 40;
-  std::string out;
-  size_t n = text.size() < kMax ? text.size() : kMax;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char ch = static_cast<unsigned char>(text[i]);
-    if (ch >= 0x20 && ch < 0x7f) {
-      out += static_cast<char>(ch);
-    } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[ch >> 4];
-      out += hex[ch & 15];
-    }
-  }
-  if (n < text.size()) out += "...";
+  std::string out = escape_nonprintable(text.substr(0, kMax));
+  if (text.size() > kMax) out += "...";
   return out;
 }
 

@@ -113,20 +113,27 @@ TEST(CudaFatbin, MalformedInputIsAnErrorNotACrash) {
 }
 
 // LZ4 block written by hand: literals "abc", then a match of 9 bytes at offset 3 (overlapping its
-// own output), then the final literals "!".
+// own output), then the final literals "!!!!!" (the format wants the last five bytes to be literals).
 TEST(CudaFatbin, Lz4BlockByHand) {
-  const uint8_t block[] = {0x35, 'a', 'b', 'c', 3, 0, 0x10, '!'};
-  auto out = lz4_block_decompress(block, sizeof block, 13);
-  EXPECT_EQ(std::string(out.begin(), out.end()), "abcabcabcabc!");
-  const uint8_t bad_offset[] = {0x10, 'a', 9, 0, 0x10, '!'};
-  try {
-    lz4_block_decompress(bad_offset, sizeof bad_offset, 0);
-    FAIL() << "no error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "LZ4 payload is corrupt: match offset outside the output");
-  }
+  const uint8_t block[] = {0x35, 'a', 'b', 'c', 3, 0, 0x50, '!', '!', '!', '!', '!'};
+  auto out = lz4_block_decompress(block, sizeof block, 17);
+  EXPECT_EQ(std::string(out.begin(), out.end()), "abcabcabcabc!!!!!");
+  out = lz4_block_decompress(block, sizeof block, 0);  // size unknown: the decoder finds it
+  EXPECT_EQ(std::string(out.begin(), out.end()), "abcabcabcabc!!!!!");
+  auto error_of = [](const uint8_t* b, size_t n, size_t expected) -> std::string {
+    try {
+      lz4_block_decompress(b, n, expected);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(block, sizeof block, 18), "LZ4 payload is corrupt: decompressed to 17 bytes, header says 18");
+  EXPECT_EQ(error_of(block, sizeof block, 16), "LZ4 payload is corrupt: liblz4 rejected the block");
+  const uint8_t bad_offset[] = {0x10, 'a', 9, 0, 0x50, '!', '!', '!', '!', '!'};
+  EXPECT_EQ(error_of(bad_offset, sizeof bad_offset, 0), "LZ4 payload is corrupt: liblz4 rejected the block");
   const uint8_t truncated[] = {0xf0, 255};
-  EXPECT_THROW(lz4_block_decompress(truncated, sizeof truncated, 0), std::runtime_error);
+  EXPECT_EQ(error_of(truncated, sizeof truncated, 0), "LZ4 payload is corrupt: liblz4 rejected the block");
 }
 
 // Compressible random text: words from a small vocabulary, like PTX.
@@ -201,6 +208,22 @@ TEST(CudaFatbin, ZstdAgainstTheZstdTool) {
     auto out = zstd_decompress(reinterpret_cast<const uint8_t*>(frame.data()), frame.size(), n);
     ASSERT_EQ(std::string(out.begin(), out.end()), text) << "seed " << seed << " round " << round << " level " << level;
   }
+}
+
+TEST(CudaFatbin, CorruptZstdIsAnError) {
+  auto error_of = [](const std::string& b, size_t expected) -> std::string {
+    try {
+      zstd_decompress(reinterpret_cast<const uint8_t*>(b.data()), b.size(), expected);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("not a zstd frame", 0), "zstd payload is corrupt: Unknown frame descriptor");
+  if (std::system("command -v zstd > /dev/null 2>&1") != 0) GTEST_SKIP() << "zstd not installed";
+  std::string frame = run_tool("zstd -q -c -3", std::string(1000, 'x'));
+  EXPECT_EQ(error_of(frame, 999), "zstd payload is corrupt: decompressed to 1000 bytes, header says 999");
+  EXPECT_EQ(error_of(frame.substr(0, frame.size() - 3), 0), "zstd payload is corrupt: the frame is truncated");
 }
 
 }  // namespace

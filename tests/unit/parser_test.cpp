@@ -106,6 +106,29 @@ TEST(Diag, FormatCaretPastEndOfLine) {
   EXPECT_EQ(d.format(), "f:2:4: error: m\nab\n   ^\n");
 }
 
+TEST(Diag, FormatEscapesNonPrintableBytesAndCountsThemForTheCaret) {
+  Diagnostic d;
+  d.file = "r.ptx";
+  d.loc = {1, 5};
+  d.message = "m";
+  d.source_line = std::string("a\x1b[\xff\x00z", 6);  // ESC, a high byte and a NUL before the caret
+  EXPECT_EQ(d.format(), "r.ptx:1:5: error: m\na\\x1b[\\xff\\x00z\n          ^\n");
+}
+
+TEST(Diag, FormatWithoutPlaceHasNoEmptyFileName) {
+  Diagnostic d;
+  d.message = "block of 2000 threads exceeds the 1024-thread limit";
+  EXPECT_EQ(d.format(), "error: block of 2000 threads exceeds the 1024-thread limit\n");
+}
+
+TEST(Diag, RandomBytesAreEscapedInTheCaretLine) {
+  // Binary input: the lexer stops at the first byte that cannot start a token.
+  EXPECT_EQ(error_of(std::string("\x7f" "ELF\x02\x01\n", 7)),
+            "t.ptx:1:1: error: unexpected character '\\x7f'\n\\x7fELF\\x02\\x01\n^\n");
+  EXPECT_EQ(error_of(".version 9.0\n\xc3\x28\x9b"),
+            "t.ptx:2:1: error: unexpected character '\\xc3'\n\\xc3(\\x9b\n^\n");
+}
+
 TEST(Diag, SourceLineOf) {
   std::string t = "one\ntwo\r\n\nfour";
   EXPECT_EQ(source_line_of(t, 1), "one");
@@ -147,7 +170,7 @@ TEST(ParserErrors, UnexpectedCharacterInsideInstruction) {
 
 TEST(ParserErrors, NonPrintableCharacter) {
   std::string src = ".version 9.0\n\x01\n";
-  EXPECT_EQ(error_of(src), "t.ptx:2:1: error: unexpected character '\\x01'\n\x01\n^\n");
+  EXPECT_EQ(error_of(src), "t.ptx:2:1: error: unexpected character '\\x01'\n\\x01\n^\n");
 }
 
 TEST(ParserErrors, UnterminatedString) {

@@ -88,43 +88,4 @@ std::string select_ptx(const std::vector<FatbinEntry>& entries, uint32_t sm, std
   return text;
 }
 
-// LZ4 block format: sequences of [token: literal length (hi 4 bits), match length - 4 (lo 4 bits)]
-// [more literal length bytes while 255] [literals] [u16 offset] [more match length bytes]; the last
-// sequence has literals only.
-std::vector<uint8_t> lz4_block_decompress(const uint8_t* src, size_t size, size_t expected) {
-  std::vector<uint8_t> out;
-  out.reserve(expected);
-  size_t i = 0;
-  auto corrupt = [](const char* why) { return std::runtime_error(std::string("LZ4 payload is corrupt: ") + why); };
-  auto length = [&](size_t base) {
-    size_t n = base;
-    if (base == 15)
-      for (;;) {
-        if (i >= size) throw corrupt("length runs past the end");
-        uint8_t b = src[i++];
-        n += b;
-        if (b != 255) break;
-      }
-    return n;
-  };
-  while (i < size) {
-    uint8_t token = src[i++];
-    size_t lit = length(token >> 4);
-    if (lit > size - i) throw corrupt("literals run past the end");
-    out.insert(out.end(), src + i, src + i + lit);
-    i += lit;
-    if (i == size) break;  // last sequence
-    if (size - i < 2) throw corrupt("truncated match offset");
-    size_t offset = src[i] | (src[i + 1] << 8);
-    i += 2;
-    if (offset == 0 || offset > out.size()) throw corrupt("match offset outside the output");
-    size_t match = length(token & 15) + 4;
-    size_t from = out.size() - offset;
-    for (size_t k = 0; k < match; ++k) out.push_back(out[from + k]);  // may overlap itself
-  }
-  if (expected && out.size() != expected)
-    throw corrupt(("decompressed to " + std::to_string(out.size()) + " bytes, header says " + std::to_string(expected)).c_str());
-  return out;
-}
-
 }  // namespace ptxsim::cuda_shim

@@ -39,8 +39,8 @@ std::vector<FatbinEntry> parse_fatbin(const void* image);
 // `available` then lists what the binary carries ("sm_90a (SASS), compute_80 (PTX)").
 std::string select_ptx(const std::vector<FatbinEntry>& entries, uint32_t sm, std::string& available);
 
-// Decompressors for entry payloads (our own: LZ4 block format, and Zstandard frames per RFC 8878
-// in zstd.cpp). Both throw std::runtime_error on corrupt input; `expected` 0 means unknown.
+// Decompressors for entry payloads (decompress.cpp: liblz4 for the LZ4 block format, libzstd for
+// Zstandard frames). Both throw std::runtime_error on corrupt input; `expected` 0 means unknown.
 std::vector<uint8_t> lz4_block_decompress(const uint8_t* src, size_t size, size_t expected);
 std::vector<uint8_t> zstd_decompress(const uint8_t* src, size_t size, size_t expected);
 

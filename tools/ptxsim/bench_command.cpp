@@ -18,6 +18,7 @@
 #include "bench/kernels/embedded_ptx.h"
 #include "sim/api.h"
 #include "tools/ptxsim/bench_suite.h"
+#include "tools/ptxsim/cli_parse.h"
 
 #ifndef PTXSIM_VERSION
 #define PTXSIM_VERSION "0.1.0"
@@ -25,30 +26,6 @@
 
 namespace ptxsim::cli {
 namespace {
-
-const char* const kUsage =
-    "usage: ptxsim bench [--filter REGEX] [--json] [--repeat N] [--threads N] [--quick]\n"
-    "       ptxsim bench --list\n"
-    "Runs the benchmark suite: CUDA kernels compiled to PTX when ptxsim was built (embedded in\n"
-    "this binary), on inputs generated in-process. Every result is checked against a CPU reference;\n"
-    "a mismatch, a launch that does not complete or a diagnostic fails the run. Per kernel it\n"
-    "reports the simulated thread-instructions, the wall time of the kernel's launches (not input\n"
-    "generation, upload or the check) and thread-instructions per second.\n"
-    "  --filter REGEX  run the kernels whose name REGEX matches (ECMAScript, partial match)\n"
-    "  --json          print one JSON object on stdout (per kernel and machine information)\n"
-    "  --repeat N      run each kernel N times (inputs uploaded afresh, result checked each time);\n"
-    "                  report the fastest (default 1)\n"
-    "  --threads N     host threads running a launch's clusters (default: every core)\n"
-    "  --quick         small problem sizes (for tests: the timings then mean little)\n"
-    "  --list          list the kernels and exit\n"
-    "Exit codes: 0 every kernel matched its reference, 1 a mismatch or failed run, bad arguments,\n"
-    "or no kernel selected.\n";
-
-bool parse_positive(const std::string& s, uint64_t& v) {
-  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
-  v = std::strtoull(s.c_str(), nullptr, 10);
-  return v > 0;
-}
 
 struct Options {
   std::string filter;
@@ -241,46 +218,31 @@ void print_json(std::ostream& out, const Options& o, const Machine& m, const std
 }  // namespace
 
 int bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app;
+  configure_verb(app, "bench",
+                 "Runs the benchmark suite: CUDA kernels compiled to PTX when ptxsim was built (embedded in\n"
+                 "this binary), on inputs generated in-process. Every result is checked against a CPU reference;\n"
+                 "a mismatch, a launch that does not complete or a diagnostic fails the run. Per kernel it\n"
+                 "reports the simulated thread-instructions, the wall time of the kernel's launches (not input\n"
+                 "generation, upload or the check) and thread-instructions per second.",
+                 "Exit codes: 0 every kernel matched its reference, 1 a mismatch or failed run, bad arguments,\n"
+                 "or no kernel selected.");
   Options o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      out << kUsage;
-      return 0;
-    }
-    if (a == "--json") {
-      o.json = true;
-    } else if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--list") {
-      o.list = true;
-    } else if (a == "--filter" || a == "--repeat" || a == "--threads") {
-      if (i + 1 >= args.size()) {
-        err << "ptxsim bench: " << a << " needs a value\n";
-        return 1;
-      }
-      const std::string& v = args[++i];
-      uint64_t n = 0;
-      if (a == "--filter") {
-        o.filter = v;
-        o.filter_given = true;
-      } else if (!parse_positive(v, n)) {
-        err << "ptxsim bench: " << a << " needs a positive integer, got '" << v << "'\n";
-        return 1;
-      } else if (a == "--repeat") {
-        o.repeat = n;
-      } else if (n > 1024) {
-        err << "ptxsim bench: --threads " << v << ": at most 1024\n";
-        return 1;
-      } else {
-        o.threads = uint32_t(n);
-      }
-    } else {
-      err << "ptxsim bench: unknown " << (!a.empty() && a[0] == '-' ? "option" : "argument") << " '" << a << "'\n"
-          << kUsage;
-      return 1;
-    }
-  }
+  app.add_option("--filter", o.filter, "run the kernels whose name REGEX matches (ECMAScript, partial match)")
+      ->type_name("REGEX");
+  app.add_flag("--json", o.json, "print one JSON object on stdout (per kernel and machine information)");
+  app.add_option("--repeat", o.repeat,
+                 "run each kernel N times (inputs uploaded afresh, result checked each time); report the\n"
+                 "fastest (default 1)")
+      ->type_name("N")->transform(positive_integer());
+  uint64_t threads = 0;
+  app.add_option("--threads", threads, "host threads running a launch's clusters (default: every core)")
+      ->type_name("N")->transform(thread_count());
+  app.add_flag("--quick", o.quick, "small problem sizes (for tests: the timings then mean little)");
+  app.add_flag("--list", o.list, "list the kernels and exit");
+  if (auto code = parse_verb(app, args, out, err)) return *code;
+  o.filter_given = app.count("--filter") > 0;
+  o.threads = uint32_t(threads);
 
   std::regex re;
   try {

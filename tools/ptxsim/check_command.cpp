@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/api.h"
+#include "tools/ptxsim/cli_parse.h"
 #include "sim/ptx/diag.h"
 #include "verifiers/tcgen05/ptx_check.h"
 #include "verifiers/tma/check.h"
@@ -18,16 +19,6 @@ namespace ptxsim::cli {
 namespace {
 
 constexpr int kClean = 0, kFound = 4, kBadInput = 1;
-
-const char* const kUsage =
-    "usage: ptxsim check KERNEL.ptx [--json] [--isa-only]\n"
-    "Checks a PTX module without running it: syntax and instruction forms against its .target,\n"
-    "then the TMA and tcgen05 verifiers that can be decided from the text.\n"
-    "  --json       print one JSON object {\"file\", \"errors\", \"notes\"}\n"
-    "  --isa-only   skip the seed compiler's TMA lowering contracts (bulk-copy modifier order, the\n"
-    "               fixed tensormap rebind sequence), which PTX from other compilers (Triton,\n"
-    "               CUTLASS) need not follow; keep what the PTX ISA itself requires\n"
-    "Exit codes: 0 no errors, 4 errors found, 1 unreadable file or bad arguments.\n";
 
 struct Finding {
   int line = 0;
@@ -51,31 +42,21 @@ int line_of(const std::string& formatted, const std::string& file) {
 }  // namespace
 
 int check_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app;
+  configure_verb(app, "check",
+                 "Checks a PTX module without running it: syntax and instruction forms against its .target,\n"
+                 "then the TMA and tcgen05 verifiers that can be decided from the text.",
+                 "Exit codes: 0 no errors, 4 errors found, 1 unreadable file or bad arguments.");
   std::string path;
   bool as_json = false, isa_only = false;
-  for (const std::string& a : args) {
-    if (a == "-h" || a == "--help") {
-      out << kUsage;
-      return kClean;
-    }
-    if (a == "--json") {
-      as_json = true;
-    } else if (a == "--isa-only") {
-      isa_only = true;
-    } else if (!a.empty() && a[0] == '-') {
-      err << "ptxsim check: unknown option '" << a << "'\n" << kUsage;
-      return kBadInput;
-    } else if (path.empty()) {
-      path = a;
-    } else {
-      err << "ptxsim check: one PTX file at a time (got '" << path << "' and '" << a << "')\n";
-      return kBadInput;
-    }
-  }
-  if (path.empty()) {
-    err << kUsage;
-    return kBadInput;
-  }
+  app.add_option("KERNEL.ptx", path, "the PTX module to check")->type_name("");
+  app.add_flag("--json", as_json, "print one JSON object {\"file\", \"errors\", \"notes\"}");
+  app.add_flag("--isa-only", isa_only,
+               "skip the seed compiler's TMA lowering contracts (bulk-copy modifier order, the fixed\n"
+               "tensormap rebind sequence), which PTX from other compilers (Triton, CUTLASS) need not\n"
+               "follow; keep what the PTX ISA itself requires");
+  if (auto code = parse_verb(app, args, out, err)) return *code;
+  if (path.empty()) return usage_error(err, "check", "missing KERNEL.ptx");
   std::ifstream f(path, std::ios::binary);
   if (!f) {
     err << "ptxsim check: cannot read '" << path << "'\n";

@@ -8,40 +8,31 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <ostream>
+#include <tuple>
+
+#include "tools/ptxsim/cli_parse.h"
 
 namespace ptxsim::cli {
 
 namespace {
 
-const char* const kExecUsage =
-    "usage: ptxsim exec [--arch sm_90a|sm_100a] [--device h100|h200|b200] [--max-instructions N]\n"
-    "                   [--max-seconds S] [--seed S] [--threads N] [--dump-ptx DIR] [--stats]\n"
-    "                   [--racecheck] -- PROGRAM [ARGS...]\n"
-    "Runs a CUDA program on the simulator through ptxsim's libcudart.so.13 and libcuda.so.1.\n"
-    "The program must be linked with -cudart shared and carry PTX for its kernels, e.g.\n"
-    "  nvcc -cudart shared -gencode arch=compute_90a,code=compute_90a prog.cu\n"
-    "  --arch A              the PTX to run: sm_90a (default for h100/h200) or sm_100a (b200)\n"
-    "  --device D            the simulated GPU: h100 (default), h200 or b200\n"
-    "  --max-instructions N  per launch: stop with a launch timeout after N thread-instructions\n"
-    "  --max-seconds S       per launch: stop with a launch timeout after S seconds of wall time\n"
-    "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
-    "  --threads N           host threads running a launch's clusters (default: every core;\n"
-    "                        the environment variable PTXSIM_THREADS says the same)\n"
-    "  --dump-ptx DIR        write the PTX extracted from the program's fat binaries to DIR\n"
-    "  --racecheck           report shared-memory data races as warnings (docs/racecheck.md)\n"
-    "  --stats               print one line per kernel launch on stderr (status, instructions, time)\n"
-    "Kernel faults surface as the CUDA errors a GPU reports (illegal address, assert, launch\n"
-    "failure) with ptxsim's report on stderr; a deadlock is reported and surfaces as a launch\n"
-    "timeout. The exit status is the program's.\n";
-
 // Where libcuda.so.1 / libcudart.so.13 are: $PTXSIM_CUDA_SHIM_DIR, else cuda_shim/ beside this
-// executable (the build tree's layout).
+// executable (the build tree's layout), else the installed layout's private directory
+// (PTXSIM_SHIM_FROM_BIN, relative to the executable's, cmake/install.cmake).
 std::filesystem::path shim_dir() {
   if (const char* d = std::getenv("PTXSIM_CUDA_SHIM_DIR")) return d;
   std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return self.parent_path() / "cuda_shim";
+  const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  const std::filesystem::path build_tree = bin / "cuda_shim";
+#ifdef PTXSIM_SHIM_FROM_BIN
+  if (!std::filesystem::exists(build_tree / "libcudart.so.13", ec)) {
+    std::filesystem::path installed = (bin / PTXSIM_SHIM_FROM_BIN).lexically_normal();
+    if (std::filesystem::exists(installed / "libcudart.so.13", ec)) return installed;
+  }
+#endif
+  return build_tree;
 }
 
 bool file_contains(const std::filesystem::path& p, const std::string& needle) {
@@ -68,70 +59,69 @@ std::filesystem::path resolve(const std::string& prog) {
 }  // namespace
 
 int exec_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string arch, device;
-  std::vector<std::pair<const char*, std::string>> env;
-  size_t i = 0;
-  auto fail = [&](const std::string& msg) {
-    err << "ptxsim exec: " << msg << "\n(see 'ptxsim exec --help')\n";
-    return 1;
-  };
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      ++i;
+  CLI::App app;
+  configure_verb(app, "exec", "Runs a CUDA program on the simulator through ptxsim's libcudart.so.13 and libcuda.so.1.\n"
+                 "The program must be linked with -cudart shared and carry PTX for its kernels, e.g.\n"
+                 "  nvcc -cudart shared -gencode arch=compute_90a,code=compute_90a prog.cu",
+                 "Kernel faults surface as the CUDA errors a GPU reports (illegal address, assert, launch\n"
+                 "failure) with ptxsim's report on stderr; a deadlock is reported and surfaces as a launch\n"
+                 "timeout. The exit status is the program's; 1 for bad arguments.");
+  std::string arch, device, max_instructions, max_seconds, seed, threads, dump_ptx;
+  bool stats = false, racecheck = false;
+  std::vector<std::string> program;
+  app.add_option("--arch", arch, "the PTX to run: sm_90a (default for h100/h200) or sm_100a (b200)")
+      ->type_name("A")->check(one_of({"sm_90a", "sm_100a"}));
+  app.add_option("--device", device, "the simulated GPU: h100 (default), h200 or b200")
+      ->type_name("D")->check(one_of({"h100", "h200", "b200"}));
+  app.add_option("--max-instructions", max_instructions, "per launch: stop with a launch timeout after N thread-instructions")
+      ->type_name("N")->transform(positive_integer());
+  app.add_option("--max-seconds", max_seconds, "per launch: stop with a launch timeout after S seconds of wall time")
+      ->type_name("S")->transform(positive_number());
+  app.add_option("--seed", seed, "schedule seed: perturbs the deterministic warp interleaving")
+      ->type_name("S")->transform(unsigned_integer());
+  app.add_option("--threads", threads, "host threads running a launch's clusters (default: every core;\n"
+                 "the environment variable PTXSIM_THREADS says the same)")
+      ->type_name("N")->transform(thread_count());
+  app.add_option("--dump-ptx", dump_ptx, "write the PTX extracted from the program's fat binaries to DIR")
+      ->type_name("DIR")->transform(non_empty("a directory"));
+  app.add_flag("--racecheck", racecheck, "report shared-memory data races as warnings (docs/racecheck.md)");
+  app.add_flag("--stats", stats, "print one line per kernel launch on stderr (status, instructions, time)");
+  app.add_option("PROGRAM", program, "the program and its arguments (everything from PROGRAM on is the program's)")
+      ->type_name("");
+  app.positionals_at_end();  // the program's own options are not ours
+  // Everything after the first `--` is the program's: split it off before CLI11 sees the options
+  // (with allow_extras it would keep the `--` as an unknown option).
+  // A `--` after the program's name is the program's own argument.
+  auto dashes = args.end();
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    if (*it == "--") {
+      dashes = it;
       break;
     }
-    if (a == "-h" || a == "--help") {
-      out << kExecUsage;
-      return 0;
-    }
-    if (a.empty() || a[0] != '-') break;  // the program
-    if (a == "--stats") {
-      env.push_back({"PTXSIM_STATS", "1"});
-      continue;
-    }
-    if (a == "--racecheck") {
-      env.push_back({"PTXSIM_RACECHECK", "1"});
-      continue;
-    }
-    std::string name = a, value;
-    bool inline_value = false;
-    if (size_t eq = a.find('='); eq != std::string::npos) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
-      inline_value = true;
-    }
-    static const char* const kOptions[][2] = {{"--arch", "PTXSIM_ARCH"},
-                                              {"--device", "PTXSIM_DEVICE"},
-                                              {"--max-instructions", "PTXSIM_MAX_INSTRUCTIONS"},
-                                              {"--max-seconds", "PTXSIM_MAX_SECONDS"},
-                                              {"--seed", "PTXSIM_SEED"},
-                                              {"--threads", "PTXSIM_THREADS"},
-                                              {"--dump-ptx", "PTXSIM_DUMP_PTX"}};
-    const char* var = nullptr;
-    for (auto& o : kOptions)
-      if (name == o[0]) var = o[1];
-    if (!var) return fail("unknown option '" + name + "'");
-    if (!inline_value) {
-      if (i + 1 >= args.size()) return fail(name + " needs a value");
-      value = args[++i];
-    }
-    if (name == "--arch") {
-      if (value != "sm_90a" && value != "sm_100a") return fail("--arch: expected sm_90a or sm_100a, got '" + value + "'");
-      arch = value;
-    } else if (name == "--device") {
-      if (value != "h100" && value != "h200" && value != "b200")
-        return fail("--device: expected h100, h200 or b200, got '" + value + "'");
-      device = value;
-    } else if (name != "--dump-ptx") {
-      char* end = nullptr;
-      double v = value.empty() ? 0 : std::strtod(value.c_str(), &end);
-      if (value.empty() || *end || !(v > 0 || (name == "--seed" && v == 0)))
-        return fail(name + ": expected a positive number, got '" + value + "'");
-    }
-    env.push_back({var, value});
+    if (it->empty() || (*it)[0] != '-') break;  // the program's name
+    static const std::set<std::string> kTakesValue = {"--arch", "--device", "--max-instructions", "--max-seconds",
+                                                      "--seed", "--threads", "--dump-ptx"};
+    if (kTakesValue.count(*it) && it + 1 != args.end()) ++it;  // the option's value
   }
-  if (i >= args.size()) return fail("missing the program to run (ptxsim exec [options] -- PROGRAM [ARGS...])");
+  if (auto code = parse_verb(app, std::vector<std::string>(args.begin(), dashes), out, err)) return *code;
+  if (dashes != args.end()) {
+    if (!program.empty()) return usage_error(err, "exec", "unexpected argument '" + program[0] + "' before '--'");
+    program.assign(dashes + 1, args.end());
+  }
+  auto fail = [&](const std::string& msg) { return usage_error(err, "exec", msg); };
+  if (program.empty()) return fail("missing the program to run (ptxsim exec [options] -- PROGRAM [ARGS...])");
+
+  std::vector<std::pair<const char*, std::string>> env;
+  if (stats) env.push_back({"PTXSIM_STATS", "1"});
+  if (racecheck) env.push_back({"PTXSIM_RACECHECK", "1"});
+  for (auto& [name, var, value] : {std::tuple<const char*, const char*, const std::string&>{"--arch", "PTXSIM_ARCH", arch},
+                                   {"--device", "PTXSIM_DEVICE", device},
+                                   {"--max-instructions", "PTXSIM_MAX_INSTRUCTIONS", max_instructions},
+                                   {"--max-seconds", "PTXSIM_MAX_SECONDS", max_seconds},
+                                   {"--seed", "PTXSIM_SEED", seed},
+                                   {"--threads", "PTXSIM_THREADS", threads},
+                                   {"--dump-ptx", "PTXSIM_DUMP_PTX", dump_ptx}})
+    if (app.count(name)) env.push_back({var, value});
   // The device follows the architecture and vice versa; a mismatch is an error, not a surprise.
   if (device.empty()) env.push_back({"PTXSIM_DEVICE", arch == "sm_100a" ? "b200" : "h100"});
   if (arch.empty()) env.push_back({"PTXSIM_ARCH", device == "b200" ? "sm_100a" : "sm_90a"});
@@ -141,22 +131,22 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
   std::filesystem::path dir = shim_dir();
   if (!std::filesystem::exists(dir / "libcudart.so.13"))
     return fail("ptxsim's CUDA libraries are not in " + dir.string() + " (build the ptxsim_cuda_runtime target)");
-  std::filesystem::path prog = resolve(args[i]);
-  if (!std::filesystem::exists(prog)) return fail("no program '" + args[i] + "'");
+  std::filesystem::path prog = resolve(program[0]);
+  if (!std::filesystem::exists(prog)) return fail("no program '" + program[0] + "'");
   if (!file_contains(prog, "libcudart.so.13") && file_contains(prog, "__cudaRegisterFatBinary"))
-    return fail(args[i] + " links the CUDA runtime statically; rebuild it with nvcc -cudart shared");
+    return fail(program[0] + " links the CUDA runtime statically; rebuild it with nvcc -cudart shared");
 
   std::string ld = dir.string();
   if (const char* old = std::getenv("LD_LIBRARY_PATH"); old && *old) ld += std::string(":") + old;
   setenv("LD_LIBRARY_PATH", ld.c_str(), 1);
   for (auto& [k, v] : env) setenv(k, v.c_str(), 1);
   std::vector<char*> argv;
-  for (size_t k = i; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));
+  for (std::string& a : program) argv.push_back(a.data());
   argv.push_back(nullptr);
   out.flush();
   err.flush();
   execvp(argv[0], argv.data());
-  err << "ptxsim exec: cannot run '" << args[i] << "': " << std::strerror(errno) << "\n";
+  err << "ptxsim exec: cannot run '" << program[0] << "': " << std::strerror(errno) << "\n";
   return 127;
 }
 

@@ -8,6 +8,7 @@
 
 #include "sim/api.h"
 #include "tools/ptxsim/case_file.h"
+#include "tools/ptxsim/cli_parse.h"
 #include "tools/ptxsim/tensormap_params.h"
 #include "tools/trace/compare.h"
 #include "tools/trace/trace.h"
@@ -17,14 +18,6 @@ namespace ptxsim::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-const char* const kReplayUsage =
-    "usage: ptxsim replay PATH... [--max-seconds S] [--quiet]\n"
-    "Simulates every traced case (PATH: a *.trace.json file, or a directory searched recursively)\n"
-    "and compares status, outputs and tensor-map blobs with the trace (docs/traces.md).\n"
-    "  --max-seconds S  wall-time budget per case (default 60); running out counts as a hang\n"
-    "  --quiet          print only disagreements and the summary\n"
-    "Exit codes: 0 everything agrees, 1 bad arguments or an unreadable trace or case, 4 a mismatch.\n";
 
 enum class Verdict { Agree, Mismatch, Error };
 
@@ -179,45 +172,21 @@ void print_table(const std::vector<Row>& rows, bool quiet, std::ostream& out) {
 }  // namespace
 
 int replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::vector<fs::path> paths;
+  CLI::App app;
+  configure_verb(app, "replay",
+                 "Simulates every traced case (PATH: a *.trace.json file, or a directory searched recursively)\n"
+                 "and compares status, outputs and tensor-map blobs with the trace (docs/traces.md).",
+                 "Exit codes: 0 everything agrees, 1 bad arguments or an unreadable trace or case, 4 a mismatch.");
+  std::vector<std::string> path_args;
   double max_seconds = 60;
-  bool quiet = false, options_done = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (options_done || a.empty() || a[0] != '-') {
-      paths.emplace_back(a);
-    } else if (a == "--") {
-      options_done = true;
-    } else if (a == "-h" || a == "--help") {
-      out << kReplayUsage;
-      return 0;
-    } else if (a == "--quiet") {
-      quiet = true;
-    } else if (a == "--max-seconds" || a.rfind("--max-seconds=", 0) == 0) {
-      std::string v;
-      if (a.size() > 13) {
-        v = a.substr(14);
-      } else if (i + 1 < args.size()) {
-        v = args[++i];
-      } else {
-        err << "ptxsim replay: --max-seconds needs a value\n";
-        return 1;
-      }
-      char* end = nullptr;
-      max_seconds = v.empty() ? 0 : std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !std::isfinite(max_seconds) || max_seconds <= 0) {
-        err << "ptxsim replay: --max-seconds: expected a positive number, got '" << v << "'\n";
-        return 1;
-      }
-    } else {
-      err << "ptxsim replay: unknown option '" << a << "'\n" << kReplayUsage;
-      return 1;
-    }
-  }
-  if (paths.empty()) {
-    err << "ptxsim replay: missing PATH (a *.trace.json file or a directory)\n" << kReplayUsage;
-    return 1;
-  }
+  bool quiet = false;
+  app.add_option("PATH", path_args, "trace files and directories")->type_name("");
+  app.add_option("--max-seconds", max_seconds, "wall-time budget per case (default 60); running out counts as a hang")
+      ->type_name("S")->transform(positive_number());
+  app.add_flag("--quiet", quiet, "print only disagreements and the summary");
+  if (auto code = parse_verb(app, args, out, err)) return *code;
+  if (path_args.empty()) return usage_error(err, "replay", "missing PATH (a *.trace.json file or a directory)");
+  std::vector<fs::path> paths(path_args.begin(), path_args.end());
   std::vector<fs::path> files;
   try {
     files = trace::find_traces(paths);

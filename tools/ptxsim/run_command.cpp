@@ -14,6 +14,7 @@
 
 #include "sim/api.h"
 #include "tools/ptxsim/case_file.h"
+#include "tools/ptxsim/cli_parse.h"
 #include "tools/ptxsim/sha256.h"
 #include "tools/ptxsim/tensormap_params.h"
 #include "tools/ptxsim/timeline.h"
@@ -26,37 +27,7 @@
 
 namespace ptxsim::cli {
 
-const char* const kRunUsage =
-    "usage: ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] [--max-seconds S]\n"
-    "                            [--seed S] [--threads N] [--racecheck] [--explore N]\n"
-    "Runs the kernel launch described by CASE.json.\n"
-    "  --out DIR             write each output buffer to DIR/NAME.bin (DIR is created)\n"
-    "  --json                print one JSON object on stdout (kernel printf goes to stderr)\n"
-    "  --max-instructions N  stop with a timeout after N thread-instructions\n"
-    "  --max-seconds S       stop with a timeout after S seconds of wall time\n"
-    "  --seed S              schedule seed: perturbs the deterministic warp interleaving\n"
-    "  --threads N           host threads running clusters in parallel (default: every core)\n"
-    "  --racecheck           report shared-memory data races as warnings (docs/racecheck.md)\n"
-    "  --explore N           run N schedules (seeds S..S+N-1, warp order and async completion\n"
-    "                        order drawn from each) and report those whose outputs, status or\n"
-    "                        reports differ from the first; --explore 1 --seed K replays one\n"
-    "  --timeline FILE       write a Chrome trace-event timeline of the run (docs/timeline.md)\n"
-    "  --trace FILE          write a synthetic trace of this run (replay self-tests, docs/traces.md)\n"
-    "Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,\n"
-    "3 kernel fault (trap, illegal address, device assertion).\n";
-
 namespace {
-
-bool parse_u64(const std::string& s, uint64_t& v) {
-  if (s.empty() || s[0] == '-' || s[0] == '+' || std::isspace((unsigned char)s[0])) return false;
-  errno = 0;
-  char* end = nullptr;
-  bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  unsigned long long x = std::strtoull(s.c_str(), &end, hex ? 16 : 10);  // decimal or 0x-hex
-  if (errno || *end) return false;
-  v = x;
-  return true;
-}
 
 const char* status_name(RunStatus s) {
   switch (s) {
@@ -372,89 +343,73 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
   }
 }
 
+// The command line of `ptxsim run`, bound to `o` and the locals its optional values go through.
+struct RunArgs {
+  std::string case_file, out_dir, trace_file, timeline_file;
+  uint64_t max_instructions = 0, seed = 0, threads = 0;
+  double max_seconds = 0;
+};
+
+void add_run_options(CLI::App& app, RunArgs& a, RunOptions& o) {
+  configure_verb(app, "run", "Runs the kernel launch described by CASE.json.",
+                 "Exit codes: 0 completed, 1 bad input (PTX, case file, arguments), 2 deadlock or timeout,\n"
+                 "3 kernel fault (trap, illegal address, device assertion).");
+  app.add_option("CASE.json", a.case_file, "the case file (docs/case-files.md)")->type_name("");
+  app.add_option("--out", a.out_dir, "write each output buffer to DIR/NAME.bin (DIR is created)")
+      ->type_name("DIR")->transform(non_empty("a directory"));
+  app.add_flag("--json", o.json, "print one JSON object on stdout (kernel printf goes to stderr)");
+  app.add_option("--max-instructions", a.max_instructions, "stop with a timeout after N thread-instructions")
+      ->type_name("N")->transform(positive_integer());
+  app.add_option("--max-seconds", a.max_seconds, "stop with a timeout after S seconds of wall time")
+      ->type_name("S")->transform(positive_number());
+  app.add_option("--seed", a.seed, "schedule seed: perturbs the deterministic warp interleaving")
+      ->type_name("S")->transform(unsigned_integer());
+  app.add_option("--threads", a.threads, "host threads running clusters in parallel (default: every core)")
+      ->type_name("N")->transform(thread_count());
+  app.add_flag("--racecheck", o.racecheck, "report shared-memory data races as warnings (docs/racecheck.md)");
+  app.add_option("--explore", o.explore,
+                 "run N schedules (seeds S..S+N-1, warp order and async completion order drawn from\n"
+                 "each) and report those whose outputs, status or reports differ from the first;\n"
+                 "--explore 1 --seed K replays one")
+      ->type_name("N")->transform(positive_integer());
+  app.add_option("--timeline", a.timeline_file, "write a Chrome trace-event timeline of the run (docs/timeline.md)")
+      ->type_name("FILE")->transform(non_empty("a file name"));
+  app.add_option("--trace", a.trace_file, "write a synthetic trace of this run (replay self-tests, docs/traces.md)")
+      ->type_name("FILE")->transform(non_empty("a file name"));
+}
+
 }  // namespace
 
-RunOptions parse_run_args(const std::vector<std::string>& args) {
+std::string run_help() {
+  CLI::App app;
+  RunArgs a;
   RunOptions o;
-  bool have_case = false, options_done = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (options_done || a.empty() || a[0] != '-' || a == "-") {
-      if (have_case) throw UsageError("unexpected argument '" + a + "' (one case file per run)");
-      o.case_file = a;
-      have_case = true;
-      continue;
-    }
-    if (a == "--") {
-      options_done = true;
-      continue;
-    }
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-      continue;
-    }
-    if (a == "--json") {
-      o.json = true;
-      continue;
-    }
-    if (a == "--racecheck") {
-      o.racecheck = true;
-      continue;
-    }
-    if (a == "--explore" || a.rfind("--explore=", 0) == 0) {
-      std::string v = a == "--explore" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(10);
-      uint64_t n;
-      if (!parse_u64(v, n) || n == 0) throw UsageError("--explore: expected a positive integer, got '" + v + "'");
-      o.explore = n;
-      continue;
-    }
-    std::string name = a, value;
-    bool inline_value = false;
-    if (size_t eq = a.find('='); eq != std::string::npos) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
-      inline_value = true;
-    }
-    if (name != "--out" && name != "--max-instructions" && name != "--max-seconds" && name != "--seed" &&
-        name != "--threads" && name != "--trace" && name != "--timeline")
-      throw UsageError("unknown option '" + name + "'");
-    if (!inline_value) {
-      if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
-      value = args[++i];
-    }
-    if (name == "--out") {
-      if (value.empty()) throw UsageError("--out needs a directory");
-      o.out_dir = value;
-    } else if (name == "--timeline") {
-      if (value.empty()) throw UsageError("--timeline needs a file name");
-      o.timeline_file = value;
-    } else if (name == "--trace") {
-      if (value.empty()) throw UsageError("--trace needs a file name");
-      o.trace_file = value;
-    } else if (name == "--max-instructions") {
-      uint64_t n;
-      if (!parse_u64(value, n) || n == 0)
-        throw UsageError("--max-instructions: expected a positive integer, got '" + value + "'");
-      o.max_instructions = n;
-    } else if (name == "--max-seconds") {
-      char* end = nullptr;
-      double s = value.empty() ? 0 : std::strtod(value.c_str(), &end);
-      if (value.empty() || *end || !std::isfinite(s) || s <= 0)
-        throw UsageError("--max-seconds: expected a positive number, got '" + value + "'");
-      o.max_seconds = s;
-    } else if (name == "--threads") {
-      uint64_t n;
-      if (!parse_u64(value, n) || n == 0 || n > 1024)
-        throw UsageError("--threads: expected a thread count from 1 to 1024, got '" + value + "'");
-      o.threads = n;
-    } else {
-      uint64_t n;
-      if (!parse_u64(value, n))
-        throw UsageError("--seed: expected an unsigned integer, got '" + value + "'");
-      o.seed = n;
-    }
+  add_run_options(app, a, o);
+  return app.help();
+}
+
+RunOptions parse_run_args(const std::vector<std::string>& args) {
+  CLI::App app;
+  RunArgs a;
+  RunOptions o;
+  add_run_options(app, a, o);
+  try {
+    parse_or_throw(app, args);
+  } catch (const CLI::CallForHelp&) {
+    o.help = true;
+    return o;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(usage_message(e));
   }
-  if (!have_case && !o.help) throw UsageError("missing CASE.json");
+  if (a.case_file.empty()) throw UsageError("missing CASE.json");
+  o.case_file = a.case_file;
+  if (app.count("--out")) o.out_dir = a.out_dir;
+  if (app.count("--timeline")) o.timeline_file = a.timeline_file;
+  if (app.count("--trace")) o.trace_file = a.trace_file;
+  if (app.count("--max-instructions")) o.max_instructions = a.max_instructions;
+  if (app.count("--max-seconds")) o.max_seconds = a.max_seconds;
+  if (app.count("--seed")) o.seed = a.seed;
+  if (app.count("--threads")) o.threads = a.threads;
   return o;
 }
 
@@ -481,15 +436,12 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       set_bad_input(r, plain_diag("", e.what()), msg);
       print_json(r, out);
     } else {
-      err << msg << "\n"
-          << "usage: ptxsim run CASE.json [--out DIR] [--json] [--max-instructions N] "
-             "[--max-seconds S] [--seed S]\n"
-             "(see 'ptxsim run --help')\n";
+      usage_error(err, "run", e.what());
     }
     return exit_code_for(RunStatus::Error);
   }
   if (options.help) {
-    out << kRunUsage;
+    out << run_help();
     return 0;
   }
   return run_case(options, out, err);

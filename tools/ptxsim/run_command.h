@@ -37,7 +37,7 @@ struct UsageError : std::runtime_error {
 };
 
 RunOptions parse_run_args(const std::vector<std::string>& args);
-extern const char* const kRunUsage;
+std::string run_help();  // the generated --help text
 
 // Runs a case as the options say, printing to `out` (summary, or the JSON object; kernel printf
 // output too unless --json) and `err` (diagnostics; printf output under --json). Returns the exit

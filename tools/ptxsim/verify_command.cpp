@@ -6,20 +6,10 @@
 #include <ostream>
 #include <sstream>
 
+#include "tools/ptxsim/cli_parse.h"
 #include "verifiers/verifier.h"
 
 namespace ptxsim::cli {
-
-const char* const kVerifyUsage =
-    "usage: ptxsim verify REQUEST.json [--json]\n"
-    "       ptxsim verify --list\n"
-    "Runs the verifier named by the request's \"verifier\" key on the request (a JSON object;\n"
-    "'-' reads it from stdin). Request schemas: docs/verifiers.md.\n"
-    "  --json   print one JSON object {\"verifier\", \"accepted\", \"diagnostics\", \"result\"}\n"
-    "  --list   list the verifiers and what each checks\n"
-    "Output: a rejection prints one \"error: DIAGNOSTIC\" line per diagnostic, an acceptance the\n"
-    "verifier's result lines.\n"
-    "Exit codes: 0 accepted, 4 rejected, 1 malformed request or bad arguments.\n";
 
 namespace {
 
@@ -86,34 +76,19 @@ int verify_request(const json& request, bool as_json, std::ostream& out, std::os
 }
 
 int verify_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  bool as_json = false, list = false, help = false, options_done = false;
+  CLI::App app;
+  configure_verb(app, "verify",
+                 "Runs the verifier named by the request's \"verifier\" key on the request (a JSON object;\n"
+                 "'-' reads it from stdin). Request schemas: docs/verifiers.md.",
+                 "Output: a rejection prints one \"error: DIAGNOSTIC\" line per diagnostic, an acceptance the\n"
+                 "verifier's result lines.\n"
+                 "Exit codes: 0 accepted, 4 rejected, 1 malformed request or bad arguments.");
+  bool as_json = false, list = false;
   std::string file;
-  bool have_file = false;
-  for (const std::string& a : args) {
-    if (!options_done && a == "--") {
-      options_done = true;
-    } else if (!options_done && (a == "-h" || a == "--help")) {
-      help = true;
-    } else if (!options_done && a == "--json") {
-      as_json = true;
-    } else if (!options_done && a == "--list") {
-      list = true;
-    } else if (!options_done && a.size() > 1 && a[0] == '-') {
-      err << "ptxsim verify: unknown option '" << a << "'\n" << kVerifyUsage;
-      return kMalformed;
-    } else {
-      if (have_file) {
-        err << "ptxsim verify: unexpected argument '" << a << "' (one request per run)\n";
-        return kMalformed;
-      }
-      file = a;
-      have_file = true;
-    }
-  }
-  if (help) {
-    out << kVerifyUsage;
-    return 0;
-  }
+  app.add_option("REQUEST.json", file, "the request ('-': stdin)")->type_name("");
+  app.add_flag("--json", as_json, "print one JSON object {\"verifier\", \"accepted\", \"diagnostics\", \"result\"}");
+  app.add_flag("--list", list, "list the verifiers and what each checks");
+  if (auto code = parse_verb(app, args, out, err)) return *code;
   if (list) {
     if (as_json) {
       ojson j = ojson::array();
@@ -130,10 +105,7 @@ int verify_command(const std::vector<std::string>& args, std::ostream& out, std:
     }
     return 0;
   }
-  if (!have_file) {
-    err << "ptxsim verify: missing REQUEST.json\n" << kVerifyUsage;
-    return kMalformed;
-  }
+  if (file.empty()) return usage_error(err, "verify", "missing REQUEST.json");
   std::string text;
   if (file == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());

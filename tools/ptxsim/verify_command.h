@@ -15,8 +15,6 @@
 
 namespace ptxsim::cli {
 
-extern const char* const kVerifyUsage;
-
 // Runs one request (already parsed). Returns the exit code; prints as described above.
 int verify_request(const nlohmann::json& request, bool json, std::ostream& out, std::ostream& err);
 
