@@ -1,4 +1,4 @@
-// `ptxsim bench [--filter REGEX] [--json] [--repeat N] [--threads 1] [--quick] [--list]`: runs the
+// `ptxsim bench [--filter REGEX] [--json] [--repeat N] [--threads N] [--quick] [--list]`: runs the
 // benchmark suite (bench_suite.h) through the in-process API and reports, per kernel, the simulated
 // thread-instructions, the wall time of its launches and their ratio (thread-instructions per
 // second). Every result is checked against a CPU reference; a mismatch, a launch that does not
