@@ -57,6 +57,9 @@ int zero_term_exp(const FdpaParams& p, std::initializer_list<const Value*> facto
 }
 
 inline uint64_t shift_trunc(uint64_t m, int s) {
+  // Only a zero magnitude sits 64 or more bits above the alignment point (a zero product placed at
+  // the exponent its edge rule gives, which may exceed every other term's): it stays zero.
+  if (s >= 64) return 0;
   if (s >= 0) return m << s;
   if (s <= -64) return 0;
   return m >> -s;

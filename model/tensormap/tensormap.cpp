@@ -1,5 +1,7 @@
 #include "model/tensormap/tensormap.h"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <sstream>
 
@@ -23,14 +25,16 @@ uint32_t corner_bits(uint32_t rank) { return rank == 3 ? 16 : rank == 4 ? 8 : 5;
 uint64_t pack_corner(const std::array<int32_t, 3>& c, uint32_t nspatial, uint32_t bits) {
   uint64_t v = 0;
   uint64_t m = (1ull << bits) - 1;
-  for (uint32_t s = 0; s < nspatial; ++s) v |= (uint64_t(uint32_t(c[s])) & m) << (bits * s);
+  for (uint32_t s = 0; s < std::min<uint32_t>(nspatial, 3); ++s) v |= (uint64_t(uint32_t(c[s])) & m) << (bits * s);
   return v;
 }
 
 std::array<int32_t, 3> unpack_corner(uint64_t v, uint32_t nspatial, uint32_t bits) {
   std::array<int32_t, 3> c{0, 0, 0};
   uint64_t m = (1ull << bits) - 1;
-  for (uint32_t s = 0; s < nspatial; ++s) {
+  // A blob's rank field may claim more spatial dimensions than a corner holds (it is then invalid,
+  // reported by the structural check); never read past the three.
+  for (uint32_t s = 0; s < std::min<uint32_t>(nspatial, 3); ++s) {
     uint64_t x = (v >> (bits * s)) & m;
     if ((x >> (bits - 1)) & 1) x |= ~m;
     c[s] = int32_t(int64_t(x));

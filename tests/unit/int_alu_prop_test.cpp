@@ -203,12 +203,17 @@ RC_GTEST_PROP(IntAluProp, AddSubMulMadMatchExactArithmetic, ()) {
     auto C = [=](const Row& r) { return val(r[2], n, sg); };
     g.add("add." + T + " $d, " + a + ", " + b + ";", n, [=](const Row& r) { return uint64_t(A(r) + B(r)); });
     g.add("sub." + T + " $d, " + a + ", " + b + ";", n, [=](const Row& r) { return uint64_t(A(r) - B(r)); });
-    g.add("mul.lo." + T + " $d, " + a + ", " + b + ";", n, [=](const Row& r) { return uint64_t(A(r) * B(r)); });
-    g.add("mul.hi." + T + " $d, " + a + ", " + b + ";", n, [=](const Row& r) { return uint64_t((A(r) * B(r)) >> n); });
+    // A u64 product needs all 128 bits unsigned (as a signed __int128 it would overflow: UB); the low
+    // halves are the same in either signedness, and a signed product of <= 64-bit values fits.
+    using u128 = unsigned __int128;
+    auto LO = [=](const Row& r) { return u128(A(r)) * u128(B(r)); };
+    auto HI = [=](const Row& r) { return sg ? (A(r) * B(r)) >> n : i128((u128(A(r)) * u128(B(r))) >> n); };
+    g.add("mul.lo." + T + " $d, " + a + ", " + b + ";", n, [=](const Row& r) { return uint64_t(LO(r)); });
+    g.add("mul.hi." + T + " $d, " + a + ", " + b + ";", n, [=](const Row& r) { return uint64_t(HI(r)); });
     g.add("mad.lo." + T + " $d, " + a + ", " + b + ", " + c + ";", n,
-          [=](const Row& r) { return uint64_t(A(r) * B(r) + C(r)); });
+          [=](const Row& r) { return uint64_t(LO(r) + u128(C(r))); });
     g.add("mad.hi." + T + " $d, " + a + ", " + b + ", " + c + ";", n,
-          [=](const Row& r) { return uint64_t(((A(r) * B(r)) >> n) + C(r)); });
+          [=](const Row& r) { return uint64_t(HI(r) + C(r)); });
     if (n < 64) {
       std::string cw = R(2, 2 * n);
       g.add("mul.wide." + T + " $d, " + a + ", " + b + ";", 2 * n, [=](const Row& r) { return uint64_t(A(r) * B(r)); });
