@@ -264,7 +264,9 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     }
     if (ctx.sparse) {
       if (auto e = check_tmem("the sparsity metadata", meta_rect(op), cta)) return e;
-      std::vector<uint32_t> packed(size_t(mrows) * K), dense;
+      // Only the metadata is checked here: zero values, as many per row as the operand stores
+      // (dense_k elements; K above counts descriptor units, fewer for the 4-bit kinds).
+      std::vector<uint32_t> packed(size_t(mrows) * dense_k(ctx.kind)), dense;
       for (uint32_t part = 0; !op.sp_meta_pending && part < (ctx.ws ? 128 / g.M : 1); ++part)
         if (auto e = expand_sparse_a(op, *cta.tmem, part, mrows, packed, dense))
           return *e + (ctx.cta_group == 2 ? " in CTA " + std::to_string(v) + " of the pair" : std::string());
