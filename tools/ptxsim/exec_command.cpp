@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <set>
 #include <ostream>
 #include <tuple>
 
@@ -99,9 +98,8 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
       break;
     }
     if (it->empty() || (*it)[0] != '-') break;  // the program's name
-    static const std::set<std::string> kTakesValue = {"--arch", "--device", "--max-instructions", "--max-seconds",
-                                                      "--seed", "--threads", "--dump-ptx"};
-    if (kTakesValue.count(*it) && it + 1 != args.end()) ++it;  // the option's value
+    const CLI::Option* opt = app.get_option_no_throw(*it);
+    if (opt && opt->get_items_expected_min() > 0 && it + 1 != args.end()) ++it;  // the option's value
   }
   if (auto code = parse_verb(app, std::vector<std::string>(args.begin(), dashes), out, err)) return *code;
   if (dashes != args.end()) {
