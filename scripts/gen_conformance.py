@@ -375,8 +375,11 @@ $done:
 
 # Each thread's fragments come straight from buffers indexed by lane: the instruction defines what
 # they mean, and ptxsim and the GPU must compute the same function of those bits.
-MMA = r"""
-.visible .entry mma_f16(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+def mma_sync_kernel(name, shape, dtype):
+    """One warp: each thread's A (16 bytes), B (8 bytes) and C (16 bytes) fragments from `pa` / `pb` /
+    `pc` by lane, one mma.sync SHAPE.row.col.f32.DTYPE.DTYPE.f32, D (16 bytes a lane) to `pd`."""
+    return r"""
+.visible .entry NAME(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
 {
   .reg .b32 %r<20>;
   .reg .f32 %f<20>;
@@ -395,11 +398,14 @@ MMA = r"""
   ld.global.v4.b32 {%r2, %r3, %r4, %r5}, [%rd7];
   ld.global.v2.b32 {%r6, %r7}, [%rd8];
   ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd9];
-  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f5, %f6, %f7, %f8}, {%r2, %r3, %r4, %r5}, {%r6, %r7}, {%f1, %f2, %f3, %f4};
+  mma.sync.aligned.SHAPE.row.col.f32.DTYPE.DTYPE.f32 {%f5, %f6, %f7, %f8}, {%r2, %r3, %r4, %r5}, {%r6, %r7}, {%f1, %f2, %f3, %f4};
   st.global.v4.f32 [%rd10], {%f5, %f6, %f7, %f8};
   ret;
 }
-"""
+""".replace("NAME", name).replace("SHAPE", shape).replace("DTYPE", dtype)
+
+
+MMA = mma_sync_kernel("mma_f16", "m16n8k16", "f16")
 
 LDMATRIX = r"""
 .visible .entry ldstmatrix(.param .u64 pa, .param .u64 pout)
@@ -660,6 +666,33 @@ $wait_full:
 """
 
 
+# The pieces of the one-warpgroup wgmma kernels (this one and scripts/gen_tc_edge_cases.py's):
+# WGMMA_STAGE copies 256 bytes of B from %rd2 into `bsm` (threads 0-63), fences it for the async proxy,
+# syncs, and loads each thread's 16 bytes of A from %rd1 into %a0-%a3 (%rd6 = tid * 16, %r1 = tid);
+# WGMMA_B_DESCRIPTOR makes %rd8 the no-swizzle descriptor of `bsm` (LBO 128, SBO 256).
+WGMMA_STAGE = r"""  mov.u32 %r3, bsm;
+  setp.ge.u32 %p1, %r1, 64;
+  @%p1 bra $copied;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r2, [%rd5];
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  st.shared.u32 [%r5], %r2;
+$copied:
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  mul.wide.u32 %rd6, %r1, 16;
+  add.s64 %rd7, %rd1, %rd6;
+  ld.global.v4.b32 {%a0, %a1, %a2, %a3}, [%rd7];
+"""
+WGMMA_B_DESCRIPTOR = r"""  and.b32 %r6, %r3, 0x3ffff;
+  shr.u32 %r6, %r6, 4;
+  cvt.u64.u32 %rd8, %r6;
+  or.b64 %rd8, %rd8, 0x0000001000080000;
+"""
+
+
 # sm_90a: one warpgroup computes D = A * B with wgmma.mma_async m64n8k16 f32.f16.f16: A (64x16) in
 # registers (each thread's 4 registers straight from `a`, so A's element order is the ISA's register
 # fragment), B (8x16) copied from `b` into shared memory and read through a no-swizzle matrix
@@ -677,26 +710,7 @@ WGMMA = r"""
   ld.param.u64 %rd1, [pa];
   ld.param.u64 %rd2, [pb];
   ld.param.u64 %rd3, [pout];
-  mov.u32 %r3, bsm;
-  setp.ge.u32 %p1, %r1, 64;
-  @%p1 bra $copied;
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd2, %rd4;
-  ld.global.u32 %r2, [%rd5];
-  shl.b32 %r4, %r1, 2;
-  add.u32 %r5, %r3, %r4;
-  st.shared.u32 [%r5], %r2;
-$copied:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
-  mul.wide.u32 %rd6, %r1, 16;
-  add.s64 %rd7, %rd1, %rd6;
-  ld.global.v4.b32 {%a0, %a1, %a2, %a3}, [%rd7];
-  and.b32 %r6, %r3, 0x3ffff;
-  shr.u32 %r6, %r6, 4;
-  cvt.u64.u32 %rd8, %r6;
-  or.b64 %rd8, %rd8, 0x0000001000080000;
-  mov.f32 %d0, 0f00000000;
+""" + WGMMA_STAGE + r"""""" + WGMMA_B_DESCRIPTOR + r"""  mov.f32 %d0, 0f00000000;
   mov.f32 %d1, 0f00000000;
   mov.f32 %d2, 0f00000000;
   mov.f32 %d3, 0f00000000;
@@ -712,28 +726,11 @@ $copied:
 """
 
 
-# sm_100a: one CTA of 128 threads computes D = A * B with tcgen05.mma.cta_group::1.kind::f16,
-# M 128, N 16, K 16, f16 inputs, f32 accumulator in Tensor Memory. A (128x16) and B (16x16) are
-# copied from `a` / `b` into shared memory and read through no-swizzle shared-memory descriptors
-# (version 0b001, LBO 128, SBO 256); the instruction descriptor 0x08040010 says D f32, A/B f16,
-# K-major, N >> 3 = 2, M >> 4 = 8. Warp 0 allocates 32 TMEM columns; thread 0 issues the MMA
-# (enable-input-d false) and commits it to an mbarrier; every warp loads its 32 lanes x 16 columns.
-TCGEN05 = r"""
-.visible .entry tcgen05_gemm(.param .u64 pa, .param .u64 pb, .param .u64 pout)
-{
-  .shared .align 1024 .b8 sa[4096];
-  .shared .align 1024 .b8 sb[512];
-  .shared .align 8 .b64 bar;
-  .shared .align 4 .b32 tslot;
-  .reg .b32 %r<60>;
-  .reg .b64 %rd<20>;
-  .reg .pred %p<8>;
-  mov.u32 %r0, %tid.x;
-  shr.u32 %r1, %r0, 5;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pb];
-  ld.param.u64 %rd3, [pout];
-  mov.u32 %r20, sa;
+# The pieces of the one-CTA tcgen05 kernels (this one and scripts/gen_tc_edge_cases.py's):
+# TCGEN05_STAGE copies A (4096 bytes from %rd1) and B (512 bytes from %rd2) into `sa` / `sb`, thread 0
+# initializes `bar`, warp 0 allocates 32 TMEM columns, and every thread leaves with the TMEM address
+# in %r10, %r0 = tid, %r1 = warp, %p6 = (tid != 0), %p7 = (warp != 0).
+TCGEN05_STAGE = r"""  mov.u32 %r20, sa;
   mov.u32 %r21, sb;
   mov.u32 %r22, %r0;
 $copy_a:
@@ -767,7 +764,13 @@ $after_alloc:
   bar.sync 0;
   tcgen05.fence::after_thread_sync;
   ld.shared.u32 %r10, [tslot];
-  @%p6 bra $wait;
+"""
+
+
+def tcgen05_issue(idesc, kind="f16", accumulate=False):
+    """Thread 0 issues one tcgen05.mma on no-swizzle K-major descriptors of `sa` / `sb` (LBO 128,
+    SBO 256) into TMEM %r10 and commits it to `bar`; every thread waits for phase 0."""
+    return r"""  @%p6 bra $wait;
   and.b32 %r30, %r20, 0x3ffff;
   shr.u32 %r30, %r30, 4;
   cvt.u64.u32 %rd10, %r30;
@@ -776,9 +779,9 @@ $after_alloc:
   shr.u32 %r31, %r31, 4;
   cvt.u64.u32 %rd11, %r31;
   or.b64 %rd11, %rd11, 0x0000401000080000;
-  mov.u32 %r32, 0x08040010;
-  setp.ne.u32 %p2, %r0, 0;
-  tcgen05.mma.cta_group::1.kind::f16 [%r10], %rd10, %rd11, %r32, %p2;
+  mov.u32 %r32, {idesc};
+  setp.{accumulate_cmp}.u32 %p2, %r0, 0;
+  tcgen05.mma.cta_group::1.kind::{kind} [%r10], %rd10, %rd11, %r32, %p2;
   mov.u32 %r26, bar;
   tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
 $wait:
@@ -786,7 +789,31 @@ $wait:
   mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
   @!%p5 bra $wait;
   tcgen05.fence::after_thread_sync;
-  shl.b32 %r27, %r1, 21;
+""".format(idesc=idesc, kind=kind, accumulate_cmp="eq" if accumulate else "ne")
+
+
+# sm_100a: one CTA of 128 threads computes D = A * B with tcgen05.mma.cta_group::1.kind::f16,
+# M 128, N 16, K 16, f16 inputs, f32 accumulator in Tensor Memory. A (128x16) and B (16x16) are
+# copied from `a` / `b` into shared memory and read through no-swizzle shared-memory descriptors
+# (version 0b001, LBO 128, SBO 256); the instruction descriptor 0x08040010 says D f32, A/B f16,
+# K-major, N >> 3 = 2, M >> 4 = 8. Warp 0 allocates 32 TMEM columns; thread 0 issues the MMA
+# (enable-input-d false) and commits it to an mbarrier; every warp loads its 32 lanes x 16 columns.
+TCGEN05 = r"""
+.visible .entry tcgen05_gemm(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+  .shared .align 1024 .b8 sa[4096];
+  .shared .align 1024 .b8 sb[512];
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 tslot;
+  .reg .b32 %r<60>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<8>;
+  mov.u32 %r0, %tid.x;
+  shr.u32 %r1, %r0, 5;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pout];
+""" + TCGEN05_STAGE + tcgen05_issue("0x08040010") + r"""  shl.b32 %r27, %r1, 21;
   add.u32 %r28, %r10, %r27;
   tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
   tcgen05.wait::ld.sync.aligned;

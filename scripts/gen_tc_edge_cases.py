@@ -21,8 +21,7 @@ import json
 import os
 import struct
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "conformance")
-HEAD = ".version 8.7\n.target {target}\n.address_size 64\n"
+from gen_conformance import HEAD, ROOT, TCGEN05_STAGE, WGMMA_B_DESCRIPTOR, WGMMA_STAGE, mma_sync_kernel, poisoned, tcgen05_issue
 
 
 def bf16(e, neg=False, frac=0):
@@ -96,32 +95,6 @@ def f32s(nbytes, v):
     return struct.pack("<I", v) * (nbytes // 4)
 
 
-MMA = r"""
-.visible .entry tc_edge_mma(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
-{
-  .reg .b32 %r<20>;
-  .reg .f32 %f<20>;
-  .reg .b64 %rd<20>;
-  mov.u32 %r1, %tid.x;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pb];
-  ld.param.u64 %rd3, [pc];
-  ld.param.u64 %rd4, [pd];
-  mul.wide.u32 %rd5, %r1, 16;
-  mul.wide.u32 %rd6, %r1, 8;
-  add.s64 %rd7, %rd1, %rd5;
-  add.s64 %rd8, %rd2, %rd6;
-  add.s64 %rd9, %rd3, %rd5;
-  add.s64 %rd10, %rd4, %rd5;
-  ld.global.v4.b32 {%r2, %r3, %r4, %r5}, [%rd7];
-  ld.global.v2.b32 {%r6, %r7}, [%rd8];
-  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd9];
-  mma.sync.aligned.SHAPE.row.col.f32.TYPE.TYPE.f32 {%f5, %f6, %f7, %f8}, {%r2, %r3, %r4, %r5}, {%r6, %r7}, {%f1, %f2, %f3, %f4};
-  st.global.v4.f32 [%rd10], {%f5, %f6, %f7, %f8};
-  ret;
-}
-"""
-
 # One warpgroup, wgmma m64n8 with A in registers (16 bytes per thread from `a`), B (8 x K, 256 bytes)
 # through a no-swizzle descriptor (LBO 128, SBO 256), C from `c` (4 f32 per thread), scale-d true.
 WGMMA = r"""
@@ -138,28 +111,9 @@ WGMMA = r"""
   ld.param.u64 %rd2, [pb];
   ld.param.u64 %rd3, [pout];
   ld.param.u64 %rd10, [pc];
-  mov.u32 %r3, bsm;
-  setp.ge.u32 %p1, %r1, 64;
-  @%p1 bra $copied;
-  mul.wide.u32 %rd4, %r1, 4;
-  add.s64 %rd5, %rd2, %rd4;
-  ld.global.u32 %r2, [%rd5];
-  shl.b32 %r4, %r1, 2;
-  add.u32 %r5, %r3, %r4;
-  st.shared.u32 [%r5], %r2;
-$copied:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
-  mul.wide.u32 %rd6, %r1, 16;
-  add.s64 %rd7, %rd1, %rd6;
-  ld.global.v4.b32 {%a0, %a1, %a2, %a3}, [%rd7];
-  add.s64 %rd11, %rd10, %rd6;
+""" + WGMMA_STAGE + r"""  add.s64 %rd11, %rd10, %rd6;
   ld.global.v4.f32 {%d0, %d1, %d2, %d3}, [%rd11];
-  and.b32 %r6, %r3, 0x3ffff;
-  shr.u32 %r6, %r6, 4;
-  cvt.u64.u32 %rd8, %r6;
-  or.b64 %rd8, %rd8, 0x0000001000080000;
-  setp.eq.u32 %p2, %r1, %r1;
+""" + WGMMA_B_DESCRIPTOR + r"""  setp.eq.u32 %p2, %r1, %r1;
   wgmma.fence.sync.aligned;
   wgmma.mma_async.sync.aligned.SHAPE.f32.TYPE.TYPE {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, %rd8, %p2, 1, 1TRANS;
   wgmma.commit_group.sync.aligned;
@@ -191,41 +145,7 @@ TCGEN05 = r"""
   ld.param.u64 %rd2, [pb];
   ld.param.u64 %rd3, [pout];
   ld.param.u64 %rd12, [pc];
-  mov.u32 %r20, sa;
-  mov.u32 %r21, sb;
-  mov.u32 %r22, %r0;
-$copy_a:
-  mul.wide.u32 %rd4, %r22, 4;
-  add.s64 %rd5, %rd1, %rd4;
-  ld.global.u32 %r23, [%rd5];
-  shl.b32 %r24, %r22, 2;
-  add.u32 %r25, %r20, %r24;
-  st.shared.u32 [%r25], %r23;
-  add.u32 %r22, %r22, 128;
-  setp.lt.u32 %p1, %r22, 1024;
-  @%p1 bra $copy_a;
-  mul.wide.u32 %rd4, %r0, 4;
-  add.s64 %rd5, %rd2, %rd4;
-  ld.global.u32 %r23, [%rd5];
-  shl.b32 %r24, %r0, 2;
-  add.u32 %r25, %r21, %r24;
-  st.shared.u32 [%r25], %r23;
-  fence.proxy.async.shared::cta;
-  setp.ne.u32 %p6, %r0, 0;
-  @%p6 bra $noinit;
-  mov.u32 %r26, bar;
-  mbarrier.init.shared::cta.b64 [%r26], 1;
-$noinit:
-  setp.ne.u32 %p7, %r1, 0;
-  @%p7 bra $after_alloc;
-  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [tslot], 32;
-  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
-$after_alloc:
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  ld.shared.u32 %r10, [tslot];
-  shl.b32 %r27, %r1, 21;
+""" + TCGEN05_STAGE + r"""  shl.b32 %r27, %r1, 21;
   add.u32 %r28, %r10, %r27;
   mul.wide.u32 %rd6, %r0, 64;
   add.s64 %rd13, %rd12, %rd6;
@@ -238,26 +158,7 @@ $after_alloc:
   tcgen05.fence::before_thread_sync;
   bar.sync 0;
   tcgen05.fence::after_thread_sync;
-  @%p6 bra $wait;
-  and.b32 %r30, %r20, 0x3ffff;
-  shr.u32 %r30, %r30, 4;
-  cvt.u64.u32 %rd10, %r30;
-  or.b64 %rd10, %rd10, 0x0000401000080000;
-  and.b32 %r31, %r21, 0x3ffff;
-  shr.u32 %r31, %r31, 4;
-  cvt.u64.u32 %rd11, %r31;
-  or.b64 %rd11, %rd11, 0x0000401000080000;
-  mov.u32 %r32, IDESC;
-  setp.eq.u32 %p2, %r0, 0;
-  tcgen05.mma.cta_group::1.kind::KIND [%r10], %rd10, %rd11, %r32, %p2;
-  mov.u32 %r26, bar;
-  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r26];
-$wait:
-  mov.u32 %r26, bar;
-  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r26], 0;
-  @!%p5 bra $wait;
-  tcgen05.fence::after_thread_sync;
-  tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
+""" + tcgen05_issue("IDESC", "KIND", accumulate=True) + r"""  tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
   tcgen05.wait::ld.sync.aligned;
   add.s64 %rd7, %rd3, %rd6;
   st.global.v4.u32 [%rd7], {%r40, %r41, %r42, %r43};
@@ -344,7 +245,6 @@ def write_case(target, name, ptx, buffers, threads, outputs, comment, expected, 
 
 def main():
     expected = []
-    poisoned = lambda n: {"bytes": n, "init": {"fill_u8": 205}}
     for t in ("bf16", "tf32"):
         shape = "m16n8k16" if t == "bf16" else "m16n8k8"
         for rule, first, rest, b, c, want_ptxsim, want_mmasim in vectors(t):
@@ -352,7 +252,7 @@ def main():
                        f"(unsettled until a hardware trace; docs/numerics.md)")
             # mma.sync exists on both targets: the same case on each.
             for target in ("sm_90a", "sm_100a"):
-                write_case(target, f"tc_edge_mma_{t}_{rule}", MMA.replace("SHAPE", shape).replace("TYPE", t),
+                write_case(target, f"tc_edge_mma_{t}_{rule}", mma_sync_kernel("tc_edge_mma", shape, t),
                            {"a": a_registers(t, 32, first, rest), "b": uniform(t, 256, b), "c": f32s(512, c),
                             "d": poisoned(512)}, 32, ["d"], comment, expected)
             wshape = "m64n8k16" if t == "bf16" else "m64n8k8"
