@@ -14,6 +14,11 @@ from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 import ptxsim  # noqa: E402
 import ptxsim.triton  # noqa: E402
 
+# ptxsim's own kernels (tests/triton, unmodified; the C++ tests run their committed PTX): here they go
+# through Triton's JIT and this launcher instead.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "triton"))
+import kernels as tk  # noqa: E402
+
 
 @triton.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -34,22 +39,6 @@ def store_unmasked(out_ptr, BLOCK: tl.constexpr):
 @triton.jit
 def matmul_host_desc(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """C = A @ B^T with host-side tensor descriptors (TMA): A is M x K, B is N x K, C is M x N (f32)."""
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        a = a_desc.load([pid_m * BM, k])
-        b = b_desc.load([pid_n * BN, k])
-        acc = tl.dot(a, b.T, acc)
-    c_desc.store([pid_m * BM, pid_n * BN], acc)
-
-
-@triton.jit
-def matmul_device_desc(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    """The same with descriptors made on the device (Triton's global scratch, from the allocator)."""
-    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
-    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
-    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
@@ -154,10 +143,11 @@ def test_matmul_host_tensor_descriptor(arch, rng):
 
 
 def test_matmul_device_tensor_descriptor(sm90, rng):
+    """tests/triton/kernels.py matmul_tma: descriptors made on the device (Triton's global scratch)."""
     M, N, K, BM, BN, BK = 64, 64, 128, 64, 64, 64
     a, b = _small_int_f16(rng, (M, K)), _small_int_f16(rng, (N, K))
     c = ptxsim.full((M, N), np.nan)
-    k = matmul_device_desc[(M // BM, N // BN)](ptxsim.asarray(a), ptxsim.asarray(b), c, M, N, K, BM=BM, BN=BN, BK=BK)
+    k = tk.matmul_tma[(M // BM, N // BN)](ptxsim.asarray(a), ptxsim.asarray(b), c, M, N, K, BM=BM, BN=BN, BK=BK)
     assert k.metadata.global_scratch_size > 0  # the descriptors really live in the allocator's scratch
     np.testing.assert_array_equal(c.numpy(), a.astype(np.float32) @ b.astype(np.float32).T)
 
@@ -174,12 +164,6 @@ def test_autotune_runs_each_config_once(sm90, rng):
     timings = add_tuned.configs_timings
     assert len(timings) == 2 and all(t[0] > 0 for t in timings.values())  # simulated warp-instructions
     assert add_tuned.best_config.kwargs["BLOCK"] in (256, 1024)
-
-
-# ptxsim's own kernels (tests/triton, unmodified; the C++ tests run their committed PTX): here they go
-# through Triton's JIT and this launcher instead.
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "triton"))
-import kernels as tk  # noqa: E402
 
 
 @pytest.mark.parametrize("arch_name", ["sm_90a", "sm_100a"])
