@@ -881,7 +881,7 @@ bool Engine::step(Warp& w, int gi) {
     return false;
   }
   g->sync_passed = false;
-  uint32_t lanes = uint32_t(std::popcount(g->mask));
+  uint32_t lanes = lane_count(g->mask);
   if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
   if (race_) [[unlikely]] race_->end_instr();

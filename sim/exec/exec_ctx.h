@@ -94,6 +94,18 @@ inline void for_lanes(uint32_t mask, F&& f) {
   }
 }
 
+// The number of lanes in `mask`. A portable build has no popcnt instruction, and std::popcount
+// then calls a library routine; this is a few inline operations.
+inline uint32_t lane_count(uint32_t mask) {
+#ifdef __POPCNT__
+  return uint32_t(__builtin_popcount(mask));
+#else
+  mask = mask - ((mask >> 1) & 0x55555555u);
+  mask = (mask & 0x33333333u) + ((mask >> 2) & 0x33333333u);
+  return (((mask + (mask >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+#endif
+}
+
 // Little-endian loads and stores of N bytes to and from a 64-bit register value.
 inline uint64_t load_le(const uint8_t* p, uint32_t bytes) {
   uint64_t v = 0;
