@@ -873,10 +873,8 @@ bool Engine::step(Warp& w, int gi) {
   const Instr& in = fn.code[g->pc];
   uint32_t mask = g->mask;
   if (in.guard != kNoSlot) {
-    const uint64_t* p = c.col(in.guard);
-    uint32_t m = 0;
-    for_lanes(mask, [&](int l) { m |= uint32_t(p[l] & 1) << l; });
-    mask = in.guard_neg ? (mask & ~m) : m;
+    const uint32_t m = pred_lanes(c.col(in.guard));
+    mask = in.guard_neg ? (mask & ~m) : (mask & m);
   }
   cur_fn_ = &fn;
   cur_pc_ = c.pc;
