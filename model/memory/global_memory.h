@@ -86,16 +86,35 @@ class GlobalMemory {
 // The workers that run a launch's clusters in parallel (sim/exec/cluster_pool.h) each translate
 // through their own view, so an access writes no state shared between them (the allocation map is
 // only read while a launch runs: allocation and free happen on the host between launches).
+//
+// It remembers the two allocations it touched last: a loop that reads two arrays in turn (A and B
+// of a GEMM) finds both without searching the map.
 class GlobalView {
  public:
   explicit GlobalView(GlobalMemory& m) : mem_(m) {}
-  uint8_t* translate(uint64_t addr, size_t bytes) { return mem_.translate(addr, bytes, last_); }
+  uint8_t* translate(uint64_t addr, size_t bytes) {
+    if (uint8_t* p = inside(recent_, addr, bytes)) return p;
+    if (uint8_t* p = inside(older_, addr, bytes)) return p;
+    GlobalMemory::Allocation* found = nullptr;
+    uint8_t* p = mem_.translate(addr, bytes, found);
+    if (p && found != recent_) {
+      older_ = recent_;
+      recent_ = found;
+    }
+    return p;
+  }
   const GlobalMemory::Allocation* find(uint64_t addr) const { return mem_.find(addr); }
   const GlobalMemory::Allocation* nearest_below(uint64_t addr) const { return mem_.nearest_below(addr); }
 
  private:
+  static uint8_t* inside(const GlobalMemory::Allocation* a, uint64_t addr, size_t bytes) {
+    if (a && addr - a->base < a->bytes.size() && bytes <= a->bytes.size() - (addr - a->base))
+      return a->bytes.data() + (addr - a->base);
+    return nullptr;
+  }
   GlobalMemory& mem_;
-  GlobalMemory::Allocation* last_ = nullptr;
+  GlobalMemory::Allocation* recent_ = nullptr;
+  GlobalMemory::Allocation* older_ = nullptr;
 };
 
 }  // namespace ptxsim::model

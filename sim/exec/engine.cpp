@@ -213,8 +213,9 @@ uint64_t Engine::issue_async(AsyncOp op) {
   op.due = std::max(steps + 64 + z % 512, op.min_due);
   op.seq = async_seq_++;
   count_async_range(op, +1);
+  if (op.what.empty() && op.label && race_) op.what = describe(op);  // the race detector reads `what`
   if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
-  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, timeline_time());
+  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, describe(op), op.bytes, timeline_time());
   const uint64_t due = op.due;
   async_.push_back(std::move(op));
   std::push_heap(async_.begin(), async_.end(), completes_later);
@@ -242,6 +243,11 @@ bool Engine::complete_due_async(bool force_one) {
   return any;
 }
 
+std::string Engine::describe(const AsyncOp& op) {
+  if (!op.what.empty() || !op.label) return op.what;
+  return std::string(op.label) + " of " + std::to_string(op.bytes) + " bytes to shared address " + hex(op.dst_off);
+}
+
 void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write) {
   // The per-chunk counts say whether anything in flight overlaps; only then look for which.
   if (!cta.async_overlaps(off, size, write)) return;
@@ -255,12 +261,12 @@ void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size,
   const AsyncOp& op = *first;
   if (op.src_only) {
     warn(c, "race on an asynchronous copy's source: plain write of " + std::to_string(size) +
-                " bytes at shared address " + hex(off) + " while " + op.what + " (issued at line " +
+                " bytes at shared address " + hex(off) + " while " + describe(op) + " (issued at line " +
                 std::to_string(op.line) + ") may still be reading it (wait with cp.async.bulk.wait_group.read first)");
     return;
   }
   warn(c, std::string("race on an asynchronous copy's destination: plain ") + (write ? "write" : "read") + " of " +
-              std::to_string(size) + " bytes at shared address " + hex(off) + " while " + op.what +
+              std::to_string(size) + " bytes at shared address " + hex(off) + " while " + describe(op) +
               " (issued at line " + std::to_string(op.line) + ") is still in flight" +
               (write ? "" : "; the data read is stale"));
 }
@@ -867,10 +873,8 @@ bool Engine::step(Warp& w, int gi) {
   const Instr& in = fn.code[g->pc];
   uint32_t mask = g->mask;
   if (in.guard != kNoSlot) {
-    const uint64_t* p = c.col(in.guard);
-    uint32_t m = 0;
-    for_lanes(mask, [&](int l) { m |= uint32_t(p[l] & 1) << l; });
-    mask = in.guard_neg ? (mask & ~m) : m;
+    const uint32_t m = pred_lanes(c.col(in.guard));
+    mask = in.guard_neg ? (mask & ~m) : (mask & m);
   }
   cur_fn_ = &fn;
   cur_pc_ = c.pc;
@@ -881,7 +885,7 @@ bool Engine::step(Warp& w, int gi) {
     return false;
   }
   g->sync_passed = false;
-  uint32_t lanes = uint32_t(std::popcount(g->mask));
+  uint32_t lanes = lane_count(g->mask);
   if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
   if (race_) [[unlikely]] race_->end_instr();

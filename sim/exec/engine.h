@@ -247,6 +247,10 @@ struct AsyncOp {
   uint64_t seq = 0;
   std::function<void()> complete;   // moves the data and signals (may throw KernelFault)
   std::string what;                 // "cp.async.bulk.tensor.2d load of 16384 bytes ..." for reports
+  // Instead of `what`, for operations issued per lane in bulk (cp.async): the description is then
+  // "<label> of <bytes> bytes to shared address <dst_off>", built only when a report, the timeline
+  // or --racecheck asks for it (Engine::describe).
+  const char* label = nullptr;
   const MbarrierSlot* bar = nullptr;  // the mbarrier it completes on, if any
   uint32_t bytes = 0;
   Cta* dst_cta = nullptr;           // shared-memory destination, for the race check
@@ -347,6 +351,8 @@ class Engine {
   // Queues an asynchronous operation; it completes after a delay drawn from the schedule seed.
   // Returns the simulated time at which it is due.
   uint64_t issue_async(AsyncOp op);
+  // What an operation in flight is, for reports: its `what`, or the one its `label` stands for.
+  static std::string describe(const AsyncOp& op);
   // A plain shared-memory access overlapping a destination still being written asynchronously.
   void check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write);
   // A warning at the current instruction (hazards that do not stop the run).

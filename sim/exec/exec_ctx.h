@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "model/memory/global_memory.h"
 #include "sim/exec/address_space.h"
@@ -92,6 +95,34 @@ inline void for_lanes(uint32_t mask, F&& f) {
       f(l);
     }
   }
+}
+
+// The number of lanes in `mask`. A portable build has no popcnt instruction, and std::popcount
+// then calls a library routine; this is a few inline operations.
+inline uint32_t lane_count(uint32_t mask) {
+#ifdef __POPCNT__
+  return uint32_t(__builtin_popcount(mask));
+#else
+  mask = mask - ((mask >> 1) & 0x55555555u);
+  mask = (mask & 0x33333333u) + ((mask >> 2) & 0x33333333u);
+  return (((mask + (mask >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+#endif
+}
+
+// The lanes, among all 32, whose predicate register (column p: 0 or 1 per lane) is true; callers
+// mask the result (every lane's register holds a value, active or not). With SSE2 two lanes at a
+// time: bit 0 of each 64-bit lane moved to its sign bit, then the sign bits gathered.
+inline uint32_t pred_lanes(const uint64_t* p) {
+  uint32_t m = 0;
+#ifdef __SSE2__
+  for (int l = 0; l < 32; l += 2) {
+    const __m128i v = _mm_slli_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + l)), 63);
+    m |= uint32_t(_mm_movemask_pd(_mm_castsi128_pd(v))) << l;
+  }
+#else
+  for (int l = 0; l < 32; ++l) m |= uint32_t(p[l] & 1) << l;
+#endif
+  return m;
 }
 
 // Little-endian loads and stores of N bytes to and from a 64-bit register value.

@@ -33,6 +33,7 @@
 #include "model/numerics/half_ops.h"
 #include "model/numerics/minmax.h"
 #include "sim/exec/engine.h"
+#include "sim/exec/warp_access.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -133,10 +134,14 @@ template <uint32_t Bytes, ElemOp Op, bool Dest, bool Signed, bool Cas>
 void exec_atom(ExecCtx& c, const Instr& in, uint32_t mask) {
   const Operand& a = in.op[in.a];
   const Operand& b = in.op[in.b];
+  // Every lane's address checked at once when all are plainly valid (else lane by lane, as before);
+  // the read-modify-writes still run one lane after another in lane order.
+  uint8_t* ptrs[32];
+  const bool resolved = warp_access(c, in.space, a, mask, Bytes, Bytes, Access::Atomic, ptrs);
   for_lanes(mask, [&](int l) {
     const uint64_t addr = addr_of(c, a, l);
     const bool shared = target_is_shared(c, in.space, addr, l, false);
-    uint8_t* p = c.mem(in.space, addr, Bytes, Bytes, l, Access::Atomic);
+    uint8_t* p = resolved ? ptrs[l] : c.mem(in.space, addr, Bytes, Bytes, l, Access::Atomic);
     const uint64_t bv = val(c, b, l);
     const uint64_t cv = Cas ? val(c, in.op[in.b + 1], l) : 0;
     std::unique_lock<std::mutex> lock;

@@ -163,6 +163,10 @@ void exec_setp(ExecCtx& c, const Instr& in, uint32_t mask) {
   uint32_t p = combine(in.b, t0, cm);
   uint32_t q = combine(in.b, is_x2(Kind) ? t1 : ~t0, cm);
   uint64_t* pd = c.col(uint32_t(in.imm));
+  if (uint32_t(in.imm >> 32) == c.fn->sink_slot) {  // no q: nothing ever reads the sink
+    for_lanes(mask, [&](int l) { pd[l] = (p >> l) & 1; });
+    return;
+  }
   uint64_t* qd = c.col(uint32_t(in.imm >> 32));
   for_lanes(mask, [&](int l) {
     pd[l] = (p >> l) & 1;

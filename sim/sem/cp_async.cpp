@@ -66,26 +66,27 @@ void note_due(ExecCtx& c, int lane, uint64_t due) {
 void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   Engine& e = *c.eng;
   const uint32_t n = uint32_t(in.imm);
-  const std::string what = std::string(in.b ? "cp.async.cg" : "cp.async.ca") + " of " + std::to_string(n) + " bytes";
+  // The name for faults, built only when one is raised (every lane of every cp.async issues one).
+  auto what = [&] { return std::string(in.b ? "cp.async.cg" : "cp.async.ca") + " of " + std::to_string(n) + " bytes"; };
   for_lanes(mask, [&](int l) {
     const uint64_t dst = sem::addr_of(c, in.op[0], l), src = sem::addr_of(c, in.op[1], l);
     uint32_t src_size = n;
     if (in.a == kSrcSize) src_size = uint32_t(c.col(in.op[3])[l]);
     if (in.a == kIgnoreSrc && ((c.col(in.op[3])[l] & 1) != uint64_t(in.op[3].neg))) src_size = 0;
     if (src_size > n)
-      c.fault("error", what + ": src-size " + std::to_string(src_size) + " (lane " + std::to_string(l) +
+      c.fault("error", what() + ": src-size " + std::to_string(src_size) + " (lane " + std::to_string(l) +
                            ") is larger than cp-size " + std::to_string(n));
     if (dst % n || src % n)
-      c.fault("misaligned address", what + ": " + (dst % n ? "destination " + hex(dst) : "source " + hex(src)) +
+      c.fault("misaligned address", what() + ": " + (dst % n ? "destination " + hex(dst) : "source " + hex(src)) +
                                         " (lane " + std::to_string(l) + ") is not " + std::to_string(n) +
                                         "-byte aligned");
     auto [dcta, doff] = e.resolve_shared(c, in.space, dst, n, l);
-    sem::tma::check_no_mbarrier(c, *dcta, doff, n, what);
+    if (dcta->live_mbars) sem::tma::check_no_mbarrier(c, *dcta, doff, n, what());
     std::array<uint8_t, 16> data{};
     if (src_size) std::memcpy(data.data(), c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
     const sem::tma::BulkTicket t = open_ticket(c, l);
     AsyncOp op;
-    op.what = what + " to shared address " + hex(doff);
+    op.label = in.b ? "cp.async.cg" : "cp.async.ca";  // Engine::describe: `what` + " to shared address ..."
     op.bytes = n;
     op.dst_cta = dcta;
     op.dst_off = doff;

@@ -2,6 +2,7 @@
 #include <bit>
 
 #include "sim/exec/engine.h"
+#include "sim/exec/warp_access.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -40,8 +41,19 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
   const Space sp = access_space(in);
   const uint32_t n = in.c;
   const uint32_t total = Bytes * n;
+  uint8_t* ptrs[32];
+  const bool resolved = warp_access(c, sp, a, mask, total, total, Access::Read, ptrs);
+  if (resolved && n == 1 && d.kind != Operand::Kind::Vec && Bytes != 16) {
+    uint64_t* dst = c.col(d);
+    for_lanes(mask, [&](int l) {
+      uint64_t v = load_le(ptrs[l], Bytes);
+      if constexpr (Signed) v = sem::sext(v, Bytes * 8);
+      dst[l] = v;
+    });
+    return;
+  }
   for_lanes(mask, [&](int l) {
-    const uint8_t* p = c.mem(sp, addr_of(c, a, l), total, total, l, Access::Read);
+    const uint8_t* p = resolved ? ptrs[l] : c.mem(sp, addr_of(c, a, l), total, total, l, Access::Read);
     if (n == 1 && d.kind != Operand::Kind::Vec) {
       if constexpr (Bytes == 16) {
         uint64_t* lo = c.col(d);
@@ -76,8 +88,16 @@ void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
   const Space sp = access_space(in);
   const uint32_t n = in.c;
   const uint32_t total = Bytes * n;
+  uint8_t* ptrs[32];
+  const bool resolved = warp_access(c, sp, a, mask, total, total, Access::Write, ptrs);
+  if (resolved && n == 1 && s.kind != Operand::Kind::Vec && Bytes != 16) {
+    const uint64_t* src = c.col(s);
+    const uint64_t add = s.frame_rel ? c.local_base : 0;
+    for_lanes(mask, [&](int l) { store_le(ptrs[l], src[l] + add, Bytes); });
+    return;
+  }
   for_lanes(mask, [&](int l) {
-    uint8_t* p = c.mem(sp, addr_of(c, a, l), total, total, l, Access::Write);
+    uint8_t* p = resolved ? ptrs[l] : c.mem(sp, addr_of(c, a, l), total, total, l, Access::Write);
     for (uint32_t i = 0; i < n; ++i) {
       const Operand& e = s.kind == Operand::Kind::Vec ? sem::vec_elem(c, s, i) : s;
       const uint64_t* col = c.col(e);

@@ -735,6 +735,102 @@ TEST(MemFault, SharedBeyondTheCtaSizeAndReservedArea) {
 // arrays together exceed the per-CTA limit both launch, the variables one kernel uses (directly or
 // through a .func) never overlap, and its size is what it uses (a store just past its own array
 // faults naming that size).
+// ld/st resolve a whole warp at once when every lane's address is plainly valid
+// (sim/exec/warp_access.h); one bad lane among 32 must give exactly the per-lane behaviour: the
+// lanes below it complete in lane order, the fault names it, the lanes above never run.
+TEST(MemFault, OneBadLaneOfAFullWarpStoresTheLanesBelowIt) {
+  const std::string body = R"(
+.visible .entry k(.param .u64 buf, .param .u32 bad) {
+  .shared .align 4 .b8 sh[128];
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u32 %r5, [bad];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, %r5;
+  selp.u32 %r2, 4096, 0, %p1;
+  mad.lo.u32 %r3, %r1, 4, %r2;
+  add.u32 %r4, %r1, 100;
+  cvt.u64.u32 %rd2, %r3;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+  mov.u32 %r6, sh;
+  add.u32 %r6, %r6, %r3;
+  st.shared.u32 [%r6], %r4;
+  ret;
+}
+)";
+  std::mt19937_64 rng(test_seed());
+  for (int round = 0; round < 4; ++round) {
+    const uint32_t bad = round == 0 ? 31 : round == 1 ? 0 : uint32_t(rng() % 32);
+    // Global: lane `bad` writes 4096 bytes past its slot, outside the 128-byte buffer.
+    Launch L(body);
+    const uint64_t base = L.alloc(128, "buf");
+    L.arg(base).arg(bad);
+    RunResult r = L.run();
+    EXPECT_FAULT(r);
+    EXPECT_NE(r.report.find("illegal address: global write of 4 bytes at " + hex(base + 4 * bad + 4096) + " (lane " +
+                            std::to_string(bad) + ")"),
+              std::string::npos)
+        << "bad lane " << bad << "\n" << r.report;
+    const std::vector<uint32_t> got = L.read<uint32_t>(base, 32);
+    for (uint32_t l = 0; l < 32; ++l)
+      EXPECT_EQ(got[l], l < bad ? 100 + l : 0xCDCDCDCDu) << "lane " << l << ", bad lane " << bad;
+
+    // Shared: the global store is in bounds for every lane, the shared one is not for lane `bad`.
+    Launch S(body);
+    const uint64_t big = S.alloc(8192, "buf");
+    S.arg(big).arg(bad);
+    r = S.run();
+    EXPECT_FAULT(r);
+    EXPECT_NE(r.report.find("mem.ptx:" + std::to_string(line_of(body, "st.shared.u32")) + ":"), std::string::npos) << r.report;
+    EXPECT_NE(r.report.find(" of 4 bytes at " + hex(kSharedReserved + 4 * bad + 4096) + " (lane " + std::to_string(bad) +
+                            "): beyond the CTA's 128 bytes of shared memory"),
+              std::string::npos)
+        << "bad lane " << bad << "\n" << r.report;
+  }
+}
+
+// Loads from three allocations in turn (the view of global memory remembers the last two it used):
+// each lane sums a[i] + b[i] + c[i] into d[i].
+TEST(MemLdSt, LoadsCyclingThroughThreeAllocations) {
+  const std::string body = R"(
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [c];
+  ld.param.u64 %rd4, [d];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.u64 %rd6, %rd1, %rd5;
+  add.u64 %rd7, %rd2, %rd5;
+  add.u64 %rd8, %rd3, %rd5;
+  add.u64 %rd9, %rd4, %rd5;
+  ld.global.u32 %r2, [%rd6];
+  ld.global.u32 %r3, [%rd7];
+  ld.global.u32 %r4, [%rd8];
+  add.u32 %r5, %r2, %r3;
+  add.u32 %r5, %r5, %r4;
+  st.global.u32 [%rd9], %r5;
+  ret;
+}
+)";
+  std::mt19937_64 rng(test_seed());
+  Launch L(body);
+  std::vector<uint32_t> a(64), b(64), c(64);
+  for (size_t i = 0; i < 64; ++i) a[i] = uint32_t(rng()), b[i] = uint32_t(rng()), c[i] = uint32_t(rng());
+  const uint64_t da = L.alloc_data(a, "a"), db = L.alloc_data(b, "b"), dc = L.alloc_data(c, "c");
+  const uint64_t dd = L.alloc(64 * 4, "d");
+  L.arg(da).arg(db).arg(dc).arg(dd);
+  RunResult r = L.run({1, 1, 1}, {64, 1, 1});
+  EXPECT_COMPLETED(r);
+  const std::vector<uint32_t> got = L.read<uint32_t>(dd, 64);
+  for (size_t i = 0; i < 64; ++i) EXPECT_EQ(got[i], a[i] + b[i] + c[i]) << "element " << i;
+}
+
 TEST(MemShared, EachKernelOfAModuleHasItsOwnStaticSharedMemory) {
   const std::string body = R"(
 .shared .align 16 .b8 big_a[150000];

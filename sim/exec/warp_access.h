@@ -1,0 +1,114 @@
+// One warp-instruction's memory access resolved for all its lanes at once: the fast path of ld, st
+// and atom when every lane's address is plainly valid.
+//
+// ExecCtx::mem resolves one lane at a time and re-reads everything it consults for each; here the
+// per-instruction facts (the space, the CTA's shared memory and whether anything in it needs a
+// closer look, the global allocation cache) are read once, and each lane costs an add and a few
+// comparisons. The fast path either resolves every lane or changes nothing and answers false: the
+// caller then runs its per-lane loop through ExecCtx::mem, which faults, diagnoses and checks
+// exactly as before. So results, faults and warnings are the same whichever path runs. With
+// --racecheck every access goes through the per-lane path (the detector sees each one).
+#pragma once
+#include <bit>
+#include <cstdint>
+
+#include "sim/exec/engine.h"
+
+namespace ptxsim {
+
+// Host pointers of lanes `mask` (p[l] for lane l; other entries untouched) for an access of `size`
+// bytes aligned to `align` at register `a`'s address + offset in space `sp`, or false when some
+// lane needs the per-lane path. On success it does what ExecCtx::mem would have done for each lane
+// in ascending order: counts writes, notes the last address read, marks shared bytes written
+// through the generic proxy.
+inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, uint32_t size, uint32_t align,
+                        Access acc, uint8_t** p) {
+  if (c.race || !mask || a.frame_rel) return false;  // frame variables live in the per-lane stacks
+  const uint64_t* base = c.col(a);
+  const uint64_t imm = uint64_t(a.imm);
+  const int first = std::countr_zero(mask);
+  const uint64_t addr0 = base[first] + imm;
+  enum { Shared, Global, Param } where;
+  switch (sp) {
+    case Space::Shared:
+    case Space::SharedCluster: where = Shared; break;
+    case Space::Global:
+    case Space::Const: where = Global; break;
+    case Space::Param: where = Param; break;
+    case Space::Generic:
+      // Every lane must be in the space the first lane is in; a lane that is not fails the checks
+      // below (a global allocation never lies in a window, a window address is not this CTA's
+      // shared memory unless it is in the shared window, nor a parameter unless in theirs).
+      if (in_window(addr0, kSharedWindow)) where = Shared;
+      else if (in_window(addr0, kParamWindow)) where = Param;
+      else if (in_window(addr0, kLocalWindow)) return false;
+      else where = Global;
+      break;
+    default: return false;
+  }
+  const uint64_t misaligned = align - 1;
+  if (where == Param) {  // the kernel's parameter buffer: read only
+    if (acc != Access::Read) return false;
+    const uint64_t window = sp == Space::Generic ? kParamWindow : 0;
+    uint8_t* const params = const_cast<uint8_t*>(c.eng->params.data());
+    const uint64_t end = c.eng->params.size();
+    bool ok = true;
+    for_lanes(mask, [&](int l) {
+      const uint64_t off = base[l] + imm - window;
+      ok &= !((base[l] + imm) & misaligned) && off <= end && size <= end - off;
+      p[l] = params + off;
+    });
+    if (!ok) return false;
+  } else if (where == Shared) {
+    Cta& own = *c.cta;
+    uint8_t* const smem = own.smem.data();
+    const uint64_t end = own.smem.size();
+    if (end > uint64_t(kSharedOffsetMask) + 1 || end < uint64_t(kSharedReserved) + size) return false;
+    // Lane l is fine when its offset `off` in this CTA's window satisfies reserved <= off and
+    // off + size <= end: one unsigned comparison of off - reserved with `last`. (A different rank
+    // puts off outside [0, 2^24), hence past `last`.) A .shared operand may hold a generic
+    // shared-window address (resolve_shared: its low 32 bits name the shared address); a generic
+    // operand must.
+    const uint64_t rank_base = uint64_t(own.rank) << kSharedRankShift;
+    const uint64_t last = end - size - kSharedReserved;
+    const bool generic = sp == Space::Generic;
+    uint64_t bad = 0;
+    for_lanes(mask, [&](int l) {
+      const uint64_t addr = base[l] + imm;
+      const uint64_t w = addr - kSharedWindow;
+      const uint64_t off = ((generic || w < kWindowSize) ? w : addr) - rank_base;
+      bad |= uint64_t(off - kSharedReserved > last) | (addr & misaligned);
+      p[l] = smem + uint32_t(off);
+    });
+    if (bad) return false;
+    if (own.live_mbars) {  // a plain access touching a live mbarrier is an error the full path reports
+      bool ok = true;
+      for_lanes(mask, [&](int l) {
+        const uint32_t off = uint32_t(p[l] - smem);
+        for (uint32_t w = off / 8; w <= (off + size - 1) / 8; ++w) ok &= !own.mbar_word[w];
+      });
+      if (!ok) return false;
+    }
+    if (own.async_dst) {  // something in flight overlaps: the full path warns
+      bool ok = true;
+      for_lanes(mask, [&](int l) { ok &= !own.async_overlaps(uint32_t(p[l] - smem), size, acc != Access::Read); });
+      if (!ok) return false;
+    }
+    if (acc != Access::Read) for_lanes(mask, [&](int l) { own.generic_writes.mark(uint32_t(p[l] - smem), size); });
+  } else {
+    model::GlobalView& g = *c.global;
+    bool ok = true;
+    for_lanes(mask, [&](int l) {
+      const uint64_t addr = base[l] + imm;
+      uint8_t* q = (addr & misaligned) ? nullptr : g.translate(addr, size);
+      ok &= q != nullptr;
+      p[l] = q;
+    });
+    if (!ok) return false;
+  }
+  if (acc == Access::Write) c.events->writes += lane_count(mask);
+  else c.events->last_read = base[31 - std::countl_zero(mask)] + imm;
+  return true;
+}
+
+}  // namespace ptxsim
