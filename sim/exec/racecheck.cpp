@@ -61,6 +61,8 @@ void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fres
   cl->cluster_snap.assign(n, 0);
   cl->slot_clk.assign(kSlots, 0);
   cl->slot_what.assign(kSlots, "");
+  cl->tmem.resize(ctas.size());
+  cl->tcgen05_pipe.assign(ctas.size(), VClock(n, 0));
   for (auto& cta : ctas) {
     cl->shadow.emplace_back(cta->smem.size());
     cta->race = cl;
@@ -161,7 +163,8 @@ std::string RaceCheck::who(RaceCluster& cl, uint16_t tid, uint8_t lane, const In
 }
 
 void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first,
-                       bool first_write, uint16_t tid, uint8_t lane, const Instr* site, bool write) {
+                       bool first_write, uint16_t tid, uint8_t lane, const Instr* site, bool write,
+                       const std::string& place) {
   // Once per pair of instructions and kind, like compute-sanitizer's racecheck summary.
   const std::string key = std::to_string(uintptr_t(first.site)) + "/" + std::to_string(uintptr_t(site)) + kind;
   if (!reported_.insert(key).second) return;
@@ -172,8 +175,10 @@ void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind
     d.loc = {site->line, site->col};
     d.source_line = source_line_of(e_.prog.source, site->line);
   }
-  d.message = std::string("race (") + kind + ") on shared memory of CTA (" + std::to_string(cta.id.x) + "," +
-              std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ") at offset " + hex(off) + ": " +
+  const std::string cta_id =
+      "CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ")";
+  d.message = std::string("race (") + kind + ") on " +
+              (place.empty() ? "shared memory of " + cta_id + " at offset " + hex(off) : "tensor memory of " + cta_id + place) + ": " +
               (write ? "write" : "read") + " by " + who(cl, tid, lane, site) + " is not ordered after the " +
               (first_write ? "write" : "read") + " by " + who(cl, first.tid, first.lane, first.site);
   e_.note(std::move(d));
@@ -276,6 +281,102 @@ void RaceCheck::mbar_acquire(ExecCtx& c, const MbarrierSlot& m) {
 }
 
 // ---- asynchronous operations --------------------------------------------------------------------
+
+void RaceCheck::op_smem(RaceOp& op, Cta& cta, uint32_t off, uint32_t n, bool write) {
+  if (cta.race.get() != op.cl) return;
+  check_range(*op.cl, cta, off, n, write, op.vc, op.tid, op.lane, op.site);
+}
+
+void RaceCheck::op_tmem(RaceOp& op, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns,
+                        bool write) {
+  if (cta.race.get() != op.cl) return;
+  check_tmem(*op.cl, cta, lane, lanes, column, columns, write, op.vc, op.tid, op.lane, op.site);
+}
+
+void RaceCheck::tmem_access(ExecCtx& c, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns, bool write,
+                            int tlane) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  check_tmem(cl, *c.cta, lane, lanes, column, columns, write, cl.warp[tid], tid, uint8_t(tlane), &c.fn->code[c.pc]);
+}
+
+// Tensor Memory cells: the same last-write / last-read shadow as shared memory, per 32-bit cell.
+void RaceCheck::check_tmem(RaceCluster& cl, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column,
+                           uint32_t columns, bool write, const VClock& vc, uint16_t tid, uint8_t tlane,
+                           const Instr* site) {
+  constexpr uint32_t kLanes = 128, kColumns = 512;
+  auto& sh = cl.tmem[cta.rank];
+  if (sh.empty()) sh.resize(size_t(kLanes) * kColumns);
+  const uint32_t now = vc[tid];
+  auto unordered = [&](const RaceAcc& a) { return a.tid != kNone && a.tid != tid && vc[a.tid] < a.clk; };
+  auto place = [](uint32_t l, uint32_t col) {
+    return " at lane " + std::to_string(l) + ", column " + std::to_string(col);
+  };
+  for (uint32_t l = lane; l < std::min(lane + lanes, kLanes); ++l)
+    for (uint32_t col = column; col < std::min(column + columns, kColumns); ++col) {
+      RaceCell& cell = sh[size_t(l) * kColumns + col];
+      if (write) {
+        if (unordered(cell.w)) report(cl, cta, 0, "WAW", cell.w, true, tid, tlane, site, true, place(l, col));
+        if (unordered(cell.r)) report(cl, cta, 0, "WAR", cell.r, false, tid, tlane, site, true, place(l, col));
+        cell.w = {now, tid, tlane, 0, site};
+        cell.r.tid = kNone;
+      } else {
+        if (unordered(cell.w)) report(cl, cta, 0, "RAW", cell.w, true, tid, tlane, site, false, place(l, col));
+        cell.r = {now, tid, tlane, 0, site};
+      }
+    }
+}
+
+std::shared_ptr<RaceOp> RaceCheck::new_tcgen05_op(const Warp* cur, const Instr* site, const std::string& what) {
+  auto op = new_op(cur, site, what);
+  if (!op) return op;
+  VClock& pipe = op->cl->tcgen05_pipe[cur->cta->rank];
+  join(op->vc, pipe);
+  pipe = op->vc;
+  last_op_ = op;
+  return op;
+}
+
+// wgmma.mma_async is a warpgroup operation (PTX ISA 9.7.15.5.2): the four warps' n-th mma_async
+// are one operation, which reads its shared-memory operands until a wgmma.wait_group covers it
+// ("Accessing the accumulator register or the input registers containing fragments of matrix A
+// of a wgmma.mma_async instruction without first performing a wgmma.wait_group instruction that
+// waits on a wgmma-group including that wgmma.mma_async instruction is an undefined behavior";
+// the shared-memory operands are read through the async proxy, 9.7.15.4 / Memory Consistency Model:
+// Proxies). Any warp of the warpgroup that passed the wait has observed the operation.
+void RaceCheck::wgmma_issue(ExecCtx& c, uint64_t nth, uint64_t group) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  auto& ops = cl.wgmma[tid / 4u];
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+    if (it->nth == nth) {
+      join(it->op->vc, cl.warp[tid]);
+      wgmma_op_ = it->op;
+      return;
+    }
+  auto op = new_op(c.warp, &c.fn->code[c.pc], "wgmma.mma_async");
+  ops.push_back({nth, group, op});
+  wgmma_op_ = op;
+}
+
+void RaceCheck::wgmma_read(ExecCtx& c, uint32_t off, uint32_t n) {
+  if (wgmma_op_) check_range(*wgmma_op_->cl, *c.cta, off, n, false, wgmma_op_->vc, wgmma_op_->tid, 0, wgmma_op_->site);
+}
+
+void RaceCheck::wgmma_wait(ExecCtx& c, uint64_t done_below) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  auto it = cl.wgmma.find(tid / 4u);
+  if (it == cl.wgmma.end()) return;
+  auto& ops = it->second;
+  const uint8_t bit = uint8_t(1u << (tid % 4u));
+  for (auto& w : ops)
+    if (w.group < done_below && !(w.waited & bit)) {
+      join(cl.warp[tid], w.op->vc);
+      w.waited |= bit;
+    }
+  while (!ops.empty() && ops.front().waited == 0xf) ops.pop_front();
+}
 
 std::shared_ptr<RaceOp> RaceCheck::new_op(const Warp* cur, const Instr* site, const std::string& what) {
   if (!cur || !cur->cta || !cur->cta->race) return nullptr;

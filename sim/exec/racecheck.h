@@ -10,6 +10,7 @@
 // The engine calls the hooks only when LaunchConfig::racecheck is set (one pointer test otherwise).
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -67,6 +68,18 @@ struct RaceCluster {
   std::vector<uint32_t> slot_clk;   // pseudo-thread clocks
   std::vector<std::string> slot_what;  // what the latest operation on each slot is, for reports
   uint32_t next_slot = 0;
+  // Tensor Memory, per CTA rank: 128 lanes x 512 columns of 32-bit cells (allocated at first use).
+  std::vector<std::vector<RaceCell>> tmem;
+  // Per CTA rank: the clocks of its last tcgen05 pipeline operation (they run in issue order).
+  std::vector<VClock> tcgen05_pipe;
+  // Per warpgroup (clock index / 4): its wgmma.mma_async operations not yet waited for by all four
+  // warps. The n-th mma_async of each warp of the warpgroup is one operation (one pseudo-thread).
+  struct Wgmma {
+    uint64_t nth, group;
+    std::shared_ptr<RaceOp> op;
+    uint8_t waited = 0;  // warps (bit w % 4) whose wgmma.wait_group covered it
+  };
+  std::unordered_map<uint32_t, std::deque<Wgmma>> wgmma;
   uint32_t size() const { return nwarps * nctas + nslots; }
 };
 
@@ -95,6 +108,21 @@ class RaceCheck {
   void async_end(AsyncOp& op);
   // A wrapped asynchronous work item (tcgen05 pipeline) runs with its own issue-time clocks.
   std::shared_ptr<RaceOp> new_op(const Warp* cur, const Instr* site, const std::string& what);
+  // A tcgen05 pipeline operation (mma, cp, commit, shift): also ordered after the CTA's earlier ones
+  // (PTX ISA 9.7.16.6.2, pipelined tcgen05 instructions execute in issue order).
+  std::shared_ptr<RaceOp> new_tcgen05_op(const Warp* cur, const Instr* site, const std::string& what);
+  RaceOp* last_op() const { return last_op_.get(); }  // the last new_tcgen05_op
+  // What an asynchronous operation reads (or writes) when it executes, recorded with its clocks.
+  void op_smem(RaceOp& op, Cta& cta, uint32_t off, uint32_t n, bool write);
+  void op_tmem(RaceOp& op, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns, bool write);
+  // tcgen05.ld / tcgen05.st of the executing warp (taken as done at issue).
+  void tmem_access(ExecCtx& c, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns, bool write, int tlane);
+  // wgmma.mma_async of the executing warp: its warpgroup's `nth` operation in wgmma-group `group`;
+  // wgmma_read records one operand chunk it reads. wgmma.wait_group completes the warpgroup's
+  // operations of groups below `done_below`.
+  void wgmma_issue(ExecCtx& c, uint64_t nth, uint64_t group);
+  void wgmma_read(ExecCtx& c, uint32_t off, uint32_t n);
+  void wgmma_wait(ExecCtx& c, uint64_t done_below);
   RaceOp* set_agent(RaceOp* op) {
     RaceOp* old = agent_;
     agent_ = op;
@@ -127,8 +155,10 @@ class RaceCheck {
     const Instr* site;
   };
   std::vector<PendingWaw> waw_;
+  void check_tmem(RaceCluster& cl, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns,
+                  bool write, const VClock& vc, uint16_t tid, uint8_t lane_of_thread, const Instr* site);
   void report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first, bool first_write,
-              uint16_t tid, uint8_t lane, const Instr* site, bool write);
+              uint16_t tid, uint8_t lane, const Instr* site, bool write, const std::string& place = "");
   std::string who(RaceCluster& cl, uint16_t tid, uint8_t lane, const Instr* site) const;
   void strong(ExecCtx& c, uint64_t key, Access acc, bool write);
   bool is_strong(const Instr& in) const;
@@ -136,6 +166,8 @@ class RaceCheck {
 
   Engine& e_;
   RaceOp* agent_ = nullptr;          // the asynchronous operation completing now, if any
+  std::shared_ptr<RaceOp> last_op_;  // the operation new_tcgen05_op made last
+  std::shared_ptr<RaceOp> wgmma_op_; // the wgmma.mma_async executing now
   int mod_volatile_, mod_relaxed_, mod_acquire_, mod_release_, mod_mmio_;
   std::unordered_map<const MbarrierSlot*, std::pair<VClock, VClock>> mbar_;  // releases, last phase
   std::unordered_map<uint64_t, VClock> strong_;  // per 4-byte location of strong accesses
