@@ -337,13 +337,11 @@ std::shared_ptr<RaceOp> RaceCheck::new_tcgen05_op(const Warp* cur, const Instr* 
   return op;
 }
 
-// wgmma.mma_async is a warpgroup operation (PTX ISA 9.7.15.5.2): the four warps' n-th mma_async
-// are one operation, which reads its shared-memory operands until a wgmma.wait_group covers it
-// ("Accessing the accumulator register or the input registers containing fragments of matrix A
-// of a wgmma.mma_async instruction without first performing a wgmma.wait_group instruction that
-// waits on a wgmma-group including that wgmma.mma_async instruction is an undefined behavior";
-// the shared-memory operands are read through the async proxy, 9.7.15.4 / Memory Consistency Model:
-// Proxies). Any warp of the warpgroup that passed the wait has observed the operation.
+// wgmma.mma_async is a warpgroup operation (PTX ISA 9.7.15.5): the four warps' n-th mma_async are
+// one operation, one pseudo-thread. It reads its shared-memory operands through the async proxy
+// (memory model, "Proxies") and is complete only once a wgmma.wait_group covers its wgmma-group
+// (9.7.15.5, as for the accumulator registers): until then the warpgroup must not touch its operands. Any warp of the
+// warpgroup that passed such a wait has observed the operation (the wait is .sync.aligned).
 void RaceCheck::wgmma_issue(ExecCtx& c, uint64_t nth, uint64_t group) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
