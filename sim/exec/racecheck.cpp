@@ -55,6 +55,7 @@ void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fres
   cl->warp.assign(cl->nwarps * cl->nctas, VClock(n, 0));
   for (uint32_t t = 0; t < cl->nwarps * cl->nctas; ++t) cl->warp[t][t] = 1;
   cl->done.assign(cl->nwarps * cl->nctas, VClock(n, 0));
+  cl->lanes_synced.assign(cl->nwarps * cl->nctas, 0);
   cl->bar.assign(cl->nctas * 16, VClock(n, 0));
   cl->bar_waiters.assign(cl->nctas * 16, {});
   cl->cluster_acc.assign(n, 0);
@@ -99,13 +100,19 @@ void RaceCheck::access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, 
     if (p < base || p >= base + cta->smem.size()) continue;
     RaceCluster& cl = cluster_of(*cta);
     const uint16_t tid = warp_tid(*c.warp);
+    if (new_instr_) {  // each instruction's accesses get their own clock: lanes of one warp tell them apart
+      new_instr_ = false;
+      ++cl.warp[tid][tid];
+    }
     check_range(cl, *cta, uint32_t(p - base), size, write, cl.warp[tid], tid, uint8_t(lane), &in, true);
     return;
   }
 }
 
 void RaceCheck::strong(ExecCtx& c, uint64_t key, Access acc, bool write) {
-  VClock& me = cluster_of(*c.cta).warp[warp_tid(*c.warp)];
+  RaceCluster& cl = cluster_of(*c.cta);
+  lanes_sync(cl, warp_tid(*c.warp));
+  VClock& me = cl.warp[warp_tid(*c.warp)];
   if (acc == Access::Atomic || !write) {
     auto it = strong_.find(key);
     if (it != strong_.end()) join(me, it->second);
@@ -121,7 +128,14 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
   auto& sh = cl.shadow[cta.rank];
   const uint32_t end = std::min<uint32_t>(off + n, uint32_t(sh.size()));
   const uint32_t now = vc[tid];
-  auto unordered = [&](const RaceAcc& a) { return a.tid != kNone && a.tid != tid && vc[a.tid] < a.clk; };
+  // Another lane of the same warp: ordered by a synchronising instruction of the warp between the
+  // two accesses; one instruction's lanes (the same clock) are not reported against each other.
+  const uint32_t synced = tid < cl.lanes_synced.size() ? cl.lanes_synced[tid] : ~0u;
+  auto unordered = [&](const RaceAcc& a) {
+    if (a.tid == kNone) return false;
+    if (a.tid != tid) return vc[a.tid] < a.clk;
+    return a.lane != lane && a.clk != now && a.clk > synced;
+  };
   for (uint32_t i = off; i < end; ++i) {
     RaceCell& cell = sh[i];
     if (write) {
@@ -211,6 +225,7 @@ void RaceCheck::bar_arrive(ExecCtx& c, uint32_t id, bool waits) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
   const size_t b = size_t(c.cta->rank) * 16 + id;
+  lanes_sync(cl, tid);
   join(cl.bar[b], cl.warp[tid]);
   ++cl.warp[tid][tid];
   if (waits) cl.bar_waiters[b].push_back(tid);
@@ -230,6 +245,7 @@ void RaceCheck::bar_complete(CtaBarrier& b) {
 void RaceCheck::cluster_arrive(ExecCtx& c) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
+  lanes_sync(cl, tid);
   join(cl.cluster_acc, cl.warp[tid]);
   ++cl.warp[tid][tid];
 }
@@ -241,6 +257,7 @@ void RaceCheck::cluster_complete(Cta& any) {
 
 void RaceCheck::cluster_acquire(ExecCtx& c) {
   RaceCluster& cl = cluster_of(*c.cta);
+  lanes_sync(cl, warp_tid(*c.warp));
   join(cl.warp[warp_tid(*c.warp)], cl.cluster_snap);
 }
 
@@ -261,7 +278,10 @@ void RaceCheck::mbar_release(MbarrierSlot& m, const Warp* cur) {
   uint16_t tid;
   VClock& vc = agent_vc(cl, cur, &tid);
   join(mbar_[&m].first, vc);
-  if (!agent_) ++vc[tid];
+  if (!agent_) {
+    lanes_sync(cl, tid);
+    ++vc[tid];
+  }
 }
 
 void RaceCheck::mbar_phase(MbarrierSlot& m, const Warp* cur) {
@@ -276,8 +296,10 @@ void RaceCheck::mbar_phase(MbarrierSlot& m, const Warp* cur) {
 
 void RaceCheck::mbar_acquire(ExecCtx& c, const MbarrierSlot& m) {
   auto it = mbar_.find(&m);
+  RaceCluster& cl = cluster_of(*c.cta);
+  lanes_sync(cl, warp_tid(*c.warp));
   if (it == mbar_.end()) return;
-  join(cluster_of(*c.cta).warp[warp_tid(*c.warp)], it->second.second);
+  join(cl.warp[warp_tid(*c.warp)], it->second.second);
 }
 
 // ---- asynchronous operations --------------------------------------------------------------------
@@ -367,6 +389,7 @@ void RaceCheck::wgmma_wait(ExecCtx& c, uint64_t done_below) {
   auto it = cl.wgmma.find(tid / 4u);
   if (it == cl.wgmma.end()) return;
   auto& ops = it->second;
+  lanes_sync(cl, tid);
   const uint8_t bit = uint8_t(1u << (tid % 4u));
   for (auto& w : ops)
     if (w.group < done_below && !(w.waited & bit)) {
@@ -390,6 +413,7 @@ std::shared_ptr<RaceOp> RaceCheck::new_op(const Warp* cur, const Instr* site, co
   op->site = site;
   op->what = what;
   cl.slot_what[s] = what;
+  lanes_sync(cl, issuer);
   ++cl.warp[issuer][issuer];  // the issue releases: the issuer's later accesses are not ordered before it
   return op;
 }
@@ -421,7 +445,10 @@ void RaceCheck::async_end(AsyncOp& op) {
 void RaceCheck::async_groups_acquire(ExecCtx& c) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
+  lanes_sync(cl, tid);
   join(cl.warp[tid], cl.done[tid]);
 }
+
+void RaceCheck::warp_sync(ExecCtx& c) { lanes_sync(cluster_of(*c.cta), warp_tid(*c.warp)); }
 
 }  // namespace ptxsim

@@ -61,6 +61,10 @@ struct RaceCluster {
   uint32_t nwarps = 0, nctas = 0, nslots = 0;
   std::vector<VClock> warp;         // by clock index rank * nwarps + warp
   std::vector<VClock> done;         // per warp: join of its completed asynchronous operations
+  // Per warp: its own clock at its last synchronising instruction. Two accesses of different lanes
+  // of the warp are ordered when such an instruction lies between them (the earlier one's clock is
+  // at most this), else they race (docs/racecheck.md, "Lanes of one warp").
+  std::vector<uint32_t> lanes_synced;
   std::vector<std::vector<RaceCell>> shadow;  // per CTA rank, per byte of shared memory
   std::vector<VClock> bar;          // per CTA rank * 16 + barrier id: releases so far (cumulative)
   std::vector<std::vector<uint16_t>> bar_waiters;  // same index: warps that arrive with bar.sync
@@ -135,7 +139,11 @@ class RaceCheck {
   // value written again) is dropped, the others reported.
   void end_instr() {
     if (!waw_.empty()) settle_waw();
+    new_instr_ = true;
   }
+  // A warp-synchronous collective (bar.warp.sync, shfl/vote/match/redux/elect .sync): it orders
+  // the executing warp's lanes.
+  void warp_sync(ExecCtx& c);
 
  private:
   RaceCluster& cluster_of(const Cta& cta);
@@ -164,7 +172,11 @@ class RaceCheck {
   bool is_strong(const Instr& in) const;
   VClock& agent_vc(RaceCluster& cl, const Warp* cur, uint16_t* tid);
 
+  // Every synchronising instruction of a warp orders its lanes: its clock now is the floor.
+  void lanes_sync(RaceCluster& cl, uint16_t tid) { cl.lanes_synced[tid] = cl.warp[tid][tid]; }
+
   Engine& e_;
+  bool new_instr_ = true;            // the next shared-memory access starts a new instruction
   RaceOp* agent_ = nullptr;          // the asynchronous operation completing now, if any
   std::shared_ptr<RaceOp> last_op_;  // the operation new_tcgen05_op made last
   std::shared_ptr<RaceOp> wgmma_op_; // the wgmma.mma_async executing now

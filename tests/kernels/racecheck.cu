@@ -106,3 +106,21 @@ __global__ void race_stage_release(const int* in, int* out, int tiles, int racy)
     out[l] = acc;
   }
 }
+
+// One warp: every lane writes its slot, then reads its neighbour's. racy 1: no __syncwarp between
+// (since sm_70 the lanes of a warp are not implicitly synchronised). 2 and 3 are race-free: all
+// lanes store one value (2) or each its own (3) to one address in one instruction, then
+// __syncwarp, then every lane reads it.
+__global__ void race_warp_lanes(const int* in, int* out, int racy) {
+  __shared__ int s[32];
+  const int l = threadIdx.x;
+  if (racy <= 1) {
+    s[l] = in[l] * 5;
+    if (!racy) __syncwarp();
+    out[l] = s[(l + 1) % 32];
+  } else {
+    s[0] = racy == 2 ? in[0] : in[l];
+    __syncwarp();
+    out[l] = s[0];
+  }
+}

@@ -160,6 +160,39 @@ TEST_P(RacecheckTest, PipelineStageReleasedTooEarly) {
   }
 }
 
+// Lanes of one warp are ordered only by a synchronising instruction between their accesses
+// (__syncwarp, a warp collective, a barrier, ...); the lanes of one instruction are not reported.
+TEST_P(RacecheckTest, LanesOfOneWarpWithoutSyncwarp) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck = true;
+  const auto in = iota_input(32);
+  for (int racy : {0, 1, 2, 3}) {
+    SCOPED_TRACE("racy=" + std::to_string(racy));
+    const uint64_t din = h.upload(in), dout = h.alloc_n<int32_t>(32);
+    const std::string k = h.kernel_named("race_warp_lanes");
+    RunResult r = h.launch(k, {1}, {32}, h.params(k, din, dout, int32_t(racy)));
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    const auto out = h.download<int32_t>(dout, 32);
+    if (racy == 1) {
+      // Lane 0 reads lane 1's slot: the first access not ordered after the write.
+      ASSERT_EQ(v.size(), 1u) << list(v);
+      EXPECT_EQ(v[0].kind, "RAW");
+      EXPECT_TRUE(has(v[0].second, "ld.shared") && has(v[0].first, "st.shared")) << list(v);
+      EXPECT_TRUE(has(v[0].message, "race (RAW) on shared memory of CTA (0,0,0) at offset 0x404: read by thread 0 (warp 0, "
+                                    "lane 0) of CTA rank 0 at ")) << v[0].message;
+      EXPECT_TRUE(has(v[0].message, " is not ordered after the write by thread 1 (warp 0, lane 1) of CTA rank 0 at "))
+          << v[0].message;
+      continue;
+    }
+    EXPECT_TRUE(v.empty()) << list(v);
+    for (int l = 0; l < 32; ++l)
+      if (racy == 0) EXPECT_EQ(out[l], in[(l + 1) % 32] * 5) << l;
+      else if (racy == 2) EXPECT_EQ(out[l], in[0]) << l;
+      else EXPECT_EQ(out[l], out[0]) << l;  // one of the lanes' values, the same for every reader
+  }
+}
+
 // Without --racecheck nothing of it runs: the racy kernel completes without a race report.
 TEST_P(RacecheckTest, OffByDefault) {
   KTEST_LOAD(h, "racecheck");
