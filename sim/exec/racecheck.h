@@ -1,11 +1,12 @@
-// --racecheck: happens-before race detection on shared memory (docs/racecheck.md).
+// --racecheck: happens-before race detection on shared memory and Tensor Memory
+// (docs/racecheck.md).
 //
 // Vector clocks in the FastTrack style over the *warps* of a cluster plus a pool of pseudo-threads
-// for asynchronous operations (TMA, bulk copies, cp.async, st.async, tcgen05 pipeline work). A warp
-// is one thread of the clocks: lanes of one warp are never reported against each other (ptxsim runs
-// them in program order, and warp-synchronous code relies on that), so intra-warp races are out of
-// scope and a lane's view is over-approximated by its warp's. Every shortcut here may hide a race;
-// none may invent one: a report needs two recorded accesses whose epochs the clocks do not order.
+// for asynchronous operations (TMA, bulk copies, cp.async, st.async, wgmma and tcgen05 work). A warp
+// is one thread of the clocks; the lanes of one warp are checked against each other by a per-warp
+// rule (an access of another lane is ordered only by a synchronising instruction of the warp in
+// between). Every shortcut here may hide a race; none may invent one: a report needs two recorded
+// accesses that nothing recorded orders.
 //
 // The engine calls the hooks only when LaunchConfig::racecheck is set (one pointer test otherwise).
 #pragma once
