@@ -33,7 +33,7 @@ std::string hex(uint64_t v) {
 // ExecCtx::mem with --racecheck: the access proper, then the detector.
 uint8_t* ExecCtx::mem_race(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
   uint8_t* p = mem_checked(space, addr, size, align, lane, acc);
-  race->access(*this, p, size, acc, lane);
+  race->access(*this, space, addr, p, size, acc, lane);
   return p;
 }
 
@@ -85,7 +85,8 @@ bool RaceCheck::is_strong(const Instr& in) const {
 
 // ---- accesses -----------------------------------------------------------------------------------
 
-void RaceCheck::access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, int lane) {
+void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p, uint32_t size, Access acc,
+                       int lane) {
   const Instr& in = c.fn->code[c.pc];
   const bool write = acc != Access::Read;
   if (acc == Access::Atomic || is_strong(in)) {
@@ -106,6 +107,55 @@ void RaceCheck::access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, 
     }
     check_range(cl, *cta, uint32_t(p - base), size, write, cl.warp[tid], tid, uint8_t(lane), &in, true);
     return;
+  }
+  const bool global = space == Space::Global ||
+                      (space == Space::Generic && !in_window(addr, kLocalWindow) && !in_window(addr, kParamWindow));
+  if (global && e_.cfg.racecheck_global) {
+    RaceCluster& cl = cluster_of(*c.cta);
+    const uint16_t tid = warp_tid(*c.warp);
+    if (new_instr_) {
+      new_instr_ = false;
+      ++cl.warp[tid][tid];
+    }
+    check_global(c, cl, addr, p, size, write, tid, uint8_t(lane), &in);
+  }
+}
+
+std::string RaceCheck::global_place(uint64_t addr) const {
+  if (const auto* al = e_.global.find(addr))
+    return "global memory at address " + hex(addr) + " (allocation '" + al->name + "' + " + hex(addr - al->base) + ")";
+  return "global memory at address " + hex(addr);
+}
+
+// Global memory, per 4-byte word: the same last-write / last-read check, restricted to the bytes
+// of the word both accesses touched (threads writing neighbouring bytes do not conflict).
+void RaceCheck::check_global(ExecCtx& c, RaceCluster& cl, uint64_t addr, const uint8_t* p, uint32_t n, bool write,
+                             uint16_t tid, uint8_t lane, const Instr* site) {
+  const VClock& vc = cl.warp[tid];
+  const uint32_t now = vc[tid];
+  const uint32_t synced = cl.lanes_synced[tid];
+  auto unordered = [&](const RaceAcc& a, uint8_t bytes) {
+    if (a.tid == kNone || !(a.pad & bytes)) return false;
+    if (a.tid != tid) return vc[a.tid] < a.clk;
+    return a.lane != lane && a.clk != now && a.clk > synced;
+  };
+  for (uint64_t w = addr >> 2; w <= (addr + n - 1) >> 2; ++w) {
+    auto& page = cl.global_pages[w >> 10];
+    if (!page) page = std::make_unique<RaceCell[]>(1024);
+    RaceCell& cell = page[w & 1023];
+    uint8_t bytes = 0;
+    for (uint64_t b = std::max(addr, w << 2); b < std::min(addr + n, (w << 2) + 4); ++b) bytes |= uint8_t(1u << (b & 3));
+    const uint64_t first = std::max(addr, w << 2);
+    if (write) {
+      if (unordered(cell.w, bytes))
+        waw_.push_back({&cl, c.cta, 0, p + (first - addr), p[first - addr], cell.w, tid, lane, site, global_place(first)});
+      if (unordered(cell.r, bytes)) report(cl, *c.cta, 0, "WAR", cell.r, false, tid, lane, site, true, global_place(first));
+      cell.w = {now, tid, lane, bytes, site};
+      cell.r.tid = kNone;
+    } else {
+      if (unordered(cell.w, bytes)) report(cl, *c.cta, 0, "RAW", cell.w, true, tid, lane, site, false, global_place(first));
+      cell.r = {now, tid, lane, bytes, site};
+    }
   }
 }
 
@@ -140,7 +190,7 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
     RaceCell& cell = sh[i];
     if (write) {
       if (unordered(cell.w)) {
-        if (defer_waw) waw_.push_back({&cl, &cta, i, cta.smem[i], cell.w, tid, lane, site});
+        if (defer_waw) waw_.push_back({&cl, &cta, i, &cta.smem[i], cta.smem[i], cell.w, tid, lane, site, {}});
         else report(cl, cta, i, "WAW", cell.w, true, tid, lane, site, true);
       }
       if (unordered(cell.r)) report(cl, cta, i, "WAR", cell.r, false, tid, lane, site, true);
@@ -158,7 +208,7 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
 // and they are not reported. Any WAW that changed the byte is.
 void RaceCheck::settle_waw() {
   for (const PendingWaw& w : waw_)
-    if (w.cta->smem[w.off] != w.before) report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true);
+    if (*w.byte != w.before) report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true, w.place);
   waw_.clear();
 }
 
@@ -191,8 +241,11 @@ void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind
   }
   const std::string cta_id =
       "CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ")";
-  d.message = std::string("race (") + kind + ") on " +
-              (place.empty() ? "shared memory of " + cta_id + " at offset " + hex(off) : "tensor memory of " + cta_id + place) + ": " +
+  // place: empty (shared memory), " at lane L, column C" (Tensor Memory) or "global memory at ...".
+  const std::string where = place.empty()             ? "shared memory of " + cta_id + " at offset " + hex(off)
+                            : place.rfind(" at ", 0) == 0 ? "tensor memory of " + cta_id + place
+                                                        : place;
+  d.message = std::string("race (") + kind + ") on " + where + ": " +
               (write ? "write" : "read") + " by " + who(cl, tid, lane, site) + " is not ordered after the " +
               (first_write ? "write" : "read") + " by " + who(cl, first.tid, first.lane, first.site);
   e_.note(std::move(d));

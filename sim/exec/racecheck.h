@@ -85,6 +85,9 @@ struct RaceCluster {
     uint8_t waited = 0;  // warps (bit w % 4) whose wgmma.wait_group covered it
   };
   std::unordered_map<uint32_t, std::deque<Wgmma>> wgmma;
+  // --racecheck-global: one cell per 4-byte word of global memory the cluster touched (pages of
+  // 1024 words, allocated at first touch); RaceAcc::pad holds the bytes of the word accessed.
+  std::unordered_map<uint64_t, std::unique_ptr<RaceCell[]>> global_pages;
   uint32_t size() const { return nwarps * nctas + nslots; }
 };
 
@@ -94,7 +97,7 @@ class RaceCheck {
   void setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fresh);
 
   // A plain or strong access through ExecCtx::mem (after its checks passed); p is what mem returned.
-  void access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, int lane);
+  void access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p, uint32_t size, Access acc, int lane);
   // bar.sync / bar.arrive / bar.red, before the engine counts the arrival.
   void bar_arrive(ExecCtx& c, uint32_t id, bool waits);
   void bar_complete(CtaBarrier& b);
@@ -152,16 +155,21 @@ class RaceCheck {
   void check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc, uint16_t tid,
                    uint8_t lane, const Instr* site, bool defer_waw = false);
   void settle_waw();
+  void check_global(ExecCtx& c, RaceCluster& cl, uint64_t addr, const uint8_t* p, uint32_t n, bool write,
+                    uint16_t tid, uint8_t lane, const Instr* site);
+  std::string global_place(uint64_t addr) const;
   // A WAW of the executing instruction, decided when it ends (end_instr): the byte before the write.
   struct PendingWaw {
     RaceCluster* cl;
     Cta* cta;
     uint32_t off;
+    const uint8_t* byte;  // the byte written
     uint8_t before;
     RaceAcc first;
     uint16_t tid;
     uint8_t lane;
     const Instr* site;
+    std::string place;    // global memory: where (shared memory: empty)
   };
   std::vector<PendingWaw> waw_;
   void check_tmem(RaceCluster& cl, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns,

@@ -122,6 +122,9 @@ void exec_alloc(ExecCtx& c, const Instr& in, uint32_t mask) {
   }
   const uint32_t taddr = tm::TmemAddr{0, r.column}.encode();
   store_le(c.mem(in.space, dst, 4, 4, std::countr_zero(mask), Access::Write), taddr, 4);
+  // --racecheck: the address is the warp's collective write (ptxsim makes it through its first
+  // lane): every lane of the warp may read it after the alloc.
+  if (c.race) c.race->warp_sync(c);
 }
 
 void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {

@@ -124,3 +124,19 @@ __global__ void race_warp_lanes(const int* in, int* out, int racy) {
     out[l] = s[0];
   }
 }
+
+// Global memory (--racecheck-global): every thread writes its word of `buf`, then reads the
+// mirrored one, written by a thread of the other warp. racy 1: no __syncthreads between. 2 is
+// race-free without a barrier: each thread writes one byte of a shared word and reads back only
+// its own byte (neighbouring bytes do not conflict).
+__global__ void race_global(int* buf, int* out, int racy) {
+  const int t = threadIdx.x;
+  if (racy <= 1) {
+    buf[t] = t * 3;
+    if (!racy) __syncthreads();
+    out[t] = buf[63 - t];
+  } else {
+    reinterpret_cast<unsigned char*>(buf)[t] = static_cast<unsigned char>(t);
+    out[t] = reinterpret_cast<unsigned char*>(buf)[t];
+  }
+}

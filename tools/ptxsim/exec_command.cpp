@@ -158,7 +158,7 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
                  "timeout. The exit status is the program's; 1 for bad arguments.");
   std::string arch, device, max_instructions, max_seconds, seed, threads, dump_ptx;
   uint64_t explore_n = 0;
-  bool stats = false, racecheck = false;
+  bool stats = false, racecheck = false, racecheck_global = false;
   std::vector<std::string> program;
   app.add_option("--arch", arch, "the PTX to run: sm_90a (default for h100/h200) or sm_100a (b200)")
       ->type_name("A")->check(one_of({"sm_90a", "sm_100a"}));
@@ -181,6 +181,8 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
                  "replays one")
       ->type_name("N")->transform(positive_integer());
   app.add_flag("--racecheck", racecheck, "report shared-memory data races as warnings (docs/racecheck.md)");
+  app.add_flag("--racecheck-global", racecheck_global,
+               "--racecheck, and global memory too (between the threads of one cluster)");
   app.add_flag("--stats", stats, "print one line per kernel launch on stderr (status, instructions, time)");
   app.add_option("PROGRAM", program, "the program and its arguments (everything from PROGRAM on is the program's)")
       ->type_name("");
@@ -209,7 +211,7 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
 
   std::vector<std::pair<const char*, std::string>> env;
   if (stats) env.push_back({"PTXSIM_STATS", "1"});
-  if (racecheck) env.push_back({"PTXSIM_RACECHECK", "1"});
+  if (racecheck || racecheck_global) env.push_back({"PTXSIM_RACECHECK", racecheck_global ? "global" : "1"});
   if (explore_n) env.push_back({"PTXSIM_VARY_WARPS", "1"});  // the seed also draws the warp interleaving
   for (auto& [name, var, value] : {std::tuple<const char*, const char*, const std::string&>{"--arch", "PTXSIM_ARCH", arch},
                                    {"--device", "PTXSIM_DEVICE", device},
