@@ -1,5 +1,5 @@
-// --racecheck: happens-before race detection on shared memory and Tensor Memory
-// (docs/racecheck.md).
+// --racecheck: happens-before race detection on shared memory and Tensor Memory, and with
+// --racecheck-global on global memory between the threads of a cluster (docs/racecheck.md).
 //
 // Vector clocks in the FastTrack style over the *warps* of a cluster plus a pool of pseudo-threads
 // for asynchronous operations (TMA, bulk copies, cp.async, st.async, wgmma and tcgen05 work). A warp
