@@ -1,4 +1,5 @@
-// Planted shared-memory races and their race-free twins, for --racecheck (racecheck_test.cpp).
+// Planted races (shared memory, lanes of one warp, global memory) and their race-free twins, for
+// --racecheck (racecheck_test.cpp).
 // Every kernel takes `racy`: 1 plants the bug, 0 is the correct kernel, which must stay silent.
 #include <cstdint>
 
