@@ -35,6 +35,10 @@ struct LaunchConfig {
   // --racecheck: report shared-memory data races as warnings (docs/racecheck.md). Also switched on
   // by the environment variable PTXSIM_RACECHECK=1 (how `ptxsim exec` and the tests ask for it).
   bool racecheck = false;
+  // --racecheck-global: racecheck also shadows global memory (accesses of the threads of one
+  // cluster: clusters run one after another, and pairs across clusters are not checked). Implies
+  // racecheck. PTXSIM_RACECHECK=global in the environment switches both on.
+  bool racecheck_global = false;
   // --explore: the schedule seed also permutes the order in which warps take turns and draws each
   // turn's length, so different seeds give different warp interleavings (not only different
   // completion orders of asynchronous operations).

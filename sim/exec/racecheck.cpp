@@ -33,7 +33,7 @@ std::string hex(uint64_t v) {
 // ExecCtx::mem with --racecheck: the access proper, then the detector.
 uint8_t* ExecCtx::mem_race(Space space, uint64_t addr, uint32_t size, uint32_t align, int lane, Access acc) {
   uint8_t* p = mem_checked(space, addr, size, align, lane, acc);
-  race->access(*this, p, size, acc, lane);
+  race->access(*this, space, addr, p, size, acc, lane);
   return p;
 }
 
@@ -55,12 +55,15 @@ void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fres
   cl->warp.assign(cl->nwarps * cl->nctas, VClock(n, 0));
   for (uint32_t t = 0; t < cl->nwarps * cl->nctas; ++t) cl->warp[t][t] = 1;
   cl->done.assign(cl->nwarps * cl->nctas, VClock(n, 0));
+  cl->lanes_synced.assign(cl->nwarps * cl->nctas, 0);
   cl->bar.assign(cl->nctas * 16, VClock(n, 0));
   cl->bar_waiters.assign(cl->nctas * 16, {});
   cl->cluster_acc.assign(n, 0);
   cl->cluster_snap.assign(n, 0);
   cl->slot_clk.assign(kSlots, 0);
   cl->slot_what.assign(kSlots, "");
+  cl->tmem.resize(ctas.size());
+  cl->tcgen05_pipe.assign(ctas.size(), VClock(n, 0));
   for (auto& cta : ctas) {
     cl->shadow.emplace_back(cta->smem.size());
     cta->race = cl;
@@ -82,7 +85,8 @@ bool RaceCheck::is_strong(const Instr& in) const {
 
 // ---- accesses -----------------------------------------------------------------------------------
 
-void RaceCheck::access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, int lane) {
+void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p, uint32_t size, Access acc,
+                       int lane) {
   const Instr& in = c.fn->code[c.pc];
   const bool write = acc != Access::Read;
   if (acc == Access::Atomic || is_strong(in)) {
@@ -97,13 +101,68 @@ void RaceCheck::access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, 
     if (p < base || p >= base + cta->smem.size()) continue;
     RaceCluster& cl = cluster_of(*cta);
     const uint16_t tid = warp_tid(*c.warp);
+    if (new_instr_) {  // each instruction's accesses get their own clock: lanes of one warp tell them apart
+      new_instr_ = false;
+      ++cl.warp[tid][tid];
+    }
     check_range(cl, *cta, uint32_t(p - base), size, write, cl.warp[tid], tid, uint8_t(lane), &in, true);
     return;
+  }
+  const bool global = space == Space::Global ||
+                      (space == Space::Generic && !in_window(addr, kLocalWindow) && !in_window(addr, kParamWindow));
+  if (global && e_.cfg.racecheck_global) {
+    RaceCluster& cl = cluster_of(*c.cta);
+    const uint16_t tid = warp_tid(*c.warp);
+    if (new_instr_) {
+      new_instr_ = false;
+      ++cl.warp[tid][tid];
+    }
+    check_global(c, cl, addr, p, size, write, tid, uint8_t(lane), &in);
+  }
+}
+
+std::string RaceCheck::global_place(uint64_t addr) const {
+  if (const auto* al = e_.global.find(addr))
+    return "global memory at address " + hex(addr) + " (allocation '" + al->name + "' + " + hex(addr - al->base) + ")";
+  return "global memory at address " + hex(addr);
+}
+
+// Global memory, per 4-byte word: the same last-write / last-read check, restricted to the bytes
+// of the word both accesses touched (threads writing neighbouring bytes do not conflict).
+void RaceCheck::check_global(ExecCtx& c, RaceCluster& cl, uint64_t addr, const uint8_t* p, uint32_t n, bool write,
+                             uint16_t tid, uint8_t lane, const Instr* site) {
+  const VClock& vc = cl.warp[tid];
+  const uint32_t now = vc[tid];
+  const uint32_t synced = cl.lanes_synced[tid];
+  auto unordered = [&](const RaceAcc& a, uint8_t bytes) {
+    if (a.tid == kNone || !(a.pad & bytes)) return false;
+    if (a.tid != tid) return vc[a.tid] < a.clk;
+    return a.lane != lane && a.clk != now && a.clk > synced;
+  };
+  for (uint64_t w = addr >> 2; w <= (addr + n - 1) >> 2; ++w) {
+    auto& page = cl.global_pages[w >> 10];
+    if (!page) page = std::make_unique<RaceCell[]>(1024);
+    RaceCell& cell = page[w & 1023];
+    uint8_t bytes = 0;
+    for (uint64_t b = std::max(addr, w << 2); b < std::min(addr + n, (w << 2) + 4); ++b) bytes |= uint8_t(1u << (b & 3));
+    const uint64_t first = std::max(addr, w << 2);
+    if (write) {
+      if (unordered(cell.w, bytes))
+        waw_.push_back({&cl, c.cta, 0, p + (first - addr), p[first - addr], cell.w, tid, lane, site, global_place(first)});
+      if (unordered(cell.r, bytes)) report(cl, *c.cta, 0, "WAR", cell.r, false, tid, lane, site, true, global_place(first));
+      cell.w = {now, tid, lane, bytes, site};
+      cell.r.tid = kNone;
+    } else {
+      if (unordered(cell.w, bytes)) report(cl, *c.cta, 0, "RAW", cell.w, true, tid, lane, site, false, global_place(first));
+      cell.r = {now, tid, lane, bytes, site};
+    }
   }
 }
 
 void RaceCheck::strong(ExecCtx& c, uint64_t key, Access acc, bool write) {
-  VClock& me = cluster_of(*c.cta).warp[warp_tid(*c.warp)];
+  RaceCluster& cl = cluster_of(*c.cta);
+  lanes_sync(cl, warp_tid(*c.warp));
+  VClock& me = cl.warp[warp_tid(*c.warp)];
   if (acc == Access::Atomic || !write) {
     auto it = strong_.find(key);
     if (it != strong_.end()) join(me, it->second);
@@ -119,12 +178,19 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
   auto& sh = cl.shadow[cta.rank];
   const uint32_t end = std::min<uint32_t>(off + n, uint32_t(sh.size()));
   const uint32_t now = vc[tid];
-  auto unordered = [&](const RaceAcc& a) { return a.tid != kNone && a.tid != tid && vc[a.tid] < a.clk; };
+  // Another lane of the same warp: ordered by a synchronising instruction of the warp between the
+  // two accesses; one instruction's lanes (the same clock) are not reported against each other.
+  const uint32_t synced = tid < cl.lanes_synced.size() ? cl.lanes_synced[tid] : ~0u;
+  auto unordered = [&](const RaceAcc& a) {
+    if (a.tid == kNone) return false;
+    if (a.tid != tid) return vc[a.tid] < a.clk;
+    return a.lane != lane && a.clk != now && a.clk > synced;
+  };
   for (uint32_t i = off; i < end; ++i) {
     RaceCell& cell = sh[i];
     if (write) {
       if (unordered(cell.w)) {
-        if (defer_waw) waw_.push_back({&cl, &cta, i, cta.smem[i], cell.w, tid, lane, site});
+        if (defer_waw) waw_.push_back({&cl, &cta, i, &cta.smem[i], cta.smem[i], cell.w, tid, lane, site, {}});
         else report(cl, cta, i, "WAW", cell.w, true, tid, lane, site, true);
       }
       if (unordered(cell.r)) report(cl, cta, i, "WAR", cell.r, false, tid, lane, site, true);
@@ -142,7 +208,7 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
 // and they are not reported. Any WAW that changed the byte is.
 void RaceCheck::settle_waw() {
   for (const PendingWaw& w : waw_)
-    if (w.cta->smem[w.off] != w.before) report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true);
+    if (*w.byte != w.before) report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true, w.place);
   waw_.clear();
 }
 
@@ -161,7 +227,8 @@ std::string RaceCheck::who(RaceCluster& cl, uint16_t tid, uint8_t lane, const In
 }
 
 void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first,
-                       bool first_write, uint16_t tid, uint8_t lane, const Instr* site, bool write) {
+                       bool first_write, uint16_t tid, uint8_t lane, const Instr* site, bool write,
+                       const std::string& place) {
   // Once per pair of instructions and kind, like compute-sanitizer's racecheck summary.
   const std::string key = std::to_string(uintptr_t(first.site)) + "/" + std::to_string(uintptr_t(site)) + kind;
   if (!reported_.insert(key).second) return;
@@ -172,8 +239,13 @@ void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind
     d.loc = {site->line, site->col};
     d.source_line = source_line_of(e_.prog.source, site->line);
   }
-  d.message = std::string("race (") + kind + ") on shared memory of CTA (" + std::to_string(cta.id.x) + "," +
-              std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ") at offset " + hex(off) + ": " +
+  const std::string cta_id =
+      "CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ")";
+  // place: empty (shared memory), " at lane L, column C" (Tensor Memory) or "global memory at ...".
+  const std::string where = place.empty()             ? "shared memory of " + cta_id + " at offset " + hex(off)
+                            : place.rfind(" at ", 0) == 0 ? "tensor memory of " + cta_id + place
+                                                        : place;
+  d.message = std::string("race (") + kind + ") on " + where + ": " +
               (write ? "write" : "read") + " by " + who(cl, tid, lane, site) + " is not ordered after the " +
               (first_write ? "write" : "read") + " by " + who(cl, first.tid, first.lane, first.site);
   e_.note(std::move(d));
@@ -206,6 +278,7 @@ void RaceCheck::bar_arrive(ExecCtx& c, uint32_t id, bool waits) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
   const size_t b = size_t(c.cta->rank) * 16 + id;
+  lanes_sync(cl, tid);
   join(cl.bar[b], cl.warp[tid]);
   ++cl.warp[tid][tid];
   if (waits) cl.bar_waiters[b].push_back(tid);
@@ -225,6 +298,7 @@ void RaceCheck::bar_complete(CtaBarrier& b) {
 void RaceCheck::cluster_arrive(ExecCtx& c) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
+  lanes_sync(cl, tid);
   join(cl.cluster_acc, cl.warp[tid]);
   ++cl.warp[tid][tid];
 }
@@ -236,6 +310,7 @@ void RaceCheck::cluster_complete(Cta& any) {
 
 void RaceCheck::cluster_acquire(ExecCtx& c) {
   RaceCluster& cl = cluster_of(*c.cta);
+  lanes_sync(cl, warp_tid(*c.warp));
   join(cl.warp[warp_tid(*c.warp)], cl.cluster_snap);
 }
 
@@ -256,7 +331,10 @@ void RaceCheck::mbar_release(MbarrierSlot& m, const Warp* cur) {
   uint16_t tid;
   VClock& vc = agent_vc(cl, cur, &tid);
   join(mbar_[&m].first, vc);
-  if (!agent_) ++vc[tid];
+  if (!agent_) {
+    lanes_sync(cl, tid);
+    ++vc[tid];
+  }
 }
 
 void RaceCheck::mbar_phase(MbarrierSlot& m, const Warp* cur) {
@@ -271,11 +349,108 @@ void RaceCheck::mbar_phase(MbarrierSlot& m, const Warp* cur) {
 
 void RaceCheck::mbar_acquire(ExecCtx& c, const MbarrierSlot& m) {
   auto it = mbar_.find(&m);
+  RaceCluster& cl = cluster_of(*c.cta);
+  lanes_sync(cl, warp_tid(*c.warp));
   if (it == mbar_.end()) return;
-  join(cluster_of(*c.cta).warp[warp_tid(*c.warp)], it->second.second);
+  join(cl.warp[warp_tid(*c.warp)], it->second.second);
 }
 
 // ---- asynchronous operations --------------------------------------------------------------------
+
+void RaceCheck::op_smem(RaceOp& op, Cta& cta, uint32_t off, uint32_t n, bool write) {
+  if (cta.race.get() != op.cl) return;
+  check_range(*op.cl, cta, off, n, write, op.vc, op.tid, op.lane, op.site);
+}
+
+void RaceCheck::op_tmem(RaceOp& op, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns,
+                        bool write) {
+  if (cta.race.get() != op.cl) return;
+  check_tmem(*op.cl, cta, lane, lanes, column, columns, write, op.vc, op.tid, op.lane, op.site);
+}
+
+void RaceCheck::tmem_access(ExecCtx& c, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns, bool write,
+                            int tlane) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  check_tmem(cl, *c.cta, lane, lanes, column, columns, write, cl.warp[tid], tid, uint8_t(tlane), &c.fn->code[c.pc]);
+}
+
+// Tensor Memory cells: the same last-write / last-read shadow as shared memory, per 32-bit cell.
+void RaceCheck::check_tmem(RaceCluster& cl, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column,
+                           uint32_t columns, bool write, const VClock& vc, uint16_t tid, uint8_t tlane,
+                           const Instr* site) {
+  constexpr uint32_t kLanes = 128, kColumns = 512;
+  auto& sh = cl.tmem[cta.rank];
+  if (sh.empty()) sh.resize(size_t(kLanes) * kColumns);
+  const uint32_t now = vc[tid];
+  auto unordered = [&](const RaceAcc& a) { return a.tid != kNone && a.tid != tid && vc[a.tid] < a.clk; };
+  auto place = [](uint32_t l, uint32_t col) {
+    return " at lane " + std::to_string(l) + ", column " + std::to_string(col);
+  };
+  for (uint32_t l = lane; l < std::min(lane + lanes, kLanes); ++l)
+    for (uint32_t col = column; col < std::min(column + columns, kColumns); ++col) {
+      RaceCell& cell = sh[size_t(l) * kColumns + col];
+      if (write) {
+        if (unordered(cell.w)) report(cl, cta, 0, "WAW", cell.w, true, tid, tlane, site, true, place(l, col));
+        if (unordered(cell.r)) report(cl, cta, 0, "WAR", cell.r, false, tid, tlane, site, true, place(l, col));
+        cell.w = {now, tid, tlane, 0, site};
+        cell.r.tid = kNone;
+      } else {
+        if (unordered(cell.w)) report(cl, cta, 0, "RAW", cell.w, true, tid, tlane, site, false, place(l, col));
+        cell.r = {now, tid, tlane, 0, site};
+      }
+    }
+}
+
+std::shared_ptr<RaceOp> RaceCheck::new_tcgen05_op(const Warp* cur, const Instr* site, const std::string& what) {
+  auto op = new_op(cur, site, what);
+  if (!op) return op;
+  VClock& pipe = op->cl->tcgen05_pipe[cur->cta->rank];
+  join(op->vc, pipe);
+  pipe = op->vc;
+  last_op_ = op;
+  return op;
+}
+
+// wgmma.mma_async is a warpgroup operation (PTX ISA 9.7.15.5): the four warps' n-th mma_async are
+// one operation, one pseudo-thread. It reads its shared-memory operands through the async proxy
+// (memory model, "Proxies") and is complete only once a wgmma.wait_group covers its wgmma-group
+// (9.7.15.5, as for the accumulator registers): until then the warpgroup must not touch its operands. Any warp of the
+// warpgroup that passed such a wait has observed the operation (the wait is .sync.aligned).
+void RaceCheck::wgmma_issue(ExecCtx& c, uint64_t nth, uint64_t group) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  auto& ops = cl.wgmma[tid / 4u];
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+    if (it->nth == nth) {
+      join(it->op->vc, cl.warp[tid]);
+      wgmma_op_ = it->op;
+      return;
+    }
+  auto op = new_op(c.warp, &c.fn->code[c.pc], "wgmma.mma_async");
+  ops.push_back({nth, group, op});
+  wgmma_op_ = op;
+}
+
+void RaceCheck::wgmma_read(ExecCtx& c, uint32_t off, uint32_t n) {
+  if (wgmma_op_) check_range(*wgmma_op_->cl, *c.cta, off, n, false, wgmma_op_->vc, wgmma_op_->tid, 0, wgmma_op_->site);
+}
+
+void RaceCheck::wgmma_wait(ExecCtx& c, uint64_t done_below) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  auto it = cl.wgmma.find(tid / 4u);
+  if (it == cl.wgmma.end()) return;
+  auto& ops = it->second;
+  lanes_sync(cl, tid);
+  const uint8_t bit = uint8_t(1u << (tid % 4u));
+  for (auto& w : ops)
+    if (w.group < done_below && !(w.waited & bit)) {
+      join(cl.warp[tid], w.op->vc);
+      w.waited |= bit;
+    }
+  while (!ops.empty() && ops.front().waited == 0xf) ops.pop_front();
+}
 
 std::shared_ptr<RaceOp> RaceCheck::new_op(const Warp* cur, const Instr* site, const std::string& what) {
   if (!cur || !cur->cta || !cur->cta->race) return nullptr;
@@ -291,6 +466,7 @@ std::shared_ptr<RaceOp> RaceCheck::new_op(const Warp* cur, const Instr* site, co
   op->site = site;
   op->what = what;
   cl.slot_what[s] = what;
+  lanes_sync(cl, issuer);
   ++cl.warp[issuer][issuer];  // the issue releases: the issuer's later accesses are not ordered before it
   return op;
 }
@@ -322,7 +498,10 @@ void RaceCheck::async_end(AsyncOp& op) {
 void RaceCheck::async_groups_acquire(ExecCtx& c) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
+  lanes_sync(cl, tid);
   join(cl.warp[tid], cl.done[tid]);
 }
+
+void RaceCheck::warp_sync(ExecCtx& c) { lanes_sync(cluster_of(*c.cta), warp_tid(*c.warp)); }
 
 }  // namespace ptxsim

@@ -1,15 +1,17 @@
-// --racecheck: happens-before race detection on shared memory (docs/racecheck.md).
+// --racecheck: happens-before race detection on shared memory and Tensor Memory, and with
+// --racecheck-global on global memory between the threads of a cluster (docs/racecheck.md).
 //
 // Vector clocks in the FastTrack style over the *warps* of a cluster plus a pool of pseudo-threads
-// for asynchronous operations (TMA, bulk copies, cp.async, st.async, tcgen05 pipeline work). A warp
-// is one thread of the clocks: lanes of one warp are never reported against each other (ptxsim runs
-// them in program order, and warp-synchronous code relies on that), so intra-warp races are out of
-// scope and a lane's view is over-approximated by its warp's. Every shortcut here may hide a race;
-// none may invent one: a report needs two recorded accesses whose epochs the clocks do not order.
+// for asynchronous operations (TMA, bulk copies, cp.async, st.async, wgmma and tcgen05 work). A warp
+// is one thread of the clocks; the lanes of one warp are checked against each other by a per-warp
+// rule (an access of another lane is ordered only by a synchronising instruction of the warp in
+// between). Every shortcut here may hide a race; none may invent one: a report needs two recorded
+// accesses that nothing recorded orders.
 //
 // The engine calls the hooks only when LaunchConfig::racecheck is set (one pointer test otherwise).
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -60,6 +62,10 @@ struct RaceCluster {
   uint32_t nwarps = 0, nctas = 0, nslots = 0;
   std::vector<VClock> warp;         // by clock index rank * nwarps + warp
   std::vector<VClock> done;         // per warp: join of its completed asynchronous operations
+  // Per warp: its own clock at its last synchronising instruction. Two accesses of different lanes
+  // of the warp are ordered when such an instruction lies between them (the earlier one's clock is
+  // at most this), else they race (docs/racecheck.md, "Lanes of one warp").
+  std::vector<uint32_t> lanes_synced;
   std::vector<std::vector<RaceCell>> shadow;  // per CTA rank, per byte of shared memory
   std::vector<VClock> bar;          // per CTA rank * 16 + barrier id: releases so far (cumulative)
   std::vector<std::vector<uint16_t>> bar_waiters;  // same index: warps that arrive with bar.sync
@@ -67,6 +73,21 @@ struct RaceCluster {
   std::vector<uint32_t> slot_clk;   // pseudo-thread clocks
   std::vector<std::string> slot_what;  // what the latest operation on each slot is, for reports
   uint32_t next_slot = 0;
+  // Tensor Memory, per CTA rank: 128 lanes x 512 columns of 32-bit cells (allocated at first use).
+  std::vector<std::vector<RaceCell>> tmem;
+  // Per CTA rank: the clocks of its last tcgen05 pipeline operation (they run in issue order).
+  std::vector<VClock> tcgen05_pipe;
+  // Per warpgroup (clock index / 4): its wgmma.mma_async operations not yet waited for by all four
+  // warps. The n-th mma_async of each warp of the warpgroup is one operation (one pseudo-thread).
+  struct Wgmma {
+    uint64_t nth, group;
+    std::shared_ptr<RaceOp> op;
+    uint8_t waited = 0;  // warps (bit w % 4) whose wgmma.wait_group covered it
+  };
+  std::unordered_map<uint32_t, std::deque<Wgmma>> wgmma;
+  // --racecheck-global: one cell per 4-byte word of global memory the cluster touched (pages of
+  // 1024 words, allocated at first touch); RaceAcc::pad holds the bytes of the word accessed.
+  std::unordered_map<uint64_t, std::unique_ptr<RaceCell[]>> global_pages;
   uint32_t size() const { return nwarps * nctas + nslots; }
 };
 
@@ -76,7 +97,7 @@ class RaceCheck {
   void setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fresh);
 
   // A plain or strong access through ExecCtx::mem (after its checks passed); p is what mem returned.
-  void access(ExecCtx& c, const uint8_t* p, uint32_t size, Access acc, int lane);
+  void access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p, uint32_t size, Access acc, int lane);
   // bar.sync / bar.arrive / bar.red, before the engine counts the arrival.
   void bar_arrive(ExecCtx& c, uint32_t id, bool waits);
   void bar_complete(CtaBarrier& b);
@@ -95,6 +116,21 @@ class RaceCheck {
   void async_end(AsyncOp& op);
   // A wrapped asynchronous work item (tcgen05 pipeline) runs with its own issue-time clocks.
   std::shared_ptr<RaceOp> new_op(const Warp* cur, const Instr* site, const std::string& what);
+  // A tcgen05 pipeline operation (mma, cp, commit, shift): also ordered after the CTA's earlier ones
+  // (PTX ISA 9.7.16.6.2, pipelined tcgen05 instructions execute in issue order).
+  std::shared_ptr<RaceOp> new_tcgen05_op(const Warp* cur, const Instr* site, const std::string& what);
+  RaceOp* last_op() const { return last_op_.get(); }  // the last new_tcgen05_op
+  // What an asynchronous operation reads (or writes) when it executes, recorded with its clocks.
+  void op_smem(RaceOp& op, Cta& cta, uint32_t off, uint32_t n, bool write);
+  void op_tmem(RaceOp& op, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns, bool write);
+  // tcgen05.ld / tcgen05.st of the executing warp (taken as done at issue).
+  void tmem_access(ExecCtx& c, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns, bool write, int tlane);
+  // wgmma.mma_async of the executing warp: its warpgroup's `nth` operation in wgmma-group `group`;
+  // wgmma_read records one operand chunk it reads. wgmma.wait_group completes the warpgroup's
+  // operations of groups below `done_below`.
+  void wgmma_issue(ExecCtx& c, uint64_t nth, uint64_t group);
+  void wgmma_read(ExecCtx& c, uint32_t off, uint32_t n);
+  void wgmma_wait(ExecCtx& c, uint64_t done_below);
   RaceOp* set_agent(RaceOp* op) {
     RaceOp* old = agent_;
     agent_ = op;
@@ -107,7 +143,11 @@ class RaceCheck {
   // value written again) is dropped, the others reported.
   void end_instr() {
     if (!waw_.empty()) settle_waw();
+    new_instr_ = true;
   }
+  // A warp-synchronous collective (bar.warp.sync, shfl/vote/match/redux/elect .sync): it orders
+  // the executing warp's lanes.
+  void warp_sync(ExecCtx& c);
 
  private:
   RaceCluster& cluster_of(const Cta& cta);
@@ -115,27 +155,40 @@ class RaceCheck {
   void check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc, uint16_t tid,
                    uint8_t lane, const Instr* site, bool defer_waw = false);
   void settle_waw();
+  void check_global(ExecCtx& c, RaceCluster& cl, uint64_t addr, const uint8_t* p, uint32_t n, bool write,
+                    uint16_t tid, uint8_t lane, const Instr* site);
+  std::string global_place(uint64_t addr) const;
   // A WAW of the executing instruction, decided when it ends (end_instr): the byte before the write.
   struct PendingWaw {
     RaceCluster* cl;
     Cta* cta;
     uint32_t off;
+    const uint8_t* byte;  // the byte written
     uint8_t before;
     RaceAcc first;
     uint16_t tid;
     uint8_t lane;
     const Instr* site;
+    std::string place;    // global memory: where (shared memory: empty)
   };
   std::vector<PendingWaw> waw_;
+  void check_tmem(RaceCluster& cl, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns,
+                  bool write, const VClock& vc, uint16_t tid, uint8_t lane_of_thread, const Instr* site);
   void report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first, bool first_write,
-              uint16_t tid, uint8_t lane, const Instr* site, bool write);
+              uint16_t tid, uint8_t lane, const Instr* site, bool write, const std::string& place = "");
   std::string who(RaceCluster& cl, uint16_t tid, uint8_t lane, const Instr* site) const;
   void strong(ExecCtx& c, uint64_t key, Access acc, bool write);
   bool is_strong(const Instr& in) const;
   VClock& agent_vc(RaceCluster& cl, const Warp* cur, uint16_t* tid);
 
+  // Every synchronising instruction of a warp orders its lanes: its clock now is the floor.
+  void lanes_sync(RaceCluster& cl, uint16_t tid) { cl.lanes_synced[tid] = cl.warp[tid][tid]; }
+
   Engine& e_;
+  bool new_instr_ = true;            // the next shared-memory access starts a new instruction
   RaceOp* agent_ = nullptr;          // the asynchronous operation completing now, if any
+  std::shared_ptr<RaceOp> last_op_;  // the operation new_tcgen05_op made last
+  std::shared_ptr<RaceOp> wgmma_op_; // the wgmma.mma_async executing now
   int mod_volatile_, mod_relaxed_, mod_acquire_, mod_release_, mod_mmio_;
   std::unordered_map<const MbarrierSlot*, std::pair<VClock, VClock>> mbar_;  // releases, last phase
   std::unordered_map<uint64_t, VClock> strong_;  // per 4-byte location of strong accesses

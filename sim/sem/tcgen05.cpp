@@ -122,6 +122,9 @@ void exec_alloc(ExecCtx& c, const Instr& in, uint32_t mask) {
   }
   const uint32_t taddr = tm::TmemAddr{0, r.column}.encode();
   store_le(c.mem(in.space, dst, 4, 4, std::countr_zero(mask), Access::Write), taddr, 4);
+  // --racecheck: the address is the warp's collective write (ptxsim makes it through its first
+  // lane): every lane of the warp may read it after the alloc.
+  if (c.race) c.race->warp_sync(c);
 }
 
 void exec_dealloc(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -208,6 +211,7 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
                          why_unsettled(m) + " before reading D");
       break;
     }
+  if (c.race) c.race->tmem_access(c, r.lane, r.lanes, r.column, r.columns, false, std::countr_zero(mask));
   for_lanes(mask, [&](int l) {
     for (uint32_t i = 0; i < nregs; ++i) {
       const t5::CellOffset off = t5::cell_of(shape, uint32_t(l), i, o.split);
@@ -243,6 +247,7 @@ void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
                          " of this warp reads, with no tcgen05.wait::ld between them (the load may see the store)");
       break;
     }
+  if (c.race) c.race->tmem_access(c, r.lane, r.lanes, r.column, r.columns, true, std::countr_zero(mask));
   for_lanes(mask, [&](int l) {
     for (uint32_t i = 0; i < nregs; ++i) {
       const t5::CellOffset off = t5::cell_of(shape, uint32_t(l), i, o.split);
@@ -274,7 +279,7 @@ void enqueue(ExecCtx& c, const Instr& in, std::string what, std::function<void()
   if (c.race) {
     // The pipeline runs work in issue order whichever queued operation completes: each item carries
     // its own issue-time clocks.
-    auto ro = c.race->new_op(c.warp, &in, what);
+    auto ro = c.race->new_tcgen05_op(c.warp, &in, what);
     work = [race = c.race, ro, w = std::move(work)] {
       RaceOp* old = race->set_agent(ro.get());
       w();
@@ -304,6 +309,36 @@ void forget_settled(Tcgen05Cta& st) {
 // in.c: block-scaled kinds: scale factors per row of A (1, 2 or 4).
 constexpr uint8_t kATmem = 1, kDisableMask = 2, kBlockScaled = 4, kSparse = 8, kWs = 16, kZeroMask = 32;
 constexpr uint8_t kAShift = 0x80;
+
+// --racecheck: what the MMA just queued reads and writes, recorded with its pseudo-thread's clocks
+// (docs/racecheck.md): the shared-memory chunks of A and B (until its tcgen05.commit's mbarrier
+// completes, PTX ISA 9.7.16.6), D in Tensor Memory (written), and the TMEM operands it reads.
+void race_record_mma(ExecCtx& c, const std::vector<Cta*>& pair, const t5::MmaOp& op, const t5::MmaGeometry& geo,
+                     unsigned cta_group) {
+  RaceOp* ro = c.race->last_op();
+  if (!ro) return;
+  auto smem = [&](Cta& p, uint64_t desc, bool mn_major, uint32_t rows, uint32_t units, uint32_t data_bytes) {
+    t5::for_each_chunk(t5::SmemDescriptor::decode(desc), mn_major ? t5::Major::MN : t5::Major::K,
+                       t5::unit_bytes(op.ctx.kind), rows, units, [&](uint32_t addr, uint32_t, uint32_t, uint32_t bytes) {
+                         c.race->op_smem(*ro, p, addr, std::min(bytes, data_bytes), false);
+                       });
+  };
+  auto tmem = [&](Cta& p, const t5::TmemRect& r, bool write) {
+    c.race->op_tmem(*ro, p, r.lane, r.lanes, r.column, r.columns, write);
+  };
+  for (Cta* p : pair) {
+    if (!op.a_in_tmem)
+      smem(*p, op.a_desc, geo.a_mn_major, geo.M / cta_group, t5::k_units(op.ctx.kind), t5::smem_chunk_data_bytes(op, false));
+    smem(*p, op.b_desc, geo.b_mn_major, t5::b_smem_columns(op, geo), t5::b_units(op.ctx), t5::smem_chunk_data_bytes(op, true));
+    if (op.a_in_tmem) tmem(*p, t5::a_rect(op), false);
+    if (t5::is_block_scaled(op.ctx.kind)) {
+      tmem(*p, t5::sfa_rect(op), false);
+      tmem(*p, t5::sfb_rect(op), false);
+    }
+    if (op.ctx.sparse) tmem(*p, t5::meta_rect(op), false);
+    tmem(*p, t5::d_rect(op), true);
+  }
+}
 
 void issue_mma(ExecCtx& c, const Instr& in, int l) {
   Tcgen05Cta& st = state(c);
@@ -449,6 +484,7 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
       forget_settled(*p->tcgen05);
     }
   });
+  if (c.race) race_record_mma(c, pair, op, geo, in.d);
 }
 
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -506,6 +542,15 @@ void issue_cp(ExecCtx& c, const Instr& in, int l) {
       forget_settled(*p->tcgen05);
     }
   });
+  if (RaceOp* ro = c.race ? c.race->last_op() : nullptr) {  // --racecheck: the source chunks, the TMEM written
+    const uint32_t data_bytes = op.src == t5::CpSrcFmt::kB6x16P32 ? 12 : op.src == t5::CpSrcFmt::kB4x16P64 ? 8 : 16;
+    for (Cta* p : pair) {
+      for (uint32_t r = 0; r < t5::cp_rows(op.shape); ++r)
+        for (uint32_t j = 0; j < t5::cp_row_bytes(op.shape); j += 16)
+          c.race->op_smem(*ro, *p, t5::element_address(sd, t5::Major::K, 1, r, j), data_bytes, false);
+      c.race->op_tmem(*ro, *p, rec.d.lane, rec.d.lanes, rec.d.column, rec.d.columns, true);
+    }
+  }
 }
 
 void exec_cp(ExecCtx& c, const Instr& in, uint32_t mask) {

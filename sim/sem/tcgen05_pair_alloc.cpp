@@ -19,6 +19,7 @@
 // and the allocator's own rules (nCols, relinquished permit, dealloc of a non-allocation).
 #include <bit>
 
+#include "sim/exec/racecheck.h"
 #include "sim/sem/sem_util.h"
 #include "sim/sem/tcgen05_internal.h"
 
@@ -44,6 +45,7 @@ void finish(ExecCtx& c, const Instr& in, uint32_t mask, const Tcgen05Cta::PairOp
   const int l = std::countr_zero(mask);
   const uint64_t dst = sem::addr_of(c, in.op[0], l);
   store_le(c.mem(in.space, dst, 4, 4, l, Access::Write), tm::TmemAddr{0, op.column}.encode(), 4);
+  if (c.race) c.race->warp_sync(c);  // the warp's write, not one lane's (docs/racecheck.md)
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "sim/exec/engine.h"
+#include "sim/exec/racecheck.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -55,6 +56,7 @@ const char* collective_name(const Instr& in) {
 // executing lane has the same one, or 0 when they differ (callers then work per lane).
 template <bool Sync>
 uint32_t participants(ExecCtx& c, const Instr& in, uint32_t mask, uint32_t (&part)[32]) {
+  if (c.race && mask) c.race->warp_sync(c);  // --racecheck: the collective orders the warp's lanes
   if constexpr (!Sync) {
     for_lanes(mask, [&](int l) { part[l] = mask; });
     return mask;

@@ -45,6 +45,7 @@
 #include "model/tensorcore/tile.h"
 #include "model/wgmma/smem_desc.h"
 #include "sim/exec/engine.h"
+#include "sim/exec/racecheck.h"
 #include "sim/isa/table.h"
 #include "sim/sem/sem_util.h"
 #include "sim/sem/sparse_a.h"
@@ -204,6 +205,7 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint64_t n = in.imm;
   const uint64_t done_below = s.committed > n ? s.committed - n : 0;
   while (!s.in_flight.empty() && s.in_flight.front().group < done_below) retire_front(c, s);
+  if (c.race) c.race->wgmma_wait(c, done_below);
 }
 
 // ---- wgmma.mma_async ------------------------------------------------------------------------------
@@ -298,6 +300,12 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
     sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone,
                                    std::string("wgmma.mma_async operand ") + which);
   if (cta.async_dst) c.eng->check_async_race(c, cta, lo, hi - lo, false);
+  // --racecheck: the chunks read, until a wgmma.wait_group covers the operation.
+  if (c.race) [[unlikely]] {
+    for (int r = 0; r < rows; r += mn_major ? per_chunk : 1)
+      for (int k = 0; k < K; k += mn_major ? 1 : per_chunk)
+        c.race->wgmma_read(c, wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k)), 16);
+  }
 }
 
 frag::MmaShape a_frag_shape(Elem e) {
@@ -374,6 +382,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const Config& cfg = *reinterpret_cast<const Config*>(in.imm);
   WgmmaWarpState& s = state_of(c);
   check_warpgroup(c, s);
+  if (c.race) c.race->wgmma_issue(c, s.issued_pcs.size() - 1, s.committed);
   const uint32_t line = c.fn->code[c.pc].line;
   if (!s.fenced)
     c.eng->warn(c, "wgmma.mma_async without a preceding wgmma.fence: the warpgroup must execute wgmma.fence before "

@@ -120,6 +120,7 @@ RunResult Harness::launch(const std::string& kernel, Dim3 grid, Dim3 block, cons
   cfg.max_instructions = 200'000'000ull;
   cfg.max_seconds = 60.0;
   cfg.racecheck = racecheck;
+  cfg.racecheck_global = racecheck_global;
   std::ostringstream os;
   RunResult r = ptxsim::launch(*prog_, kernel_named(kernel), cfg, params, mem_, printf_out ? printf_out : &os);
   if (!printf_out) printf_ = os.str();

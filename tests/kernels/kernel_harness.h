@@ -95,6 +95,7 @@ class Harness {
   // LaunchConfig::racecheck for the next launches. (With PTXSIM_RACECHECK=1 every launch runs with
   // it and ptxsim::launch prints the race reports of launches that did not ask for it.)
   bool racecheck = false;
+  bool racecheck_global = false;  // LaunchConfig::racecheck_global
 
  private:
   std::vector<uint8_t> build_params(const std::string& kernel, const std::vector<std::pair<const void*, size_t>>& raw);

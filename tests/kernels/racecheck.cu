@@ -1,4 +1,5 @@
-// Planted shared-memory races and their race-free twins, for --racecheck (racecheck_test.cpp).
+// Planted races (shared memory, lanes of one warp, global memory) and their race-free twins, for
+// --racecheck (racecheck_test.cpp).
 // Every kernel takes `racy`: 1 plants the bug, 0 is the correct kernel, which must stay silent.
 #include <cstdint>
 
@@ -104,5 +105,39 @@ __global__ void race_stage_release(const int* in, int* out, int tiles, int racy)
       if (!racy) mbar_arrive(&empty);
     }
     out[l] = acc;
+  }
+}
+
+// One warp: every lane writes its slot, then reads its neighbour's. racy 1: no __syncwarp between
+// (since sm_70 the lanes of a warp are not implicitly synchronised). 2 and 3 are race-free: all
+// lanes store one value (2) or each its own (3) to one address in one instruction, then
+// __syncwarp, then every lane reads it.
+__global__ void race_warp_lanes(const int* in, int* out, int racy) {
+  __shared__ int s[32];
+  const int l = threadIdx.x;
+  if (racy <= 1) {
+    s[l] = in[l] * 5;
+    if (!racy) __syncwarp();
+    out[l] = s[(l + 1) % 32];
+  } else {
+    s[0] = racy == 2 ? in[0] : in[l];
+    __syncwarp();
+    out[l] = s[0];
+  }
+}
+
+// Global memory (--racecheck-global): every thread writes its word of `buf`, then reads the
+// mirrored one, written by a thread of the other warp. racy 1: no __syncthreads between. 2 is
+// race-free without a barrier: each thread writes one byte of a shared word and reads back only
+// its own byte (neighbouring bytes do not conflict).
+__global__ void race_global(int* buf, int* out, int racy) {
+  const int t = threadIdx.x;
+  if (racy <= 1) {
+    buf[t] = t * 3;
+    if (!racy) __syncthreads();
+    out[t] = buf[63 - t];
+  } else {
+    reinterpret_cast<unsigned char*>(buf)[t] = static_cast<unsigned char>(t);
+    out[t] = reinterpret_cast<unsigned char*>(buf)[t];
   }
 }

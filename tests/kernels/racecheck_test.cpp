@@ -160,6 +160,75 @@ TEST_P(RacecheckTest, PipelineStageReleasedTooEarly) {
   }
 }
 
+// Lanes of one warp are ordered only by a synchronising instruction between their accesses
+// (__syncwarp, a warp collective, a barrier, ...); the lanes of one instruction are not reported.
+TEST_P(RacecheckTest, LanesOfOneWarpWithoutSyncwarp) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck = true;
+  const auto in = iota_input(32);
+  for (int racy : {0, 1, 2, 3}) {
+    SCOPED_TRACE("racy=" + std::to_string(racy));
+    const uint64_t din = h.upload(in), dout = h.alloc_n<int32_t>(32);
+    const std::string k = h.kernel_named("race_warp_lanes");
+    RunResult r = h.launch(k, {1}, {32}, h.params(k, din, dout, int32_t(racy)));
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    const auto out = h.download<int32_t>(dout, 32);
+    if (racy == 1) {
+      // Lane 0 reads lane 1's slot: the first access not ordered after the write.
+      ASSERT_EQ(v.size(), 1u) << list(v);
+      EXPECT_EQ(v[0].kind, "RAW");
+      EXPECT_TRUE(has(v[0].second, "ld.shared") && has(v[0].first, "st.shared")) << list(v);
+      EXPECT_TRUE(has(v[0].message, "race (RAW) on shared memory of CTA (0,0,0) at offset 0x404: read by thread 0 (warp 0, "
+                                    "lane 0) of CTA rank 0 at ")) << v[0].message;
+      EXPECT_TRUE(has(v[0].message, " is not ordered after the write by thread 1 (warp 0, lane 1) of CTA rank 0 at "))
+          << v[0].message;
+      continue;
+    }
+    EXPECT_TRUE(v.empty()) << list(v);
+    for (int l = 0; l < 32; ++l)
+      if (racy == 0) EXPECT_EQ(out[l], in[(l + 1) % 32] * 5) << l;
+      else if (racy == 2) EXPECT_EQ(out[l], in[0]) << l;
+      else EXPECT_EQ(out[l], out[0]) << l;  // one of the lanes' values, the same for every reader
+  }
+}
+
+// --racecheck-global: global memory between the threads of a CTA, per 4-byte word and byte.
+TEST_P(RacecheckTest, GlobalMemoryWithoutSyncthreads) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck = true;
+  h.racecheck_global = true;
+  for (int racy : {0, 1, 2}) {
+    SCOPED_TRACE("racy=" + std::to_string(racy));
+    const uint64_t dbuf = h.alloc_n<int32_t>(64, "buf"), dout = h.alloc_n<int32_t>(64, "out");
+    const std::string k = h.kernel_named("race_global");
+    RunResult r = h.launch(k, {1}, {64}, h.params(k, dbuf, dout, int32_t(racy)));
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    const auto out = h.download<int32_t>(dout, 64);
+    if (racy == 1) {
+      // As MissingSyncthreads, in global memory: thread 31 reads buf[32] before thread 32 writes
+      // it (WAR), warp 1 reads warp 0's half (RAW).
+      ASSERT_EQ(v.size(), 2u) << list(v);
+      EXPECT_EQ(v[0].kind, "WAR");
+      EXPECT_TRUE(has(v[0].second, "st.global") && has(v[0].first, "ld.global")) << list(v);
+      EXPECT_TRUE(has(v[0].message, "race (WAR) on global memory at address 0x")) << v[0].message;
+      EXPECT_TRUE(has(v[0].message, " (allocation 'buf' + 0x80): write by thread 32 (warp 1, lane 0) of CTA rank 0 at "))
+          << v[0].message;
+      EXPECT_TRUE(has(v[0].message, "is not ordered after the read by thread 31 (warp 0, lane 31) of CTA rank 0 at "))
+          << v[0].message;
+      EXPECT_EQ(v[1].kind, "RAW");
+      EXPECT_TRUE(has(v[1].message, " (allocation 'buf' + 0x7c): read by thread 32 (warp 1, lane 0) of CTA rank 0 at "))
+          << v[1].message;
+      EXPECT_TRUE(has(v[1].message, "is not ordered after the write by thread 31 (warp 0, lane 31) of CTA rank 0 at "))
+          << v[1].message;
+      continue;
+    }
+    EXPECT_TRUE(v.empty()) << list(v);
+    for (int t = 0; t < 64; ++t) EXPECT_EQ(out[t], racy == 0 ? (63 - t) * 3 : t) << t;
+  }
+}
+
 // Without --racecheck nothing of it runs: the racy kernel completes without a race report.
 TEST_P(RacecheckTest, OffByDefault) {
   KTEST_LOAD(h, "racecheck");

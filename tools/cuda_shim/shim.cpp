@@ -140,6 +140,7 @@ Shim::Shim() {
   if (auto v = env("PTXSIM_MAX_INSTRUCTIONS"); !v.empty()) limits.max_instructions = std::strtoull(v.c_str(), nullptr, 0);
   if (auto v = env("PTXSIM_MAX_SECONDS"); !v.empty()) limits.max_seconds = std::strtod(v.c_str(), nullptr);
   if (auto v = env("PTXSIM_SEED"); !v.empty()) limits.schedule_seed = std::strtoull(v.c_str(), nullptr, 0);
+  limits.vary_warps = env("PTXSIM_VARY_WARPS") == "1";  // ptxsim exec --explore
   if (auto v = env("PTXSIM_THREADS"); !v.empty()) limits.threads = uint32_t(std::strtoul(v.c_str(), nullptr, 0));
   print_stats = !env("PTXSIM_STATS").empty();
 }

@@ -1,15 +1,19 @@
 #include "tools/ptxsim/exec_command.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <ostream>
+#include <sstream>
 #include <tuple>
+#include <vector>
 
 #include "tools/ptxsim/cli_parse.h"
 
@@ -55,6 +59,93 @@ std::filesystem::path resolve(const std::string& prog) {
   return prog;
 }
 
+// One schedule of --explore: what the program printed and how it ended.
+struct Schedule {
+  uint64_t seed = 0;
+  int status = 0;  // exit status, or 128 + the signal that ended it
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// Runs the program once with the schedule seed `seed` (warp interleavings drawn from it), its
+// stdout and stderr captured in temporary files.
+bool run_schedule(std::vector<char*>& argv, uint64_t seed, Schedule& s, std::ostream& err) {
+  char out_name[] = "/tmp/ptxsim-explore-out-XXXXXX", err_name[] = "/tmp/ptxsim-explore-err-XXXXXX";
+  const int fo = mkstemp(out_name), fe = mkstemp(err_name);
+  if (fo < 0 || fe < 0) {
+    err << "ptxsim exec: --explore: cannot create a temporary file: " << std::strerror(errno) << "\n";
+    return false;
+  }
+  s.seed = seed;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("PTXSIM_SEED", std::to_string(seed).c_str(), 1);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "ptxsim exec: cannot run '%s': %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  int st = 0;
+  const bool ok = pid > 0 && waitpid(pid, &st, 0) == pid;
+  close(fo);
+  close(fe);
+  s.out = slurp(out_name);
+  s.err = slurp(err_name);
+  unlink(out_name);
+  unlink(err_name);
+  if (!ok) {
+    err << "ptxsim exec: --explore: cannot run the program: " << std::strerror(errno) << "\n";
+    return false;
+  }
+  s.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return true;
+}
+
+// "stdout differs at line 3: 'x' (first: 'y')": the first line where two outputs part.
+std::string first_difference(const char* stream, const std::string& a, const std::string& first) {
+  std::istringstream x(a), y(first);
+  std::string lx, ly;
+  for (size_t line = 1;; ++line) {
+    const bool gx = bool(std::getline(x, lx)), gy = bool(std::getline(y, ly));
+    if (!gx && !gy) return std::string(stream) + " differs";
+    if (!gx || !gy || lx != ly)
+      return std::string(stream) + " differs at line " + std::to_string(line) + ": " + (gx ? "'" + lx + "'" : "(ended)") +
+             " (first: " + (gy ? "'" + ly + "'" : "(ended)") + ")";
+  }
+}
+
+// --explore N: the program under N schedules (seeds S .. S+N-1); the first one's output and exit
+// status are the command's, every schedule whose exit status, stdout or stderr differs from the
+// first is listed on stderr with the seed that replays it.
+int explore(std::vector<char*>& argv, uint64_t first_seed, uint64_t n, std::ostream& out, std::ostream& err) {
+  std::vector<Schedule> runs(n);
+  for (uint64_t i = 0; i < n; ++i)
+    if (!run_schedule(argv, first_seed + i, runs[i], err)) return 127;
+  out << runs[0].out;
+  err << runs[0].err;
+  std::vector<std::string> lines;
+  for (uint64_t i = 1; i < n; ++i) {
+    const Schedule& s = runs[i];
+    std::vector<std::string> diffs;
+    if (s.status != runs[0].status)
+      diffs.push_back("exit status " + std::to_string(s.status) + " (first: " + std::to_string(runs[0].status) + ")");
+    if (s.out != runs[0].out) diffs.push_back(first_difference("stdout", s.out, runs[0].out));
+    if (s.err != runs[0].err) diffs.push_back(first_difference("stderr", s.err, runs[0].err));
+    if (diffs.empty()) continue;
+    std::string l = "  seed " + std::to_string(s.seed) + " (replay: --explore 1 --seed " + std::to_string(s.seed) + "): ";
+    for (size_t d = 0; d < diffs.size(); ++d) l += (d ? "; " : "") + diffs[d];
+    lines.push_back(l);
+  }
+  err << "ptxsim exec: explore: " << n << " schedules, " << lines.size() << " differ from the first\n";
+  for (const auto& l : lines) err << l << "\n";
+  return runs[0].status;
+}
+
 }  // namespace
 
 int exec_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -66,7 +157,8 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
                  "failure) with ptxsim's report on stderr; a deadlock is reported and surfaces as a launch\n"
                  "timeout. The exit status is the program's; 1 for bad arguments.");
   std::string arch, device, max_instructions, max_seconds, seed, threads, dump_ptx;
-  bool stats = false, racecheck = false;
+  uint64_t explore_n = 0;
+  bool stats = false, racecheck = false, racecheck_global = false;
   std::vector<std::string> program;
   app.add_option("--arch", arch, "the PTX to run: sm_90a (default for h100/h200) or sm_100a (b200)")
       ->type_name("A")->check(one_of({"sm_90a", "sm_100a"}));
@@ -83,7 +175,14 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
       ->type_name("N")->transform(thread_count());
   app.add_option("--dump-ptx", dump_ptx, "write the PTX extracted from the program's fat binaries to DIR")
       ->type_name("DIR")->transform(non_empty("a directory"));
+  app.add_option("--explore", explore_n,
+                 "run the program under N schedules (seeds S .. S+N-1, S from --seed) and list those whose\n"
+                 "exit status or output differs from the first (docs/racecheck.md); --explore 1 --seed K\n"
+                 "replays one")
+      ->type_name("N")->transform(positive_integer());
   app.add_flag("--racecheck", racecheck, "report shared-memory data races as warnings (docs/racecheck.md)");
+  app.add_flag("--racecheck-global", racecheck_global,
+               "--racecheck, and global memory too (between the threads of one cluster)");
   app.add_flag("--stats", stats, "print one line per kernel launch on stderr (status, instructions, time)");
   app.add_option("PROGRAM", program, "the program and its arguments (everything from PROGRAM on is the program's)")
       ->type_name("");
@@ -108,10 +207,12 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   auto fail = [&](const std::string& msg) { return usage_error(err, "exec", msg); };
   if (program.empty()) return fail("missing the program to run (ptxsim exec [options] -- PROGRAM [ARGS...])");
+  if (explore_n && stats) return fail("--explore compares what the program prints, and --stats adds timings to it: use one");
 
   std::vector<std::pair<const char*, std::string>> env;
   if (stats) env.push_back({"PTXSIM_STATS", "1"});
-  if (racecheck) env.push_back({"PTXSIM_RACECHECK", "1"});
+  if (racecheck || racecheck_global) env.push_back({"PTXSIM_RACECHECK", racecheck_global ? "global" : "1"});
+  if (explore_n) env.push_back({"PTXSIM_VARY_WARPS", "1"});  // the seed also draws the warp interleaving
   for (auto& [name, var, value] : {std::tuple<const char*, const char*, const std::string&>{"--arch", "PTXSIM_ARCH", arch},
                                    {"--device", "PTXSIM_DEVICE", device},
                                    {"--max-instructions", "PTXSIM_MAX_INSTRUCTIONS", max_instructions},
@@ -143,6 +244,7 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
   argv.push_back(nullptr);
   out.flush();
   err.flush();
+  if (explore_n > 1) return explore(argv, seed.empty() ? 0 : std::strtoull(seed.c_str(), nullptr, 0), explore_n, out, err);
   execvp(argv[0], argv.data());
   err << "ptxsim exec: cannot run '" << program[0] << "': " << std::strerror(errno) << "\n";
   return 127;

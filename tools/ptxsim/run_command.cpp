@@ -282,7 +282,8 @@ void execute(const RunOptions& o, Report& r, std::ostream& out, std::ostream& er
     if (o.max_seconds) prep.config.max_seconds = *o.max_seconds;
     if (o.seed) prep.config.schedule_seed = *o.seed;
     if (o.threads) prep.config.threads = uint32_t(*o.threads);
-    prep.config.racecheck = o.racecheck;
+    prep.config.racecheck = o.racecheck || o.racecheck_global;
+    prep.config.racecheck_global = o.racecheck_global;
     prep.config.vary_warps = o.explore > 0;
 
     auto t0 = std::chrono::steady_clock::now();
@@ -367,6 +368,8 @@ void add_run_options(CLI::App& app, RunArgs& a, RunOptions& o) {
   app.add_option("--threads", a.threads, "host threads running clusters in parallel (default: every core)")
       ->type_name("N")->transform(thread_count());
   app.add_flag("--racecheck", o.racecheck, "report shared-memory data races as warnings (docs/racecheck.md)");
+  app.add_flag("--racecheck-global", o.racecheck_global,
+               "--racecheck, and global memory too (between the threads of one cluster)");
   app.add_option("--explore", o.explore,
                  "run N schedules (seeds S..S+N-1, warp order and async completion order drawn from\n"
                  "each) and report those whose outputs, status or reports differ from the first;\n"

@@ -27,6 +27,7 @@ struct RunOptions {
   // --timeline: write a Chrome trace-event timeline of the run (docs/timeline.md).
   std::optional<std::filesystem::path> timeline_file;
   bool racecheck = false;                        // --racecheck: LaunchConfig::racecheck
+  bool racecheck_global = false;                 // --racecheck-global: LaunchConfig::racecheck_global
   uint64_t explore = 0;                          // --explore N: run N schedules, report differing ones
   bool help = false;
 };
