@@ -118,6 +118,18 @@ template <typename To, typename From>
   std::memcpy(w, &mask, sizeof w);
   return (w[0] | w[1] | w[2] | w[3]) != 0;
 }
+// -1 in the lanes where a and b have the same bits. (Compared in two halves of four: GCC turns an
+// eight-lane 64-bit comparison into scalar code.)
+[[gnu::always_inline]] inline I32s same_bits(F64s a, F64s b) {
+  using I64x4 [[gnu::vector_size(32)]] = int64_t;
+  using I32x4 [[gnu::vector_size(16)]] = int32_t;
+  const I64s x = std::bit_cast<I64s>(a), y = std::bit_cast<I64s>(b);
+  const I64x4 lo = __builtin_shufflevector(x, x, 0, 1, 2, 3) == __builtin_shufflevector(y, y, 0, 1, 2, 3);
+  const I64x4 hi = __builtin_shufflevector(x, x, 4, 5, 6, 7) == __builtin_shufflevector(y, y, 4, 5, 6, 7);
+  const I32x4 l = __builtin_convertvector(lo, I32x4), h = __builtin_convertvector(hi, I32x4);
+  return __builtin_shufflevector(l, h, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+
 // 2^x per lane, x in the normal range.
 [[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
 
@@ -153,48 +165,63 @@ struct Decoded {
     mbits = l.mbits;
     special_row.assign(size_t(k_major ? stride : rows), -1);
     std::fill_n(special_row.begin(), rows, 0);
-    v.resize(n);  // every element is written below; k-major padding rows are zeroed here
+    v.resize(n);  // every element is written below
     e.resize(n);
-    if (k_major && rows % kLanes) {  // the last panel's padding rows
-      const ptrdiff_t last = ptrdiff_t(size_t(rows / kLanes) * size_t(K) * kLanes);
-      std::fill(v.begin() + last, v.end(), 0.0f);
-      std::fill(e.begin() + last, e.end(), kZeroExp);
+    // The element bits in storage order: k-major operands are first copied into panels (padding
+    // rows zero), so that both layouts decode as runs of eight consecutive elements.
+    thread_local std::vector<uint32_t> panels;
+    const uint32_t* src = bits;
+    if (k_major) {
+      panels.assign(n, 0);
+      for (int r = 0; r < rows; ++r) {
+        uint32_t* dst = panels.data() + panel(r - r % kLanes, 0, K) + size_t(r % kLanes);
+        const uint32_t* row = bits + size_t(r) * size_t(K);
+        for (int k = 0; k < K; ++k) dst[size_t(k) * kLanes] = row[k];
+      }
+      src = panels.data();
     }
-    // Eight elements of a row at a time, as lanes (a short last run is padded with zeros).
     const U32s eall = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
     I32s lo = splat<I32s>(INT32_MAX), hi = splat<I32s>(INT32_MIN);  // e range of nonzero finite elements
-    for (int r = 0; r < rows; ++r)
-      for (int k0 = 0; k0 < K; k0 += kLanes) {
-        const int cnt = std::min(kLanes, K - k0);
-        uint32_t raw[kLanes] = {};
-        std::memcpy(raw, bits + size_t(r) * size_t(K) + size_t(k0), size_t(cnt) * 4);
-        const U32s x = load<U32s>(raw) >> l.shift;
-        const U32s E = (x >> l.mbits) & eall, M = x & mmask;
-        const I32s special = l.spec == Layout::IEEE      ? I32s(E == eall)
-                             : l.spec == Layout::NanOnly ? I32s((E == eall) & (M == mmask))
-                                                         : I32s{};
-        const U32s sig = E != 0 ? M | (1u << l.mbits) : M;
-        const I32s ex = E != 0 ? convert<I32s>(E) - l.bias : splat<I32s>(1 - l.bias);  // e of a nonzero value
-        const F64s mag = convert<F64s>(sig) * pow2(ex - l.mbits);
-        const U64s sign = convert<U64s>((x >> (l.mbits + l.ebits)) & 1) << 63;
-        // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
-        const F32s val = convert<F32s>(std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special)));
-        const I32s none = (sig == 0) | special;
-        const I32s exp = none ? splat<I32s>(kZeroExp) : ex;
-        lo = none ? lo : lo < ex ? lo : ex;
-        hi = none ? hi : hi > ex ? hi : ex;
-        if (any(special)) special_row[size_t(r)] = -1;
-        if (!k_major && cnt == kLanes) {
-          std::memcpy(&v[size_t(r) * size_t(K) + size_t(k0)], &val, sizeof val);
-          std::memcpy(&e[size_t(r) * size_t(K) + size_t(k0)], &exp, sizeof exp);
-          continue;
-        }
-        for (int j = 0; j < cnt; ++j) {
-          const size_t i = k_major ? panel(r - r % kLanes, k0 + j, K) + size_t(r % kLanes) : size_t(r) * size_t(K) + size_t(k0 + j);
-          v[i] = val[j];
-          e[i] = exp[j];
-        }
+    // Eight elements at a time, as lanes: a panel's k-th column (rows r0 .. r0 + 7), or eight
+    // consecutive elements of a row (a short last run of a row padded with zeros).
+    const bool whole = k_major || K % kLanes == 0;
+    for (size_t i0 = 0; i0 < n; i0 += kLanes) {
+      const int r = k_major ? int(i0 / (size_t(K) * kLanes) * kLanes) : int(i0 / size_t(K));
+      const int cnt = whole ? kLanes : std::min(kLanes, K - int(i0 % size_t(K)));
+      uint32_t raw[kLanes] = {};
+      std::memcpy(raw, src + i0, size_t(cnt) * 4);
+      const U32s x = load<U32s>(raw) >> l.shift;
+      const U32s E = (x >> l.mbits) & eall, M = x & mmask;
+      const I32s special = l.spec == Layout::IEEE      ? I32s(E == eall)
+                           : l.spec == Layout::NanOnly ? I32s((E == eall) & (M == mmask))
+                                                       : I32s{};
+      const U32s sig = E != 0 ? M | (1u << l.mbits) : M;
+      const I32s ex = E != 0 ? convert<I32s>(E) - l.bias : splat<I32s>(1 - l.bias);  // e of a nonzero value
+      const F64s mag = convert<F64s>(sig) * pow2(ex - l.mbits);
+      const U64s sign = convert<U64s>((x >> (l.mbits + l.ebits)) & 1) << 63;
+      // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
+      const F32s val = convert<F32s>(std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special)));
+      const I32s none = (sig == 0) | special;
+      const I32s exp = none ? splat<I32s>(kZeroExp) : ex;
+      lo = none ? lo : lo < ex ? lo : ex;
+      hi = none ? hi : hi > ex ? hi : ex;
+      if (any(special)) {
+        if (!k_major) special_row[size_t(r)] = -1;
+        else
+          for (int j = 0; j < kLanes; ++j)
+            if (special[j]) special_row[size_t(r + j)] = -1;
       }
+      if (whole) {
+        std::memcpy(&v[i0], &val, sizeof val);
+        std::memcpy(&e[i0], &exp, sizeof exp);
+      } else {
+        for (int j = 0; j < cnt; ++j) {
+          v[i0 + size_t(j)] = val[j];
+          e[i0 + size_t(j)] = exp[j];
+        }
+        i0 -= size_t(kLanes - cnt);  // the next run starts at the next row
+      }
+    }
     emin = INT32_MAX;
     emax = INT32_MIN;
     for (int j = 0; j < kLanes; ++j) {
@@ -346,7 +373,7 @@ bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
 // c (cv, ce) become the next c; `bad` collects the lanes that must be redone.
 template <int G>
 [[gnu::always_inline]] inline void narrow_group(const FdpaParams& p, const float* va, const int32_t* ea,
-                                                const float* vb, const int32_t* eb, int n, uint64_t keep, F32s& cv,
+                                                const float* vb, const int32_t* eb, int n, const U64s& keep, F32s& cv,
                                                 I32s& ce, I32s& bad) {
   const int len = G > 0 ? G : n;
   I32s hi = splat<I32s>(INT32_MIN), lo = splat<I32s>(INT32_MAX);
@@ -367,21 +394,21 @@ template <int G>
   const F64s S = convert<F64s>(convert<I32s>(cv * scale)) + convert<F64s>(part);
   const F64s r = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
   cv = convert<F32s>(r);
-  bad |= convert<I32s>(std::bit_cast<U64s>(convert<F64s>(cv)) != std::bit_cast<U64s>(r));
+  bad |= ~same_bits(convert<F64s>(cv), r);
   const U32s rb = std::bit_cast<U32s>(cv);
   const I32s rexp = convert<I32s>((rb >> 23) & 0xFF);
   ce = (rb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : rexp != 0 ? rexp - 127 : splat<I32s>(-126);
 }
 
 template <int L>
-[[gnu::always_inline]] inline bool narrow_lanes(const FdpaParams& p, const Decoded& A, const Decoded& B, int m,
-                                                int n0, int N, int K, const uint32_t* c, uint32_t* d) {
+[[gnu::always_inline]] inline bool narrow_lanes(const FdpaParams& p, const Decoded& A, const Decoded& B,
+                                                const U64s& keep, int m, int n0, int N, int K, const uint32_t* c,
+                                                uint32_t* d) {
   const U32s cb = load<U32s>(c + size_t(m) * size_t(N) + size_t(n0));
   const I32s cexp = convert<I32s>((cb >> 23) & 0xFF);
   I32s bad = load<I32s>(B.special_row.data() + n0) | (cexp == 0xFF);
   F32s cv = std::bit_cast<F32s>(cb);
   I32s ce = (cb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : cexp != 0 ? cexp - 127 : splat<I32s>(-126);
-  const uint64_t keep = ~((uint64_t{1} << (p.out == OutRound::RZ_F32 ? 29 : 39)) - 1);
   const float* va = A.v.data() + size_t(m) * size_t(K);
   const int32_t* ea = A.e.data() + size_t(m) * size_t(K);
   for (int k0 = 0; k0 < K; k0 += p.L) {
@@ -460,6 +487,8 @@ template <int L>
                                              const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
   const bool narrow = narrow_tile(model, A, B);
+  // The bits of the double S that step 4 keeps (24 significant bits for f32, 14 for e8m13).
+  const U64s keep = splat<U64s>(~((uint64_t{1} << (model.fdpa.out == OutRound::RZ_F32 ? 29 : 39)) - 1));
   for (int m = 0; m < M; ++m) {
     if (A.special_row[size_t(m)]) {
       for (int n = 0; n < N; ++n) {
@@ -469,7 +498,7 @@ template <int L>
       continue;
     }
     for (int n0 = 0; n0 < N; n0 += kLanes)
-      if (!(narrow && n0 + kLanes <= N && narrow_lanes<L>(model.fdpa, A, B, m, n0, N, K, c, d)))
+      if (!(narrow && n0 + kLanes <= N && narrow_lanes<L>(model.fdpa, A, B, keep, m, n0, N, K, c, d)))
         lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
   }
 }
