@@ -340,6 +340,25 @@ inline void d_map(int lane, int i, int& row, int& col) {
   col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
 }
 
+// d_map for every (register, lane) of a 16 x N f32 slice: index row * N + col at r * 32 + lane.
+// Kept per thread for the last N: the accumulator gather and scatter run once per warp per
+// mma_async, and recomputing the mapping element by element cost as much as the products.
+const std::vector<uint32_t>& d_index_f32(int N) {
+  thread_local int cached_n = -1;
+  thread_local std::vector<uint32_t> index;
+  if (cached_n != N) {
+    index.resize(size_t(N / 2) * 32);
+    for (int r = 0; r < N / 2; ++r)
+      for (int lane = 0; lane < 32; ++lane) {
+        int row, col;
+        d_map(lane, r, row, col);
+        index[size_t(r) * 32 + size_t(lane)] = uint32_t(row * N + col);
+      }
+    cached_n = N;
+  }
+  return index;
+}
+
 uint32_t sign_mask(Elem e) {
   switch (e) {
     case Elem::F16:
@@ -399,9 +418,19 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint64_t sd_lane0 = sem::val(c, sd_op, 0);
   bool scale_d = sd_lane0 & 1;
   const int wrow0 = 16 * int(c.warp->index % 4);
-  std::vector<uint32_t> C(size_t(16 * N), 0), D(size_t(16 * N));
+  // (C and D are per-thread scratch: every element is written before it is read.)
+  thread_local std::vector<uint32_t> C, D;
+  C.resize(size_t(16 * N));
+  D.resize(size_t(16 * N));
   const bool f16d = cfg.d == DType::F16;
-  for (int r = 0; r < nd; ++r) {
+  const uint32_t* f32_index = f16d ? nullptr : d_index_f32(N).data();
+  for (int r = 0; r < nd && !f16d; ++r) {
+    const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
+    if (!src) src = c.col(d_slots[size_t(r)]);
+    const uint32_t* at = f32_index + size_t(r) * 32;
+    for (int lane = 0; lane < 32; ++lane) C[at[lane]] = scale_d ? uint32_t(src[lane]) : 0;
+  }
+  for (int r = 0; r < nd && f16d; ++r) {
     const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
     if (!src) src = c.col(d_slots[size_t(r)]);
     for (int lane = 0; lane < 32; ++lane) {
@@ -427,7 +456,9 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (cfg.is_float()) {
     // A as stored: 16 x K, or packed 16 x K/2 when sparse (negated before the zeros are placed).
     const int KA = cfg.sparse ? K / 2 : K;
-    std::vector<uint32_t> A(size_t(16 * KA)), Bt(size_t(N * K));
+    thread_local std::vector<uint32_t> A, Bt;  // scratch: read_smem / read_a_regs write every element
+    A.resize(size_t(16 * KA));
+    Bt.resize(size_t(N * K));
     if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, KA, A.data());
     else read_smem(c, adesc, 'A', cfg.trans_a, cfg.a, wrow0, 16, KA, A.data());
     read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, N, K, Bt.data());
@@ -485,8 +516,9 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.fn = c.fn;
   op.d_slots = d_slots;
   op.a_slots = a_slots;
-  op.d_values.assign(size_t(nd) * 32, 0);
-  for (int r = 0; r < nd; ++r)
+  op.d_values.resize(size_t(nd) * 32);
+  for (size_t i = 0; i < op.d_values.size() && !f16d; ++i) op.d_values[i] = D[f32_index[i]];
+  for (int r = 0; r < nd && f16d; ++r)
     for (int lane = 0; lane < 32; ++lane) {
       uint64_t v = 0;
       for (int h = 0; h < (f16d ? 2 : 1); ++h) {
