@@ -250,6 +250,7 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
   const int cols = e == Elem::B1 ? K / 8 : K;      // out row length (b1: bytes of 8 elements)
   const uint32_t ebytes = e == Elem::B1 ? 1 : uint32_t(eb / 8);
   uint32_t lo = ~0u, hi = 0;
+  bool generic_written = false;  // a chunk read holds a generic-proxy write not yet fenced
   auto chunk_at = [&](int r, int k) -> const uint8_t* {
     const uint32_t a = wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k));
     if (a < kSharedReserved || uint64_t(a) + 16 > cta.smem.size())
@@ -264,6 +265,7 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
                                         " (the start address and offsets are multiples of 16 bytes)");
     lo = std::min(lo, a);
     hi = std::max(hi, a + 16);
+    generic_written |= cta.generic_writes.any_in_chunk(a, 0xFFFF);
     return cta.smem.data() + a;
   };
   // The 16 / ebytes elements of one chunk, little-endian, to out[0], out[step], ... (fixed-size
@@ -293,8 +295,9 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
         unpack_chunk(p, &out[r * cols + k], cols);
       }
   }
-  // Generic-proxy writes not yet fenced for the async proxy (a quick scan first, the report second).
-  if (hi > lo && cta.generic_writes.any(lo, hi - lo))
+  // Generic-proxy writes not yet fenced for the async proxy (a check per chunk read above, the
+  // report second: the operand's chunks are interleaved with others, so [lo, hi) may be much wider).
+  if (generic_written)
     sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone,
                                    std::string("wgmma.mma_async operand ") + which);
   if (cta.async_dst) c.eng->check_async_race(c, cta, lo, hi - lo, false);
