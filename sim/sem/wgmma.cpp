@@ -184,6 +184,13 @@ void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
   ++state_of(c).committed;
 }
 
+// Result buffers of retired operations, reused by the next mma_async on this thread: a fresh
+// allocation per instruction lands on cold cache lines that the accumulator scatter then misses on.
+std::vector<std::vector<uint64_t>>& result_pool() {
+  thread_local std::vector<std::vector<uint64_t>> pool;
+  return pool;
+}
+
 // Completes the oldest in-flight operation: its result reaches the registers.
 void retire_front(ExecCtx& c, WgmmaWarpState& s) {
   WgmmaInFlight& op = s.in_flight.front();
@@ -193,6 +200,7 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s) {
     if (s.d_latest[op.d_slots[r]] == v) s.d_latest[op.d_slots[r]] = nullptr;
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[a];
+  if (result_pool().size() < 64) result_pool().push_back(std::move(op.d_values));
   s.in_flight.pop_front();
 }
 
@@ -519,6 +527,10 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.fn = c.fn;
   op.d_slots = d_slots;
   op.a_slots = a_slots;
+  if (!result_pool().empty()) {
+    op.d_values = std::move(result_pool().back());
+    result_pool().pop_back();
+  }
   op.d_values.resize(size_t(nd) * 32);
   for (size_t i = 0; i < op.d_values.size() && !f16d; ++i) op.d_values[i] = D[f32_index[i]];
   for (int r = 0; r < nd && f16d; ++r)
