@@ -146,6 +146,7 @@ struct Decoded {
   std::vector<int32_t> special_row;  // per row: -1 when an Inf or NaN is in it (and for padding rows)
   int emin = 0, emax = 0;            // range of e over the nonzero finite elements (emin > emax: none)
   int mbits = 0;                     // the format's fraction bits: a value is a multiple of 2^(e - mbits)
+  bool has_zero = false;             // a zero element (padding rows aside)
 
   void fill(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
 #ifdef PTXSIM_LANES_V3
@@ -172,7 +173,8 @@ struct Decoded {
     thread_local std::vector<uint32_t> panels;
     const uint32_t* src = bits;
     if (k_major) {
-      panels.assign(n, 0);
+      if (rows % kLanes) panels.assign(n, 0);  // padding rows read as zeros
+      else panels.resize(n);                   // every element is written below
       for (int r = 0; r < rows; ++r) {
         uint32_t* dst = panels.data() + panel(r - r % kLanes, 0, K) + size_t(r % kLanes);
         const uint32_t* row = bits + size_t(r) * size_t(K);
@@ -182,6 +184,8 @@ struct Decoded {
     }
     const U32s eall = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
     I32s lo = splat<I32s>(INT32_MAX), hi = splat<I32s>(INT32_MIN);  // e range of nonzero finite elements
+    I32s zeros = {};
+    const I32s lane = {0, 1, 2, 3, 4, 5, 6, 7};
     // Eight elements at a time, as lanes: a panel's k-th column (rows r0 .. r0 + 7), or eight
     // consecutive elements of a row (a short last run of a row padded with zeros).
     const bool whole = k_major || K % kLanes == 0;
@@ -204,6 +208,7 @@ struct Decoded {
       const I32s none = (sig == 0) | special;
       const I32s exp = none ? splat<I32s>(kZeroExp) : ex;
       lo = none ? lo : lo < ex ? lo : ex;
+      zeros |= (sig == 0) & ~special & (k_major ? lane + r < rows : lane < cnt);
       hi = none ? hi : hi > ex ? hi : ex;
       if (any(special)) {
         if (!k_major) special_row[size_t(r)] = -1;
@@ -222,6 +227,7 @@ struct Decoded {
         i0 -= size_t(kLanes - cnt);  // the next run starts at the next row
       }
     }
+    has_zero = any(zeros);
     emin = INT32_MAX;
     emax = INT32_MIN;
     for (int j = 0; j < kLanes; ++j) {
@@ -371,20 +377,21 @@ bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
 // nothing, and the caller runs lanes_dot on the block.
 // One group of narrow_lanes: products k0 .. k0 + len - 1 (G > 0: len == G, unrolled) and the lanes'
 // c (cv, ce) become the next c; `bad` collects the lanes that must be redone.
-template <int G>
+template <int G, bool kZeros>
 [[gnu::always_inline]] inline void narrow_group(const FdpaParams& p, const float* va, const int32_t* ea,
                                                 const float* vb, const int32_t* eb, int n, const U64s& keep, F32s& cv,
                                                 I32s& ce, I32s& bad) {
   const int len = G > 0 ? G : n;
+  // (kZeros false: the tile has no zero operand, so no product is zero and lo is not needed.)
   I32s hi = splat<I32s>(INT32_MIN), lo = splat<I32s>(INT32_MAX);
 #pragma GCC unroll 32
   for (int k = 0; k < len; ++k) {
     const I32s pe = ea[k] + load<I32s>(eb + size_t(k) * kLanes);
     hi = hi > pe ? hi : pe;
-    lo = lo < pe ? lo : pe;
+    if (kZeros) lo = lo < pe ? lo : pe;
   }
   I32s E = hi > ce ? hi : ce;
-  E = lo < kHasZero && E < p.e_zero ? p.e_zero : E;
+  if (kZeros) E = lo < kHasZero && E < p.e_zero ? p.e_zero : E;
   const I32s lsb = E - p.F;
   bad |= lsb < -127;
   const F32s scale = std::bit_cast<F32s>(convert<U32s>(127 - lsb) << 23);
@@ -400,7 +407,7 @@ template <int G>
   ce = (rb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : rexp != 0 ? rexp - 127 : splat<I32s>(-126);
 }
 
-template <int L>
+template <int L, bool kZeros>
 [[gnu::always_inline]] inline bool narrow_lanes(const FdpaParams& p, const Decoded& A, const Decoded& B,
                                                 const U64s& keep, int m, int n0, int N, int K, const uint32_t* c,
                                                 uint32_t* d) {
@@ -415,9 +422,9 @@ template <int L>
     const int n = std::min(p.L, K - k0);
     const size_t b0 = panel(n0, k0, K);
     if (L > 0 && n == L)
-      narrow_group<L>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
+      narrow_group<L, kZeros>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
     else
-      narrow_group<0>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
+      narrow_group<0, kZeros>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
   }
   if (any(bad)) return false;
   std::memcpy(d + size_t(m) * size_t(N) + size_t(n0), &cv, sizeof cv);
@@ -486,7 +493,7 @@ template <int L>
                                              const Decoded& B, int stride, int M, int N, int K, const uint32_t* a,
                                              const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
-  const bool narrow = narrow_tile(model, A, B);
+  const bool narrow = narrow_tile(model, A, B), zeros = A.has_zero || B.has_zero;
   // The bits of the double S that step 4 keeps (24 significant bits for f32, 14 for e8m13).
   const U64s keep = splat<U64s>(~((uint64_t{1} << (model.fdpa.out == OutRound::RZ_F32 ? 29 : 39)) - 1));
   for (int m = 0; m < M; ++m) {
@@ -498,7 +505,9 @@ template <int L>
       continue;
     }
     for (int n0 = 0; n0 < N; n0 += kLanes)
-      if (!(narrow && n0 + kLanes <= N && narrow_lanes<L>(model.fdpa, A, B, keep, m, n0, N, K, c, d)))
+      if (!(narrow && n0 + kLanes <= N &&
+            (zeros ? narrow_lanes<L, true>(model.fdpa, A, B, keep, m, n0, N, K, c, d)
+                   : narrow_lanes<L, false>(model.fdpa, A, B, keep, m, n0, N, K, c, d))))
         lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
   }
 }

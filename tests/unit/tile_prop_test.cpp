@@ -141,8 +141,8 @@ uint32_t elem_in(std::mt19937_64& rng, ElemFmt f, int lo, int hi) {
 // accumulator rows with an RZ output and groups of at most 16), with the cases it must hand back:
 // products and sums that underflow to subnormal or zero results, overflow to Inf, exact
 // cancellation (pairs of equal and opposite products), zero, subnormal, huge, Inf and NaN c,
-// subnormal operands (which make the tile wide), Inf/NaN operands, and widths that are not a
-// multiple of eight. Both builds of the lane loops; the test also checks the path was taken.
+// subnormal operands (which make the tile wide), Inf/NaN operands, tiles with and without zero
+// operands, and widths that are not a multiple of eight. Both builds of the lane loops; the test also checks the path was taken.
 void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
   std::mt19937_64 rng(seed);
   std::vector<std::pair<ElemFmt, ElemFmt>> combos;
@@ -164,11 +164,19 @@ void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs)
     // (f16 spans 2^-24 .. 2^15: its centres are scaled into that range.)
     int ca = -75 + int(rng() % 140), cb = -75 + int(rng() % 140);
     const int w = int(rng() % 6);
-    if (fa == ElemFmt::F16) ca /= 5;
-    if (fb == ElemFmt::F16) cb /= 5;
+    if (fa == ElemFmt::F16) ca = std::clamp(ca / 5, -14, 15);
+    if (fb == ElemFmt::F16) cb = std::clamp(cb / 5, -14, 15);
     std::vector<uint32_t> a(size_t(M * K)), b(size_t(N * K)), c(size_t(M * N)), d(size_t(M * N), 0xDEADBEEF);
-    for (auto& x : a) x = elem_in(rng, fa, ca - w, ca + w);
-    for (auto& x : b) x = elem_in(rng, fb, cb - w, cb + w);
+    // Every fourth tile has no zero operand (the lanes then skip the zero-product check).
+    const bool no_zeros = t % 4 == 1;
+    auto draw = [&](ElemFmt f, int centre) {
+      for (;;) {
+        const uint32_t x = elem_in(rng, f, centre - w, centre + w);
+        if (!no_zeros || decode(f, x).cls != Value::Zero) return x;
+      }
+    };
+    for (auto& x : a) x = draw(fa, ca);
+    for (auto& x : b) x = draw(fb, cb);
     if (t % 3 == 0)  // cancellation: a[k + 1] * b[k + 1] = -(a[k] * b[k])
       for (int k = 0; k + 1 < K; k += 2) {
         for (int m = 0; m < M; ++m) a[size_t(m * K + k + 1)] = a[size_t(m * K + k)];
