@@ -52,6 +52,7 @@ namespace {
 #endif
 
 std::atomic<bool> g_force_baseline{false};
+thread_local uint64_t t_narrow_blocks = 0;  // narrow_blocks_done()
 
 bool use_v3() {
 #ifdef PTXSIM_LANES_V3
@@ -97,8 +98,8 @@ using F64s = Lanes<double>;
 using U64s = Lanes<uint64_t>;
 using I64s = Lanes<int64_t>;
 using I32s = Lanes<int32_t>;
-using I16s = Lanes<int16_t>;
 using U32s = Lanes<uint32_t>;
+using F32s = Lanes<float>;
 
 template <typename V, typename T>
 [[gnu::always_inline]] inline V splat(T x) {
@@ -117,16 +118,35 @@ template <typename To, typename From>
   std::memcpy(w, &mask, sizeof w);
   return (w[0] | w[1] | w[2] | w[3]) != 0;
 }
+// -1 in the lanes where a and b have the same bits. (Compared in two halves of four: GCC turns an
+// eight-lane 64-bit comparison into scalar code.)
+[[gnu::always_inline]] inline I32s same_bits(F64s a, F64s b) {
+  using I64x4 [[gnu::vector_size(32)]] = int64_t;
+  using I32x4 [[gnu::vector_size(16)]] = int32_t;
+  const I64s x = std::bit_cast<I64s>(a), y = std::bit_cast<I64s>(b);
+  const I64x4 lo = __builtin_shufflevector(x, x, 0, 1, 2, 3) == __builtin_shufflevector(y, y, 0, 1, 2, 3);
+  const I64x4 hi = __builtin_shufflevector(x, x, 4, 5, 6, 7) == __builtin_shufflevector(y, y, 4, 5, 6, 7);
+  const I32x4 l = __builtin_convertvector(lo, I32x4), h = __builtin_convertvector(hi, I32x4);
+  return __builtin_shufflevector(l, h, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+
 // 2^x per lane, x in the normal range.
 [[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
 
+// Where element (n0 + j, k) of a k-major decoded B is (n0 a multiple of kLanes, j < kLanes): B is
+// stored in panels of kLanes rows, each panel k-major, so a lane block reads one contiguous run.
+inline size_t panel(int n0, int k, int K) { return size_t(n0) * size_t(K) + size_t(k) * kLanes; }
+
 // Decoded operands of one matrix (rows x K), structure of arrays. Element (r, k) is at r * K + k,
-// or, k-major, at k * stride + r (rows padded to `stride` with zeros). Exponents are int16 (every
-// real one is within +-300, two kZeroExp still fit) so that the group's maximum is cheap.
+// or, k-major, at panel(r - r % kLanes, k) + r % kLanes (rows padded to `stride`, a multiple of
+// kLanes, with zeros).
 struct Decoded {
-  std::vector<double> v;             // exact value (0 for zeros and for Inf/NaN)
-  std::vector<int16_t> e;            // alignment exponent, kZeroExp for zeros and Inf/NaN
+  std::vector<float> v;              // exact value (0 for zeros and for Inf/NaN; every format fits a float)
+  std::vector<int32_t> e;            // alignment exponent, kZeroExp for zeros and Inf/NaN
   std::vector<int32_t> special_row;  // per row: -1 when an Inf or NaN is in it (and for padding rows)
+  int emin = 0, emax = 0;            // range of e over the nonzero finite elements (emin > emax: none)
+  int mbits = 0;                     // the format's fraction bits: a value is a multiple of 2^(e - mbits)
+  bool has_zero = false;             // a zero element (padding rows aside)
 
   void fill(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
 #ifdef PTXSIM_LANES_V3
@@ -143,46 +163,77 @@ struct Decoded {
   [[gnu::always_inline]] void fill_body(const Layout& l, int rows, int K, const uint32_t* bits, bool k_major,
                                         int stride) {
     const size_t n = k_major ? size_t(stride) * size_t(K) : size_t(rows) * size_t(K);
+    mbits = l.mbits;
     special_row.assign(size_t(k_major ? stride : rows), -1);
     std::fill_n(special_row.begin(), rows, 0);
-    v.resize(n);  // every element is written below; k-major padding rows are zeroed here
+    v.resize(n);  // every element is written below
     e.resize(n);
-    if (k_major)
-      for (int k = 0; k < K; ++k) {
-        std::fill(v.begin() + ptrdiff_t(size_t(k) * size_t(stride) + size_t(rows)), v.begin() + ptrdiff_t(size_t(k + 1) * size_t(stride)), 0.0);
-        std::fill(e.begin() + ptrdiff_t(size_t(k) * size_t(stride) + size_t(rows)), e.begin() + ptrdiff_t(size_t(k + 1) * size_t(stride)), kZeroExp);
+    // The element bits in storage order: k-major operands are first copied into panels (padding
+    // rows zero), so that both layouts decode as runs of eight consecutive elements.
+    thread_local std::vector<uint32_t> panels;
+    const uint32_t* src = bits;
+    if (k_major) {
+      if (rows % kLanes) panels.assign(n, 0);  // padding rows read as zeros
+      else panels.resize(n);                   // every element is written below
+      for (int r = 0; r < rows; ++r) {
+        uint32_t* dst = panels.data() + panel(r - r % kLanes, 0, K) + size_t(r % kLanes);
+        const uint32_t* row = bits + size_t(r) * size_t(K);
+        for (int k = 0; k < K; ++k) dst[size_t(k) * kLanes] = row[k];
       }
-    // Eight elements of a row at a time, as lanes (a short last run is padded with zeros).
-    const U32s emax = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
-    for (int r = 0; r < rows; ++r)
-      for (int k0 = 0; k0 < K; k0 += kLanes) {
-        const int cnt = std::min(kLanes, K - k0);
-        uint32_t raw[kLanes] = {};
-        std::memcpy(raw, bits + size_t(r) * size_t(K) + size_t(k0), size_t(cnt) * 4);
-        const U32s x = load<U32s>(raw) >> l.shift;
-        const U32s E = (x >> l.mbits) & emax, M = x & mmask;
-        const I32s special = l.spec == Layout::IEEE      ? I32s(E == emax)
-                             : l.spec == Layout::NanOnly ? I32s((E == emax) & (M == mmask))
-                                                         : I32s{};
-        const U32s sig = E != 0 ? M | (1u << l.mbits) : M;
-        const I32s ex = E != 0 ? convert<I32s>(E) - l.bias : splat<I32s>(1 - l.bias);  // e of a nonzero value
-        const F64s mag = convert<F64s>(sig) * pow2(ex - l.mbits);
-        const U64s sign = convert<U64s>((x >> (l.mbits + l.ebits)) & 1) << 63;
-        // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
-        const F64s val = std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special));
-        const I16s exp = convert<I16s>((sig == 0) | special ? splat<I32s>(kZeroExp) : ex);
-        if (any(special)) special_row[size_t(r)] = -1;
-        if (!k_major && cnt == kLanes) {
-          std::memcpy(&v[size_t(r) * size_t(K) + size_t(k0)], &val, sizeof val);
-          std::memcpy(&e[size_t(r) * size_t(K) + size_t(k0)], &exp, sizeof exp);
-          continue;
-        }
+      src = panels.data();
+    }
+    const U32s eall = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
+    I32s lo = splat<I32s>(INT32_MAX), hi = splat<I32s>(INT32_MIN);  // e range of nonzero finite elements
+    I32s zeros = {};
+    const I32s lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    // Eight elements at a time, as lanes: a panel's k-th column (rows r0 .. r0 + 7), or eight
+    // consecutive elements of a row (a short last run of a row padded with zeros).
+    const bool whole = k_major || K % kLanes == 0;
+    for (size_t i0 = 0; i0 < n; i0 += kLanes) {
+      const int r = k_major ? int(i0 / (size_t(K) * kLanes) * kLanes) : int(i0 / size_t(K));
+      const int cnt = whole ? kLanes : std::min(kLanes, K - int(i0 % size_t(K)));
+      uint32_t raw[kLanes] = {};
+      std::memcpy(raw, src + i0, size_t(cnt) * 4);
+      const U32s x = load<U32s>(raw) >> l.shift;
+      const U32s E = (x >> l.mbits) & eall, M = x & mmask;
+      const I32s special = l.spec == Layout::IEEE      ? I32s(E == eall)
+                           : l.spec == Layout::NanOnly ? I32s((E == eall) & (M == mmask))
+                                                       : I32s{};
+      const U32s sig = E != 0 ? M | (1u << l.mbits) : M;
+      const I32s ex = E != 0 ? convert<I32s>(E) - l.bias : splat<I32s>(1 - l.bias);  // e of a nonzero value
+      const F64s mag = convert<F64s>(sig) * pow2(ex - l.mbits);
+      const U64s sign = convert<U64s>((x >> (l.mbits + l.ebits)) & 1) << 63;
+      // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
+      const F32s val = convert<F32s>(std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special)));
+      const I32s none = (sig == 0) | special;
+      const I32s exp = none ? splat<I32s>(kZeroExp) : ex;
+      lo = none ? lo : lo < ex ? lo : ex;
+      zeros |= (sig == 0) & ~special & (k_major ? lane + r < rows : lane < cnt);
+      hi = none ? hi : hi > ex ? hi : ex;
+      if (any(special)) {
+        if (!k_major) special_row[size_t(r)] = -1;
+        else
+          for (int j = 0; j < kLanes; ++j)
+            if (special[j]) special_row[size_t(r + j)] = -1;
+      }
+      if (whole) {
+        std::memcpy(&v[i0], &val, sizeof val);
+        std::memcpy(&e[i0], &exp, sizeof exp);
+      } else {
         for (int j = 0; j < cnt; ++j) {
-          const size_t i = k_major ? size_t(k0 + j) * size_t(stride) + size_t(r) : size_t(r) * size_t(K) + size_t(k0 + j);
-          v[i] = val[j];
-          e[i] = exp[j];
+          v[i0 + size_t(j)] = val[j];
+          e[i0 + size_t(j)] = exp[j];
         }
+        i0 -= size_t(kLanes - cnt);  // the next run starts at the next row
       }
+    }
+    has_zero = any(zeros);
+    emin = INT32_MAX;
+    emax = INT32_MIN;
+    for (int j = 0; j < kLanes; ++j) {
+      emin = std::min(emin, lo[j]);
+      emax = std::max(emax, hi[j]);
+    }
   }
 };
 
@@ -252,31 +303,31 @@ uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint3
 // B's k-major rows from k0, at the lanes' columns) and the lanes' c (cv, ce) become the next c.
 // G > 0: a group of exactly G products (constant trip counts, unrolled loops); G == 0: n products.
 template <int G>
-[[gnu::always_inline]] inline void group(const FdpaParams& p, AccFmt acc, const double* va, const int16_t* ea,
-                                         const double* vb, const int16_t* eb, size_t stride, int n, F64s& cv,
-                                         I32s& ce, I32s& slow, uint32_t* bits) {
+[[gnu::always_inline]] inline void group(const FdpaParams& p, AccFmt acc, const float* va,
+                                         const int32_t* ea, const float* vb, const int32_t* eb, size_t stride, int n,
+                                         F64s& cv, I32s& ce, I32s& slow, uint32_t* bits) {
   const int len = G > 0 ? G : n;
   // E: the largest e_a + e_b of the group (and whether a product is zero), c's e, e_zero.
-  I16s hi = splat<I16s>(int16_t(INT16_MIN)), lo = splat<I16s>(int16_t(INT16_MAX));
+  I32s hi = splat<I32s>(INT32_MIN), lo = splat<I32s>(INT32_MAX);
 #pragma GCC unroll 16
   for (int k = 0; k < len; ++k) {
-    const I16s pe = ea[k] + load<I16s>(eb + size_t(k) * stride);
+    const I32s pe = ea[k] + load<I32s>(eb + size_t(k) * stride);
     hi = hi > pe ? hi : pe;
     lo = lo < pe ? lo : pe;
   }
-  I32s E = convert<I32s>(hi);
-  E = E > ce ? E : ce;
-  E = convert<I32s>(lo) < kHasZero && E < p.e_zero ? p.e_zero : E;
+  I32s E = hi > ce ? hi : ce;
+  E = lo < kHasZero && E < p.e_zero ? p.e_zero : E;
   const I32s lsb = E - p.F;
-  const F64s scale = pow2(-lsb);
   // S: the truncated terms, c's first, products in runs of (at most) 16 summed in int32.
-  F64s S = convert<F64s>(convert<I32s>(cv * scale));
   constexpr int kRun = G > 0 && G < 16 ? G : 16;  // G is 8, 16 or 32: whole runs
+  const F64s scale = pow2(-lsb);
+  F64s S = convert<F64s>(convert<I32s>(cv * scale));
   for (int r0 = 0; r0 < len; r0 += kRun) {
     const int r1 = G > 0 ? r0 + kRun : std::min(len, r0 + kRun);
     I32s part = {};
 #pragma GCC unroll 16
-    for (int k = r0; k < r1; ++k) part += convert<I32s>(va[k] * load<F64s>(vb + size_t(k) * stride) * scale);
+    for (int k = r0; k < r1; ++k)
+      part += convert<I32s>(double(va[k]) * convert<F64s>(load<F32s>(vb + size_t(k) * stride)) * scale);
     S += convert<F64s>(part);
   }
   const bool rz = p.out != OutRound::RNE_F16;
@@ -296,6 +347,89 @@ template <int G>
         cv[j] = x.special ? 0.0 : x.v;
         ce[j] = x.special ? p.e_zero : x.e;
       }
+}
+
+// Whether the rows of `model` can take narrow_lanes: an f32 accumulator with an RZ output (f32 or
+// e8m13), and groups whose L truncated terms, each below 2^(F+2), sum in an int32.
+bool narrow_model(const DotModel& model) {
+  const FdpaParams& p = model.fdpa;
+  return model.acc == AccFmt::F32 && p.out != OutRound::RNE_F16 && p.F <= 25 && p.L > 0 &&
+         (int64_t{p.L} << (p.F + 2)) <= (int64_t{1} << 31);
+}
+
+// Whether the tile can take narrow_lanes: narrow_model, and operands whose every product a * b is
+// exact in a float (below 2^128, a multiple of 2^-149).
+bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
+  if (!narrow_model(model)) return false;
+  if (A.emin > A.emax || B.emin > B.emax) return true;  // no nonzero product at all
+  return A.emax + B.emax <= 125 && A.emin + B.emin - A.mbits - B.mbits >= -149;
+}
+
+// Outputs (m, n0 .. n0 + kLanes - 1) in single precision, for a narrow tile (narrow_tile): the same
+// steps as group() with the products and the scaling by 2^-lsb in floats (eight per vector instead
+// of four) and no per-lane branch. Each term x * 2^-lsb is exact when 2^-lsb is a normal float (a
+// term that lands below 2^-126 truncates to 0 however it was rounded). Step 4 keeps the top 24 (f32)
+// or 14 (e8m13) bits of the exact double S, times 2^lsb; converting that to a float is exact exactly
+// when it is the RZ result (a normal float, or a subnormal whose bits all fit: truncating at the
+// subnormal quantum 2^-149 of a value already truncated to a finer grid changes nothing). So a
+// lane is done when that conversion round-trips; otherwise (an overflow, a subnormal that needs
+// coarser truncation, a 2^-lsb out of range, an Inf or NaN in c or B) it returns false and writes
+// nothing, and the caller runs lanes_dot on the block.
+// One group of narrow_lanes: products k0 .. k0 + len - 1 (G > 0: len == G, unrolled) and the lanes'
+// c (cv, ce) become the next c; `bad` collects the lanes that must be redone.
+template <int G, bool kZeros>
+[[gnu::always_inline]] inline void narrow_group(const FdpaParams& p, const float* va, const int32_t* ea,
+                                                const float* vb, const int32_t* eb, int n, const U64s& keep, F32s& cv,
+                                                I32s& ce, I32s& bad) {
+  const int len = G > 0 ? G : n;
+  // (kZeros false: the tile has no zero operand, so no product is zero and lo is not needed.)
+  I32s hi = splat<I32s>(INT32_MIN), lo = splat<I32s>(INT32_MAX);
+#pragma GCC unroll 32
+  for (int k = 0; k < len; ++k) {
+    const I32s pe = ea[k] + load<I32s>(eb + size_t(k) * kLanes);
+    hi = hi > pe ? hi : pe;
+    if (kZeros) lo = lo < pe ? lo : pe;
+  }
+  I32s E = hi > ce ? hi : ce;
+  if (kZeros) E = lo < kHasZero && E < p.e_zero ? p.e_zero : E;
+  const I32s lsb = E - p.F;
+  bad |= lsb < -127;
+  const F32s scale = std::bit_cast<F32s>(convert<U32s>(127 - lsb) << 23);
+  I32s part = {};
+#pragma GCC unroll 32
+  for (int k = 0; k < len; ++k) part += convert<I32s>(va[k] * load<F32s>(vb + size_t(k) * kLanes) * scale);
+  const F64s S = convert<F64s>(convert<I32s>(cv * scale)) + convert<F64s>(part);
+  const F64s r = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
+  cv = convert<F32s>(r);
+  bad |= ~same_bits(convert<F64s>(cv), r);
+  const U32s rb = std::bit_cast<U32s>(cv);
+  const I32s rexp = convert<I32s>((rb >> 23) & 0xFF);
+  ce = (rb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : rexp != 0 ? rexp - 127 : splat<I32s>(-126);
+}
+
+template <int L, bool kZeros>
+[[gnu::always_inline]] inline bool narrow_lanes(const FdpaParams& p, const Decoded& A, const Decoded& B,
+                                                const U64s& keep, int m, int n0, int N, int K, const uint32_t* c,
+                                                uint32_t* d) {
+  const U32s cb = load<U32s>(c + size_t(m) * size_t(N) + size_t(n0));
+  const I32s cexp = convert<I32s>((cb >> 23) & 0xFF);
+  I32s bad = load<I32s>(B.special_row.data() + n0) | (cexp == 0xFF);
+  F32s cv = std::bit_cast<F32s>(cb);
+  I32s ce = (cb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : cexp != 0 ? cexp - 127 : splat<I32s>(-126);
+  const float* va = A.v.data() + size_t(m) * size_t(K);
+  const int32_t* ea = A.e.data() + size_t(m) * size_t(K);
+  for (int k0 = 0; k0 < K; k0 += p.L) {
+    const int n = std::min(p.L, K - k0);
+    const size_t b0 = panel(n0, k0, K);
+    if (L > 0 && n == L)
+      narrow_group<L, kZeros>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
+    else
+      narrow_group<0, kZeros>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
+  }
+  if (any(bad)) return false;
+  std::memcpy(d + size_t(m) * size_t(N) + size_t(n0), &cv, sizeof cv);
+  ++t_narrow_blocks;
+  return true;
 }
 
 // Outputs (m, n0 .. n0 + kLanes - 1) of the tile, one lane each; B is k-major with row stride
@@ -329,15 +463,15 @@ template <int L>
     }
   }
   cv = std::bit_cast<F64s>(std::bit_cast<I64s>(cv) & ~convert<I64s>(slow));  // 0 in slow lanes
-  const double* va = A.v.data() + size_t(m) * size_t(K);
-  const int16_t* ea = A.e.data() + size_t(m) * size_t(K);
+  const float* va = A.v.data() + size_t(m) * size_t(K);
+  const int32_t* ea = A.e.data() + size_t(m) * size_t(K);
   for (int k0 = 0; k0 < K; k0 += p.L) {
     const int n = std::min(p.L, K - k0);
-    const size_t b0 = size_t(k0) * size_t(stride) + size_t(n0);
+    const size_t b0 = panel(n0, k0, K);
     if (L > 0 && n == L)
-      group<L>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, size_t(stride), n, cv, ce, slow, bits);
+      group<L>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, kLanes, n, cv, ce, slow, bits);
     else
-      group<0>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, size_t(stride), n, cv, ce, slow, bits);
+      group<0>(p, model.acc, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, kLanes, n, cv, ce, slow, bits);
   }
   // An RZ output's last result is an f32 held exactly in cv (a signed zero included).
   if (rz) {
@@ -359,6 +493,9 @@ template <int L>
                                              const Decoded& B, int stride, int M, int N, int K, const uint32_t* a,
                                              const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
+  const bool narrow = narrow_tile(model, A, B), zeros = A.has_zero || B.has_zero;
+  // The bits of the double S that step 4 keeps (24 significant bits for f32, 14 for e8m13).
+  const U64s keep = splat<U64s>(~((uint64_t{1} << (model.fdpa.out == OutRound::RZ_F32 ? 29 : 39)) - 1));
   for (int m = 0; m < M; ++m) {
     if (A.special_row[size_t(m)]) {
       for (int n = 0; n < N; ++n) {
@@ -367,7 +504,11 @@ template <int L>
       }
       continue;
     }
-    for (int n0 = 0; n0 < N; n0 += kLanes) lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
+    for (int n0 = 0; n0 < N; n0 += kLanes)
+      if (!(narrow && n0 + kLanes <= N &&
+            (zeros ? narrow_lanes<L, true>(model.fdpa, A, B, keep, m, n0, N, K, c, d)
+                   : narrow_lanes<L, false>(model.fdpa, A, B, keep, m, n0, N, K, c, d))))
+        lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
   }
 }
 
@@ -427,6 +568,7 @@ const Decoded& decoded_b(ElemFmt fb, const Layout& lb, int N, int K, const uint3
 
 void force_baseline_lanes(bool on) { g_force_baseline.store(on, std::memory_order_relaxed); }
 bool lanes_use_avx2() { return use_v3(); }
+uint64_t narrow_blocks_done() { return t_narrow_blocks; }
 
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, uint32_t* d) {

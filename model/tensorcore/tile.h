@@ -23,6 +23,9 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
 // gives the same bits; lanes_use_avx2 says which build runs now.
 void force_baseline_lanes(bool on);
 bool lanes_use_avx2();
+// How many blocks of eight outputs this thread's mma_tile calls finished in single precision (the
+// narrow path in tile.cpp); tests use it to show their inputs reach that path.
+uint64_t narrow_blocks_done();
 
 // Integer kinds (s8/u8 x s8/u8 -> s32): exact products summed into a 64-bit accumulator with C,
 // then wrapped to 32 bits, or clamped to the s32 range when `saturate`.

@@ -16,14 +16,6 @@ const char* layout_name(Layout l) {
   return "?";
 }
 
-uint32_t swizzle_bytes(Layout l) {
-  switch (l) {
-    case Layout::Swizzle128B: return 128;
-    case Layout::Swizzle64B: return 64;
-    case Layout::Swizzle32B: return 32;
-    default: return 0;
-  }
-}
 
 SmemDesc decode(uint64_t w) {
   SmemDesc d;
@@ -54,37 +46,6 @@ std::vector<std::string> validate(const SmemDesc& d) {
   // The base offset aligns a swizzle pattern; without swizzling the ISA gives it no meaning and no
   // rule, and the address model ignores it (as for tcgen05, docs/tcgen05.md).
   return out;
-}
-
-namespace {
-tma::Swizzle tma_swizzle(Layout l) {
-  switch (l) {
-    case Layout::Swizzle128B: return tma::Swizzle::k128B;
-    case Layout::Swizzle64B: return tma::Swizzle::k64B;
-    case Layout::Swizzle32B: return tma::Swizzle::k32B;
-    default: return tma::Swizzle::kNone;
-  }
-}
-}  // namespace
-
-uint32_t element_address(const SmemDesc& d, const Operand& op, uint32_t mn, uint32_t k) {
-  const uint32_t W = swizzle_bytes(d.layout);
-  const uint32_t eb = uint32_t(op.elem_bits);
-  uint32_t off;
-  if (!op.mn_major) {
-    const uint32_t kb = k * eb / 8;
-    off = W == 0 ? (mn / 8) * d.sbo_bytes() + (mn % 8) * 16 + (kb / 16) * d.lbo_bytes() + kb % 16
-                 : (mn / 8) * d.sbo_bytes() + (mn % 8) * W + kb;
-  } else {
-    const uint32_t mb = mn * eb / 8;
-    off = W == 0 ? (mb / 16) * d.sbo_bytes() + mb % 16 + (k % 8) * 16 + (k / 8) * d.lbo_bytes()
-                 : (mb / W) * d.lbo_bytes() + mb % W + (k % 8) * W + (k / 8) * d.sbo_bytes();
-  }
-  const uint32_t a = d.start_bytes() + off;
-  if (W == 0) return a;
-  // The pattern's phase counts from its start: remove the base offset, swizzle, put it back.
-  const uint32_t shift = d.base_offset << 7;
-  return tma::swizzle_address(tma_swizzle(d.layout), a - shift) + shift;
 }
 
 }  // namespace ptxsim::model::wgmma

@@ -26,12 +26,21 @@
 #include <string>
 #include <vector>
 
+#include "model/tma/swizzle.h"
+
 namespace ptxsim::model::wgmma {
 
 enum class Layout : uint8_t { Interleave = 0, Swizzle128B = 1, Swizzle64B = 2, Swizzle32B = 3 };
 const char* layout_name(Layout l);
 // Bytes in one swizzled row (0 for the interleave / no-swizzle mode).
-uint32_t swizzle_bytes(Layout l);
+inline uint32_t swizzle_bytes(Layout l) {
+  switch (l) {
+    case Layout::Swizzle128B: return 128;
+    case Layout::Swizzle64B: return 64;
+    case Layout::Swizzle32B: return 32;
+    default: return 0;
+  }
+}
 
 struct SmemDesc {
   uint32_t start_address = 0;        // bits 13:0, in 16-byte units
@@ -63,8 +72,38 @@ struct Operand {
   int elem_bits = 16;     // 1 (b1), 8, 16, 32
 };
 
+namespace detail {
+inline tma::Swizzle tma_swizzle(Layout l) {
+  switch (l) {
+    case Layout::Swizzle128B: return tma::Swizzle::k128B;
+    case Layout::Swizzle64B: return tma::Swizzle::k64B;
+    case Layout::Swizzle32B: return tma::Swizzle::k32B;
+    default: return tma::Swizzle::kNone;
+  }
+}
+}  // namespace detail
+
 // The shared::cta byte address of element (mn, k); for sub-byte elements, the byte holding it
-// (bit (k * elem_bits) % 8 of that byte).
-uint32_t element_address(const SmemDesc& d, const Operand& op, uint32_t mn, uint32_t k);
+// (bit (k * elem_bits) % 8 of that byte). Inline: wgmma.mma_async computes one per 16-byte chunk
+// of its operands.
+inline uint32_t element_address(const SmemDesc& d, const Operand& op, uint32_t mn, uint32_t k) {
+  const uint32_t W = swizzle_bytes(d.layout);
+  const uint32_t eb = uint32_t(op.elem_bits);
+  uint32_t off;
+  if (!op.mn_major) {
+    const uint32_t kb = k * eb / 8;
+    off = W == 0 ? (mn / 8) * d.sbo_bytes() + (mn % 8) * 16 + (kb / 16) * d.lbo_bytes() + kb % 16
+                 : (mn / 8) * d.sbo_bytes() + (mn % 8) * W + kb;
+  } else {
+    const uint32_t mb = mn * eb / 8;
+    off = W == 0 ? (mb / 16) * d.sbo_bytes() + mb % 16 + (k % 8) * 16 + (k / 8) * d.lbo_bytes()
+                 : (mb / W) * d.lbo_bytes() + mb % W + (k % 8) * W + (k / 8) * d.sbo_bytes();
+  }
+  const uint32_t a = d.start_bytes() + off;
+  if (W == 0) return a;
+  // The pattern's phase counts from its start: remove the base offset, swizzle, put it back.
+  const uint32_t shift = d.base_offset << 7;
+  return tma::swizzle_address(detail::tma_swizzle(d.layout), a - shift) + shift;
+}
 
 }  // namespace ptxsim::model::wgmma

@@ -185,6 +185,13 @@ void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
   ++state_of(c).committed;
 }
 
+// Result buffers of retired operations, reused by the next mma_async on this thread: a fresh
+// allocation per instruction lands on cold cache lines that the accumulator scatter then misses on.
+std::vector<std::vector<uint64_t>>& result_pool() {
+  thread_local std::vector<std::vector<uint64_t>> pool;
+  return pool;
+}
+
 // Completes the oldest in-flight operation: its result reaches the registers.
 void retire_front(ExecCtx& c, WgmmaWarpState& s) {
   WgmmaInFlight& op = s.in_flight.front();
@@ -194,6 +201,7 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s) {
     if (s.d_latest[op.d_slots[r]] == v) s.d_latest[op.d_slots[r]] = nullptr;
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[a];
+  if (result_pool().size() < 64) result_pool().push_back(std::move(op.d_values));
   s.in_flight.pop_front();
 }
 
@@ -252,6 +260,7 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
   const int cols = e == Elem::B1 ? K / 8 : K;      // out row length (b1: bytes of 8 elements)
   const uint32_t ebytes = e == Elem::B1 ? 1 : uint32_t(eb / 8);
   uint32_t lo = ~0u, hi = 0;
+  bool generic_written = false;  // a chunk read holds a generic-proxy write not yet fenced
   auto chunk_at = [&](int r, int k) -> const uint8_t* {
     const uint32_t a = wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k));
     if (a < kSharedReserved || uint64_t(a) + 16 > cta.smem.size())
@@ -266,6 +275,7 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
                                         " (the start address and offsets are multiples of 16 bytes)");
     lo = std::min(lo, a);
     hi = std::max(hi, a + 16);
+    generic_written |= cta.generic_writes.any_in_chunk(a, 0xFFFF);
     return cta.smem.data() + a;
   };
   // The 16 / ebytes elements of one chunk, little-endian, to out[0], out[step], ... (fixed-size
@@ -295,8 +305,9 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
         unpack_chunk(p, &out[r * cols + k], cols);
       }
   }
-  // Generic-proxy writes not yet fenced for the async proxy (a quick scan first, the report second).
-  if (hi > lo && cta.generic_writes.any(lo, hi - lo))
+  // Generic-proxy writes not yet fenced for the async proxy (a check per chunk read above, the
+  // report second: the operand's chunks are interleaved with others, so [lo, hi) may be much wider).
+  if (generic_written)
     sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone,
                                    std::string("wgmma.mma_async operand ") + which);
   if (cta.async_dst) c.eng->check_async_race(c, cta, lo, hi - lo, false);
@@ -346,6 +357,25 @@ void read_a_regs(ExecCtx& c, const Operand& vec, Elem e, int K, T* out) {
 inline void d_map(int lane, int i, int& row, int& col) {
   row = lane / 4 + 8 * ((i / 2) % 2);
   col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+}
+
+// d_map for every (register, lane) of a 16 x N f32 slice: index row * N + col at r * 32 + lane.
+// Kept per thread for the last N: the accumulator gather and scatter run once per warp per
+// mma_async, and recomputing the mapping element by element cost as much as the products.
+const std::vector<uint32_t>& d_index_f32(int N) {
+  thread_local int cached_n = -1;
+  thread_local std::vector<uint32_t> index;
+  if (cached_n != N) {
+    index.resize(size_t(N / 2) * 32);
+    for (int r = 0; r < N / 2; ++r)
+      for (int lane = 0; lane < 32; ++lane) {
+        int row, col;
+        d_map(lane, r, row, col);
+        index[size_t(r) * 32 + size_t(lane)] = uint32_t(row * N + col);
+      }
+    cached_n = N;
+  }
+  return index;
 }
 
 uint32_t sign_mask(Elem e) {
@@ -408,9 +438,19 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint64_t sd_lane0 = sem::val(c, sd_op, 0);
   bool scale_d = sd_lane0 & 1;
   const int wrow0 = 16 * int(c.warp->index % 4);
-  std::vector<uint32_t> C(size_t(16 * N), 0), D(size_t(16 * N));
+  // (C and D are per-thread scratch: every element is written before it is read.)
+  thread_local std::vector<uint32_t> C, D;
+  C.resize(size_t(16 * N));
+  D.resize(size_t(16 * N));
   const bool f16d = cfg.d == DType::F16;
-  for (int r = 0; r < nd; ++r) {
+  const uint32_t* f32_index = f16d ? nullptr : d_index_f32(N).data();
+  for (int r = 0; r < nd && !f16d; ++r) {
+    const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
+    if (!src) src = c.col(d_slots[size_t(r)]);
+    const uint32_t* at = f32_index + size_t(r) * 32;
+    for (int lane = 0; lane < 32; ++lane) C[at[lane]] = scale_d ? uint32_t(src[lane]) : 0;
+  }
+  for (int r = 0; r < nd && f16d; ++r) {
     const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
     if (!src) src = c.col(d_slots[size_t(r)]);
     for (int lane = 0; lane < 32; ++lane) {
@@ -436,7 +476,9 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (cfg.is_float()) {
     // A as stored: 16 x K, or packed 16 x K/2 when sparse (negated before the zeros are placed).
     const int KA = cfg.sparse ? K / 2 : K;
-    std::vector<uint32_t> A(size_t(16 * KA)), Bt(size_t(N * K));
+    thread_local std::vector<uint32_t> A, Bt;  // scratch: read_smem / read_a_regs write every element
+    A.resize(size_t(16 * KA));
+    Bt.resize(size_t(N * K));
     if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, KA, A.data());
     else read_smem(c, adesc, 'A', cfg.trans_a, cfg.a, wrow0, 16, KA, A.data());
     read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, N, K, Bt.data());
@@ -494,8 +536,13 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.fn = c.fn;
   op.d_slots = d_slots;
   op.a_slots = a_slots;
-  op.d_values.assign(size_t(nd) * 32, 0);
-  for (int r = 0; r < nd; ++r)
+  if (!result_pool().empty()) {
+    op.d_values = std::move(result_pool().back());
+    result_pool().pop_back();
+  }
+  op.d_values.resize(size_t(nd) * 32);
+  for (size_t i = 0; i < op.d_values.size() && !f16d; ++i) op.d_values[i] = D[f32_index[i]];
+  for (int r = 0; r < nd && f16d; ++r)
     for (int lane = 0; lane < 32; ++lane) {
       uint64_t v = 0;
       for (int h = 0; h < (f16d ? 2 : 1); ++h) {

@@ -3,7 +3,10 @@
 // NaN included, and C values large enough to overflow the chain). >= 10^5 outputs per row.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -122,6 +125,114 @@ TEST_P(TilePropRow, BaselineIsaMmaTileEqualsPerElementDot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TileProp, TilePropRow, ::testing::ValuesIn(test::dot_rows()), test::row_name<DotModel>);
+
+// Element bits whose nonzero finite values have alignment exponents in [lo, hi] (formats of 16 bits
+// and more; narrower formats have a small range and take any finite bits).
+uint32_t elem_in(std::mt19937_64& rng, ElemFmt f, int lo, int hi) {
+  for (;;) {
+    const uint32_t bits = elem(rng, f, true);
+    const Value v = decode(f, bits);
+    if (width(f) < 16 || v.cls == Value::Zero || (v.e >= lo && v.e <= hi)) return bits;
+  }
+}
+
+// The narrow (single-precision) path of mma_tile against tc::dot per output: operands drawn with
+// exponents in a window around a random centre per tile, so most tiles take that path (f32
+// accumulator rows with an RZ output and groups of at most 16), with the cases it must hand back:
+// products and sums that underflow to subnormal or zero results, overflow to Inf, exact
+// cancellation (pairs of equal and opposite products), zero, subnormal, huge, Inf and NaN c,
+// subnormal operands (which make the tile wide), Inf/NaN operands, tiles with and without zero
+// operands, and widths that are not a multiple of eight. Both builds of the lane loops; the test also checks the path was taken.
+void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::pair<ElemFmt, ElemFmt>> combos;
+  for (int a = 0; a < 9; ++a)
+    for (int b = 0; b < 9; ++b)
+      if ((model.a_types >> a & 1) && (model.b_types >> b & 1)) combos.emplace_back(ElemFmt(a), ElemFmt(b));
+  ASSERT_FALSE(combos.empty()) << model.id;
+  const bool eligible = model.acc == AccFmt::F32 && model.fdpa.out != OutRound::RNE_F16 &&
+                        (int64_t{model.fdpa.L} << (model.fdpa.F + 2)) <= (int64_t{1} << 31) &&
+                        model.split == KSplit::Consecutive && !model.c_last && model.a_as == kSame &&
+                        model.b_as == kSame && model.fdpa.edges == kPtxsimEdgeRules;
+  const uint64_t blocks0 = narrow_blocks_done();
+  size_t outputs = 0, mismatches = 0;
+  for (int t = 0; outputs < want_outputs; ++t) {
+    const auto [fa, fb] = combos[size_t(t) % combos.size()];
+    const int M = 1 + int(rng() % 24), N = t % 3 ? 8 * (1 + int(rng() % 6)) : 1 + int(rng() % 48);
+    const int K = t % 2 ? model.fdpa.L * (1 + int(rng() % 3)) : 1 + int(rng() % 40);
+    // Exponent windows: centres from deep underflow (products near 2^-149) to overflow (2^125).
+    // (f16 spans 2^-24 .. 2^15: its centres are scaled into that range.)
+    int ca = -75 + int(rng() % 140), cb = -75 + int(rng() % 140);
+    const int w = int(rng() % 6);
+    if (fa == ElemFmt::F16) ca = std::clamp(ca / 5, -14, 15);
+    if (fb == ElemFmt::F16) cb = std::clamp(cb / 5, -14, 15);
+    std::vector<uint32_t> a(size_t(M * K)), b(size_t(N * K)), c(size_t(M * N)), d(size_t(M * N), 0xDEADBEEF);
+    // Every fourth tile has no zero operand (the lanes then skip the zero-product check).
+    const bool no_zeros = t % 4 == 1;
+    auto draw = [&](ElemFmt f, int centre) {
+      for (;;) {
+        const uint32_t x = elem_in(rng, f, centre - w, centre + w);
+        if (!no_zeros || decode(f, x).cls != Value::Zero) return x;
+      }
+    };
+    for (auto& x : a) x = draw(fa, ca);
+    for (auto& x : b) x = draw(fb, cb);
+    if (t % 3 == 0)  // cancellation: a[k + 1] * b[k + 1] = -(a[k] * b[k])
+      for (int k = 0; k + 1 < K; k += 2) {
+        for (int m = 0; m < M; ++m) a[size_t(m * K + k + 1)] = a[size_t(m * K + k)];
+        for (int n = 0; n < N; ++n) b[size_t(n * K + k + 1)] = b[size_t(n * K + k)] ^ (1u << (width(fb) - 1));
+      }
+    if (t % 5 == 4) a[rng() % a.size()] = 1;  // the smallest subnormal (e4m3 and the like: a small normal)
+    if (t % 11 == 10) b[rng() % b.size()] = elem(rng, fb, false) | uint32_t((uint64_t{1} << width(fb)) - 1) >> 1;
+    if (t % 13 == 12) a[rng() % a.size()] = uint32_t((uint64_t{1} << width(fa)) - 1) >> 1;  // NaN (or max)
+    for (auto& x : c) {
+      const uint64_t r = rng();
+      const int ce = std::clamp(ca + cb + int(r % 21) - 10, -149, 127);
+      switch (r >> 60) {
+        case 0: x = 0; break;
+        case 1: x = 0x80000000u; break;
+        case 2: x = uint32_t(r >> 8) & 0x807FFFFFu; break;                  // subnormal
+        case 3: x = t % 7 == 3 ? 0x7F7FFFFFu : uint32_t(r >> 8) | 0x7F000000u; break;  // huge
+        case 4: x = t % 9 == 8 ? 0x7F800000u | uint32_t(r >> 40 & 1) : 0; break;      // Inf / NaN
+        default: {
+          const float v = std::ldexp(float(int32_t(r >> 8) % 4096) / 2048.0f, ce);
+          std::memcpy(&x, &v, 4);
+        }
+      }
+    }
+    mma_tile(model, fa, fb, M, N, K, a.data(), b.data(), c.data(), d.data());
+    std::vector<Value> va(static_cast<size_t>(K)), vb(static_cast<size_t>(K));
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        for (int k = 0; k < K; ++k) {
+          va[size_t(k)] = decode_a(model, fa, a[size_t(m * K + k)]);
+          vb[size_t(k)] = decode_b(model, fb, b[size_t(n * K + k)]);
+        }
+        const uint32_t want = dot(model, va.data(), vb.data(), K, c[size_t(m * N + n)]);
+        const uint32_t got = d[size_t(m * N + n)];
+        if (got != want && ++mismatches <= 3)
+          ADD_FAILURE() << model.id << " " << fmt_name(fa) << "x" << fmt_name(fb) << " t=" << t << " K=" << K << " ("
+                        << m << ", " << n << "): got 0x" << std::hex << got << " want 0x" << want << std::dec
+                        << " (PTXSIM_TEST_SEED=" << seed << ")";
+      }
+    outputs += size_t(M * N);
+  }
+  EXPECT_EQ(mismatches, 0u) << model.id;
+  const uint64_t blocks = narrow_blocks_done() - blocks0;
+  std::cout << "[ narrow   ] " << blocks << " blocks of eight outputs took the single-precision path\n";
+  if (eligible) EXPECT_GT(blocks, want_outputs / 80) << model.id;
+  else EXPECT_EQ(blocks, 0u) << model.id;
+}
+
+TEST_P(TilePropRow, NarrowTilesEqualPerElementDot) {
+  const uint64_t seed = seed_for_test();
+  check_narrow_row(*GetParam(), seed, 60000);
+  struct Baseline {
+    Baseline() { force_baseline_lanes(true); }
+    ~Baseline() { force_baseline_lanes(false); }
+  } baseline;
+  check_narrow_row(*GetParam(), seed + 1, 20000);
+}
 
 // Directed lane cases: one block of eight outputs where each lane takes a different branch of the
 // lane loop (normal RZ result, overflow to Inf in the first group then the per-element path, a
