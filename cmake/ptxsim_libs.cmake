@@ -12,6 +12,12 @@ target_compile_features(ptxsim_model PUBLIC cxx_std_20)
 target_compile_options(ptxsim_model PRIVATE ${PTXSIM_WARNINGS})
 # Explicit IEEE rounding modes are set with fesetround; keep the compiler from folding across them.
 target_compile_options(ptxsim_model PRIVATE -frounding-math)
+# The callers compile everything with -ffp-contract=off: in GNU C++ mode GCC would otherwise fuse
+# a*b+c into one fma (one rounding instead of two) wherever the target has one (always on aarch64,
+# on x86-64 only in functions built for x86-64-v3), so results would depend on the host. The tile
+# datapath is the exception: its double arithmetic is exact by construction (tile.cpp's header
+# comment), so a fused step gives the same bits, and its x86-64-v3 build keeps its fmas.
+set_source_files_properties(${PTXSIM_ROOT}/model/tensorcore/tile.cpp PROPERTIES COMPILE_OPTIONS -ffp-contract=fast)
 
 # sim/: PTX front end and execution engine.
 file(GLOB_RECURSE SIM_SOURCES CONFIGURE_DEPENDS ${PTXSIM_ROOT}/sim/*.cpp)

@@ -1,5 +1,6 @@
 #include "model/numerics/approx.h"
 
+#include <bit>
 #include <cmath>
 
 #include "model/numerics/bits.h"
@@ -52,11 +53,35 @@ uint64_t approx_ftz_f64(uint64_t a, bool rsqrt) {
   if (u.cls == Unpacked::Inf) return sign;     // 1/+-Inf = +-0, rsqrt(+Inf) = +0
   const long double t = std::ldexp(static_cast<long double>(u.mant), u.exp);
   const long double r = rsqrt ? 1.0L / std::sqrt(t) : 1.0L / t;
-  const double rd = static_cast<double>(r);  // 64-bit intermediate, then 53 bits
+  // long double has 64 significand bits on x86-64 and 113 on aarch64, so rd can differ by an ulp
+  // between hosts; the 20-bit result below does not (checked for all 2^21 significands and
+  // exponent parities against binary128).
+  const double rd = static_cast<double>(r);
   uint64_t w = sf_convert(kF64Hi, kF64, f64_bits(rd), Round::RN).bits;
   if (neg) w |= 0x80000000u;  // 1/x keeps the sign of x (rsqrt of a negative returned above)
   if (((w >> 20) & 0x7FF) == 0) w &= 0x80000000u;  // subnormal result -> signed zero
   return w << 32;
+}
+
+// 1/sqrt(x) rounded once to nearest-even, for a positive finite x given as m * 2^e (m > 0), in
+// integer arithmetic so that every host gives the same bits: rounding through long double (64
+// significand bits on x86-64, 113 on aarch64) made about 1 input in 4000 differ by an ulp.
+uint64_t rsqrt_f64_rn(uint64_t m, int e) {
+  while (m < (uint64_t(1) << 52)) m <<= 1, --e;  // subnormal inputs
+  if (e & 1) m <<= 1, --e;                      // x = m * 2^e, m in [2^52, 2^54), e even
+  // s = floor(2^81 / sqrt(m)) = isqrt(floor(2^162 / m)), in [2^54, 2^55]; exact only for m = 2^52.
+  const u128 top = u128(1) << 127;
+  const u128 n = ((top / m) << 35) + (((top % m) << 35) / m);
+  const uint64_t s = isqrt128(n);
+  const bool exact = m == (uint64_t(1) << 52);
+  const int shift = 64 - std::countl_zero(s) - 53;  // s's bits below the 53 kept
+  uint64_t mant = s >> shift;
+  const uint64_t rest = s & ((uint64_t(1) << shift) - 1), half = uint64_t(1) << (shift - 1);
+  int exp = shift - 81 - e / 2;  // 1/sqrt(x) ~ mant * 2^exp
+  if (rest > half || (rest == half && (!exact || (mant & 1)))) {
+    if (++mant == (uint64_t(1) << 53)) mant >>= 1, ++exp;
+  }
+  return (uint64_t(exp + 52 + 1023) << 52) | (mant & ((uint64_t(1) << 52) - 1));  // always normal
 }
 
 }  // namespace
@@ -138,8 +163,9 @@ uint64_t rsqrt_approx_f64(uint64_t a) {
   if (f64_is_zero(a)) return (a & kF64Sign) | kF64Inf;
   if (f64_sign(a)) return kF64DefaultNaN;
   if (f64_is_inf(a)) return 0;
-  long double r = 1.0L / std::sqrt(static_cast<long double>(f64_from(a)));
-  return f64_bits(static_cast<double>(r));
+  const int be = int(a >> 52);  // sign clear here
+  const uint64_t frac = a & ((uint64_t(1) << 52) - 1);
+  return be ? rsqrt_f64_rn(frac | (uint64_t(1) << 52), be - 1075) : rsqrt_f64_rn(frac, -1074);
 }
 
 uint64_t rcp_approx_ftz_f64(uint64_t a) { return approx_ftz_f64(a, false); }

@@ -2,8 +2,9 @@
 //
 // Hardware results of these instructions (MUFU and friends) are not specified bit-for-bit. This
 // model returns, for finite in-range inputs, the value of the exact function evaluated in double
-// (or long double) precision and rounded once to nearest-even into the destination format, which
-// is well inside every error bound the ISA states (see docs/numerics.md for the table). The
+// precision (rsqrt.approx.f64: exactly, in integers) and rounded once to nearest-even into the
+// destination format, which is well inside every error bound the ISA states (see
+// docs/numerics.md for the table). The
 // special values are exactly those tabulated in the ISA. NaN results are canonical
 // (f32 0x7FFFFFFF, f16/bf16 0x7FFF; rcp/rsqrt.approx.ftz.f64: 0x7FFFFFFF00000000).
 // .ftz flushes subnormal inputs and subnormal results to signed zero.

@@ -122,6 +122,11 @@ bool host_fp_environment_ok() {
 #if defined(__x86_64__) || defined(__i386__)
   constexpr unsigned kFtz = 0x8000, kDaz = 0x0040;
   if (_mm_getcsr() & (kFtz | kDaz)) return false;
+#elif defined(__aarch64__)
+  // FPCR.FZ (bit 24) flushes subnormal inputs and results; FPCR.FIZ (bit 0, FEAT_AFP) inputs.
+  uint64_t fpcr;
+  asm volatile("mrs %0, fpcr" : "=r"(fpcr));
+  if (fpcr & ((1u << 24) | 1u)) return false;
 #endif
   return true;
 }

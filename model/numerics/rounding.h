@@ -106,7 +106,7 @@ uint64_t round_pack(const FloatFormat& f, const Exact& x, Round rm,
 
 // True when the host floating-point environment is the one the round-to-nearest fast paths of
 // f32_ops / f64_ops rely on: rounding mode FE_TONEAREST and, on x86, MXCSR FTZ and DAZ clear
-// (-ffast-math executables set them at startup). The engine can check this once at start-up.
+// (-ffast-math executables set them at startup), on aarch64 FPCR.FZ and FPCR.FIZ clear. The engine can check this once at start-up.
 bool host_fp_environment_ok();
 
 // Number of significant bits of a nonzero u128 minus one (index of the top set bit).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "model/tensorcore/exact_ref.h"
+#include "tests/unit/host_half.h"
 #include "model/tensorcore/tensorcore.h"
 #include "sim/api.h"
 
@@ -493,7 +494,7 @@ TEST(MmaSync, SubByteIntegerAndBitForms) {
 // element computed as the code ptxas 13.0 emits on sm_80+: .f32 D an FFMA chain from +0 in
 // increasing k, then an FADD of C; .f16 D (c + fma(a1,b1,a0*b0)) + fma(a3,b3,a2*b2) in f32, then
 // RN to f16. Operands are packed with the ISA's row/col formulas written out here; the reference
-// uses the host's IEEE fmaf / float add and the compiler's _Float16 conversion.
+// uses the host's IEEE fmaf / float add and the compiler's binary16 conversion (host_half.h).
 TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
   std::mt19937_64 rng(seed_for_test());
   auto f16_rand = [&]() -> uint16_t {  // finite, exponents 2^-8 .. 2^7, so that roundings differ
@@ -551,7 +552,7 @@ TEST(MmaSync, M8n8k4F16IsFourQuadPairProductsWithAnFmaChain) {
               uint32_t want;
               if (d16) {
                 const float p01 = std::fmaf(a(1), b(1), a(0) * b(0)), p23 = std::fmaf(a(3), b(3), a(2) * b(2));
-                want = std::bit_cast<uint16_t>(static_cast<_Float16>((cv + p01) + p23));
+                want = std::bit_cast<uint16_t>(static_cast<test::HostHalf>((cv + p01) + p23));
               } else {
                 float acc = 0.0f;
                 for (int k = 0; k < 4; ++k) acc = std::fmaf(a(k), b(k), acc);

@@ -8,6 +8,7 @@
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "model/numerics/numerics.h"
@@ -718,6 +719,43 @@ TEST(NumApprox, ErrorWithinIsaBounds) {
       }
     }
   }
+}
+
+// rsqrt.approx.f64 is 1/sqrt(x) rounded once to nearest (the same bits on every host). Checked in
+// integer arithmetic, independently of the model: y = Y * 2^f is the nearest double to 1/sqrt(x),
+// x = m * 2^e, exactly when (2Y - 1)^2 * m < 2^K < (2Y + 1)^2 * m with K = 2 - e - 2f (the two
+// midpoints around y squared and times x, against 1; 1/sqrt(x) is never a midpoint).
+TEST(NumApprox, RsqrtF64CorrectlyRounded) {
+  // Sign of a * m - 2^K for a < 2^110, m < 2^54 (the product has up to 164 bits), 64 <= K < 192.
+  auto cmp_pow2 = [](u128 a, uint64_t m, int K) {
+    const u128 lo = u128(uint64_t(a)) * m;
+    const u128 hi = u128(uint64_t(a >> 64)) * m + (lo >> 64);  // the product is hi * 2^64 + low word
+    const u128 p = u128(1) << (K - 64);
+    if (hi != p) return hi < p ? -1 : 1;
+    return uint64_t(lo) == 0 ? 0 : 1;
+  };
+  const uint64_t seed = 20261128;
+  std::mt19937_64 gen(seed);
+  int checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t xb = gen() & ~kF64Sign;
+    if (i % 4 == 0) xb &= (uint64_t(1) << 52) - 1;  // subnormals
+    if (i < 3) xb = std::vector<uint64_t>{1, D(1), 0x7FEFFFFFFFFFFFFFull}[size_t(i)];
+    if (xb == 0 || f64_is_inf(xb) || f64_is_nan(xb)) continue;
+    const uint64_t yb = rsqrt_approx_f64(xb);
+    const int xe = int(xb >> 52), ye = int(yb >> 52);
+    const uint64_t m = (xb & ((uint64_t(1) << 52) - 1)) | (xe ? uint64_t(1) << 52 : 0);
+    const int e = xe ? xe - 1075 : -1074;
+    ASSERT_GT(ye, 0) << "result not normal for x bits " << std::hex << xb << " (seed " << std::dec << seed << ")";
+    const uint64_t Y = (yb & ((uint64_t(1) << 52) - 1)) | (uint64_t(1) << 52);
+    const int f = ye - 1075, K = 2 - e - 2 * f;
+    ASSERT_TRUE(K >= 64 && K < 192) << K;
+    const u128 below = u128(2 * Y - 1) * (2 * Y - 1), above = u128(2 * Y + 1) * (2 * Y + 1);
+    EXPECT_LT(cmp_pow2(below, m, K), 0) << "x bits " << std::hex << xb << " (seed " << std::dec << seed << ")";
+    EXPECT_GT(cmp_pow2(above, m, K), 0) << "x bits " << std::hex << xb << " (seed " << std::dec << seed << ")";
+    ++checked;
+  }
+  EXPECT_GT(checked, 190000);
 }
 
 // ================================================================================================

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "model/tensorcore/exact_ref.h"
+#include "tests/unit/host_half.h"
 #include "model/tensorcore/tensorcore.h"
 #include "model/wgmma/smem_desc.h"
 #include "sim/api.h"
@@ -763,7 +764,7 @@ RunResult run_sparse(SparseCase cs, uint64_t seed, std::vector<uint32_t>* got_d 
   // D: N/2 elements per thread (the f32 register layout, d_elem), two per register for .f16.
   const int M = 64, K = cs.dense_k(), KP = K / 2, N = cs.n, ne = N / 2, nd = cs.d16 ? N / 4 : N / 2,
             ebits = sp_bits(cs.a);
-  auto f16_of = [](double v) { return uint32_t(std::bit_cast<uint16_t>(static_cast<_Float16>(v))); };
+  auto f16_of = [](double v) { return uint32_t(std::bit_cast<uint16_t>(static_cast<test::HostHalf>(v))); };
   const bool tf32 = cs.a == SpType::TF32, is_int = sp_int(cs.a);
   const int chunk = tf32 ? 2 : 4, chunks = K / chunk, kept_per_chunk = chunk / 2;
   auto value = [&](SpType t) { return t == SpType::U8 ? int(rng() % 7) : int(rng() % 7) - 3; };
