@@ -873,7 +873,11 @@ bool Engine::step(Warp& w, int gi) {
   const Instr& in = fn.code[g->pc];
   uint32_t mask = g->mask;
   if (in.guard != kNoSlot) {
-    const uint32_t m = pred_lanes(c.col(in.guard));
+    // A diverged group of a few lanes reads just their predicates, not the whole column.
+    const uint64_t* p = c.col(in.guard);
+    uint32_t m = 0;
+    if (lane_count(mask) <= 4) for_lanes(mask, [&](int l) { m |= uint32_t(p[l] & 1) << l; });
+    else m = pred_lanes(p);
     mask = in.guard_neg ? (mask & ~m) : (mask & m);
   }
   cur_fn_ = &fn;

@@ -110,19 +110,27 @@ inline uint32_t lane_count(uint32_t mask) {
 }
 
 // The lanes, among all 32, whose predicate register (column p: 0 or 1 per lane) is true; callers
-// mask the result (every lane's register holds a value, active or not). With SSE2 two lanes at a
-// time: bit 0 of each 64-bit lane moved to its sign bit, then the sign bits gathered.
+// mask the result (every lane's register holds a value, active or not). With SSE2 sixteen lanes at
+// a time: the low halves of four lanes gathered into one vector with bit 0 moved to each sign bit,
+// then signed-saturating packs (which keep the sign) narrow sixteen lanes to sixteen bytes.
 inline uint32_t pred_lanes(const uint64_t* p) {
-  uint32_t m = 0;
 #ifdef __SSE2__
-  for (int l = 0; l < 32; l += 2) {
-    const __m128i v = _mm_slli_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + l)), 63);
-    m |= uint32_t(_mm_movemask_pd(_mm_castsi128_pd(v))) << l;
-  }
+  auto four = [](const uint64_t* q) {
+    const __m128 a = _mm_castsi128_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+    const __m128 b = _mm_castsi128_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 2)));
+    return _mm_slli_epi32(_mm_castps_si128(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), 31);
+  };
+  auto sixteen = [&](const uint64_t* q) {
+    const __m128i lo = _mm_packs_epi32(four(q), four(q + 4));
+    const __m128i hi = _mm_packs_epi32(four(q + 8), four(q + 12));
+    return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
+  };
+  return sixteen(p) | sixteen(p + 16) << 16;
 #else
+  uint32_t m = 0;
   for (int l = 0; l < 32; ++l) m |= uint32_t(p[l] & 1) << l;
-#endif
   return m;
+#endif
 }
 
 // Little-endian loads and stores of N bytes to and from a 64-bit register value.
