@@ -395,10 +395,13 @@ template <int G, bool kZeros>
   const I32s lsb = E - p.F;
   bad |= lsb < -127;
   const F32s scale = std::bit_cast<F32s>(convert<U32s>(127 - lsb) << 23);
-  I32s part = {};
+  // The sum wraps in unsigned lanes: a lane marked bad above may hold garbage terms (its scale out of
+  // range) whose int32 sum would overflow; its result is discarded, and the others' sums fit an int32.
+  U32s part = {};
 #pragma GCC unroll 32
-  for (int k = 0; k < len; ++k) part += convert<I32s>(va[k] * load<F32s>(vb + size_t(k) * kLanes) * scale);
-  const F64s S = convert<F64s>(convert<I32s>(cv * scale)) + convert<F64s>(part);
+  for (int k = 0; k < len; ++k)
+    part += std::bit_cast<U32s>(convert<I32s>(va[k] * load<F32s>(vb + size_t(k) * kLanes) * scale));
+  const F64s S = convert<F64s>(convert<I32s>(cv * scale)) + convert<F64s>(std::bit_cast<I32s>(part));
   const F64s r = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
   cv = convert<F32s>(r);
   bad |= ~same_bits(convert<F64s>(cv), r);
