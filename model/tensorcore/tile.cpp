@@ -299,6 +299,24 @@ uint32_t fallback_dot(const DotModel& model, ElemFmt fa, ElemFmt fb, const uint3
   ce = (rx < -24) | inf ? splat<I32s>(e_zero) : rx > -14 ? rx : splat<I32s>(-14);
 }
 
+// E of one T-FDPA group on every lane: the largest e_a + e_b of its len products (ea: row m of A;
+// eb: B's k-major rows at the lanes' columns, `stride` apart) and c's e (ce), raised to e_zero where
+// a product is zero and E is below it. kZeros false: the tile has no zero operand, so that test is
+// skipped.
+template <bool kZeros>
+[[gnu::always_inline]] inline I32s group_exponent(const FdpaParams& p, const int32_t* ea, const int32_t* eb,
+                                                  size_t stride, int len, const I32s& ce) {
+  I32s hi = splat<I32s>(INT32_MIN), lo = splat<I32s>(INT32_MAX);
+#pragma GCC unroll 32
+  for (int k = 0; k < len; ++k) {
+    const I32s pe = ea[k] + load<I32s>(eb + size_t(k) * stride);
+    hi = hi > pe ? hi : pe;
+    if (kZeros) lo = lo < pe ? lo : pe;
+  }
+  const I32s E = hi > ce ? hi : ce;
+  return kZeros ? (lo < kHasZero && E < p.e_zero ? p.e_zero : E) : E;
+}
+
 // One T-FDPA group on every lane: the products k0 .. k0 + n - 1 (va, ea: row m of A from k0; vb, eb:
 // B's k-major rows from k0, at the lanes' columns) and the lanes' c (cv, ce) become the next c.
 // G > 0: a group of exactly G products (constant trip counts, unrolled loops); G == 0: n products.
@@ -307,17 +325,7 @@ template <int G>
                                          const int32_t* ea, const float* vb, const int32_t* eb, size_t stride, int n,
                                          F64s& cv, I32s& ce, I32s& slow, uint32_t* bits) {
   const int len = G > 0 ? G : n;
-  // E: the largest e_a + e_b of the group (and whether a product is zero), c's e, e_zero.
-  I32s hi = splat<I32s>(INT32_MIN), lo = splat<I32s>(INT32_MAX);
-#pragma GCC unroll 16
-  for (int k = 0; k < len; ++k) {
-    const I32s pe = ea[k] + load<I32s>(eb + size_t(k) * stride);
-    hi = hi > pe ? hi : pe;
-    lo = lo < pe ? lo : pe;
-  }
-  I32s E = hi > ce ? hi : ce;
-  E = lo < kHasZero && E < p.e_zero ? p.e_zero : E;
-  const I32s lsb = E - p.F;
+  const I32s lsb = group_exponent<true>(p, ea, eb, stride, len, ce) - p.F;
   // S: the truncated terms, c's first, products in runs of (at most) 16 summed in int32.
   constexpr int kRun = G > 0 && G < 16 ? G : 16;  // G is 8, 16 or 32: whole runs
   const F64s scale = pow2(-lsb);
@@ -382,17 +390,7 @@ template <int G, bool kZeros>
                                                 const float* vb, const int32_t* eb, int n, const U64s& keep, F32s& cv,
                                                 I32s& ce, I32s& bad) {
   const int len = G > 0 ? G : n;
-  // (kZeros false: the tile has no zero operand, so no product is zero and lo is not needed.)
-  I32s hi = splat<I32s>(INT32_MIN), lo = splat<I32s>(INT32_MAX);
-#pragma GCC unroll 32
-  for (int k = 0; k < len; ++k) {
-    const I32s pe = ea[k] + load<I32s>(eb + size_t(k) * kLanes);
-    hi = hi > pe ? hi : pe;
-    if (kZeros) lo = lo < pe ? lo : pe;
-  }
-  I32s E = hi > ce ? hi : ce;
-  if (kZeros) E = lo < kHasZero && E < p.e_zero ? p.e_zero : E;
-  const I32s lsb = E - p.F;
+  const I32s lsb = group_exponent<kZeros>(p, ea, eb, kLanes, len, ce) - p.F;
   bad |= lsb < -127;
   const F32s scale = std::bit_cast<F32s>(convert<U32s>(127 - lsb) << 23);
   // The sum wraps in unsigned lanes: a lane marked bad above may hold garbage terms (its scale out of
