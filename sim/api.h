@@ -32,7 +32,7 @@ struct LaunchConfig {
   // Host threads that run the launch's clusters in parallel (0: every core). A launch whose result
   // could depend on the order of its clusters runs on one (RunStats::serial_reason says why).
   uint32_t threads = 0;
-  // --racecheck: report shared-memory data races as warnings (docs/racecheck.md). Also switched on
+  // --racecheck: report data races on shared and Tensor Memory as warnings (docs/racecheck.md). Also switched on
   // by the environment variable PTXSIM_RACECHECK=1 (how `ptxsim exec` and the tests ask for it).
   bool racecheck = false;
   // --racecheck-global: racecheck also shadows global memory (accesses of the threads of one

@@ -180,7 +180,7 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
                  "exit status or output differs from the first (docs/racecheck.md); --explore 1 --seed K\n"
                  "replays one")
       ->type_name("N")->transform(positive_integer());
-  app.add_flag("--racecheck", racecheck, "report shared-memory data races as warnings (docs/racecheck.md)");
+  app.add_flag("--racecheck", racecheck, "report data races on shared and Tensor Memory (between warps and between lanes of a warp) as warnings (docs/racecheck.md)");
   app.add_flag("--racecheck-global", racecheck_global,
                "--racecheck, and global memory too (between the threads of one cluster)");
   app.add_flag("--stats", stats, "print one line per kernel launch on stderr (status, instructions, time)");

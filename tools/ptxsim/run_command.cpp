@@ -367,7 +367,7 @@ void add_run_options(CLI::App& app, RunArgs& a, RunOptions& o) {
       ->type_name("S")->transform(unsigned_integer());
   app.add_option("--threads", a.threads, "host threads running clusters in parallel (default: every core)")
       ->type_name("N")->transform(thread_count());
-  app.add_flag("--racecheck", o.racecheck, "report shared-memory data races as warnings (docs/racecheck.md)");
+  app.add_flag("--racecheck", o.racecheck, "report data races on shared and Tensor Memory (between warps and between lanes of a warp) as warnings (docs/racecheck.md)");
   app.add_flag("--racecheck-global", o.racecheck_global,
                "--racecheck, and global memory too (between the threads of one cluster)");
   app.add_option("--explore", o.explore,
