@@ -236,6 +236,9 @@ BARRIER = r"""
 """
 
 # Two phases of an mbarrier with every thread arriving; the arrive state tokens feed test_wait.
+# The pending count of a token depends on the order in which the four warps arrive, which is not
+# deterministic; an H200 arrives once per warp-instruction for all its lanes (every lane's token
+# shows the count before the warp's 32 arrivals), so the count modulo 32 is 0 on every run.
 MBARRIER = r"""
 .visible .entry mbarrier_phases(.param .u64 pa, .param .u64 pout)
 {
@@ -268,9 +271,64 @@ $w1:
   mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r2], 1;
   @!%p3 bra $w1;
   mbarrier.pending_count.b64 %r11, %rd7;
+  and.b32 %r11, %r11, 31;
   add.s64 %rd8, %rd2, %rd4;
   add.u32 %r12, %r10, %r11;
   st.global.u32 [%rd8], %r12;
+  ret;
+}
+"""
+
+# Lanes of one warp-instruction arrive together: odd and even lanes take different branches (16
+# arrivals each), and each branch arrives three ways on its own mbarrier (plain, with a count of 2,
+# and with expect_tx 0). Every lane stores each token's pending count modulo 16 (modulo 32 for the
+# count of 2), which is 0 when the 16 lanes' arrivals form one operation whatever order the warps
+# and branches take (H200), and not when the lanes arrive one by one.
+MBARRIER_WARP = r"""
+.visible .entry mbarrier_warp_arrive(.param .u64 pa, .param .u64 pout)
+{
+  .shared .align 8 .b64 bars[3];
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<16>;
+  .reg .pred %p<6>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bars;
+  add.u32 %r3, %r2, 8;
+  add.u32 %r4, %r2, 16;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $init_done;
+  mbarrier.init.shared::cta.b64 [%r2], 128;
+  mbarrier.init.shared::cta.b64 [%r3], 256;
+  mbarrier.init.shared::cta.b64 [%r4], 128;
+$init_done:
+  bar.sync 0;
+  and.b32 %r5, %r1, 1;
+  setp.eq.u32 %p2, %r5, 1;
+  @!%p2 bra $even;
+  mbarrier.arrive.shared::cta.b64 %rd1, [%r2];
+  mbarrier.arrive.shared::cta.b64 %rd2, [%r3], 2;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r4], 0;
+  bra.uni $join;
+$even:
+  mbarrier.arrive.shared::cta.b64 %rd1, [%r2];
+  mbarrier.arrive.shared::cta.b64 %rd2, [%r3], 2;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r4], 0;
+$join:
+  mbarrier.pending_count.b64 %r6, %rd1;
+  mbarrier.pending_count.b64 %r7, %rd2;
+  mbarrier.pending_count.b64 %r8, %rd3;
+  and.b32 %r6, %r6, 15;
+  and.b32 %r7, %r7, 31;
+  and.b32 %r8, %r8, 15;
+  shl.b32 %r7, %r7, 8;
+  shl.b32 %r8, %r8, 16;
+  or.b32 %r9, %r6, %r7;
+  or.b32 %r9, %r9, %r8;
+  ld.param.u64 %rd4, [pout];
+  cvta.to.global.u64 %rd5, %rd4;
+  mul.wide.u32 %rd6, %r1, 4;
+  add.s64 %rd7, %rd5, %rd6;
+  st.global.u32 [%rd7], %r9;
   ret;
 }
 """
@@ -892,6 +950,9 @@ def cases():
         "buffers": {"a": {"bytes": 512, "init": rnd(61, "u32", 0, 65535)},
                     "out": poisoned(512)},
         "params": ptrs("a", "out"), "outputs": ["out"]}))
+    out.append(("mbarrier_warp_arrive", MBARRIER_WARP, {"grid": [1], "block": [128],
+        "buffers": {"a": {"bytes": 4, "init": "zero"}, "out": poisoned(512)},
+        "params": ptrs("a", "out"), "outputs": ["out"]}))
     for sw, inner in [("none", 64), ("32B", 16), ("64B", 32), ("128B", 64)]:
         smem = inner * 2 * 32
         out.append((f"tma_tile_swizzle_{sw}", TMA.replace("SMEM", str(smem)), {"grid": [1], "block": [128],
@@ -1023,6 +1084,47 @@ def tensormap_param_sets():
     sets.append({"name": "reject: element stride 9", "params": {
         "encode": "tiled", "dtype": "uint8", "rank": 2, "global_address": hex(base),
         "dims": [64, 64], "strides": [64], "box": [16, 16], "element_strides": [1, 9]}})
+    return sets + driver_bytes_param_sets()
+
+
+def driver_bytes_param_sets():
+    """Sets that vary one thing at a time to pin down what the driver writes into bytes 0x40..0x4F
+    (model/tensormap/layout.h): the box's inner bytes, L2 promotion, element strides, swizzles, box
+    shapes, rank 1, OOB fill and rank 5."""
+    sets = []
+
+    def tiled(name, dtype, esize, box, sw="none", l2="none", estr=None, dims=None, fill="none"):
+        rank = len(box)
+        dims = dims or [max(b * 4, 256) for b in box]
+        strides, s = [], (dims[0] * esize + 15) // 16 * 16
+        for d in dims[1:]:
+            strides.append(s)
+            s *= d
+        sets.append({"name": name, "params": {
+            "encode": "tiled", "dtype": dtype, "rank": rank, "global_address": "0x7f0000100000", "dims": dims,
+            "strides": strides, "box": box, "element_strides": estr or [1] * rank, "interleave": "none",
+            "swizzle": sw, "l2_promotion": l2, "oob_fill": fill}})
+
+    for b in [16, 32, 48, 64, 96, 128, 240, 256]:
+        tiled(f"u8 none box0={b} l2none", "uint8", 1, [b, 4])
+        tiled(f"u8 none box0={b} l2 128B", "uint8", 1, [b, 4], l2="128B")
+    for l2 in ["none", "64B", "128B", "256B"]:
+        tiled(f"f32 box16 l2 {l2}", "float32", 4, [16, 4], l2=l2)
+        tiled(f"f32 box16 es12 l2 {l2}", "float32", 4, [16, 4], l2=l2, estr=[1, 2])
+    for sw, boxes in [("128B", [16, 32, 64, 128]), ("64B", [16, 32, 64]), ("32B", [16, 32])]:
+        for b in boxes:
+            tiled(f"u8 {sw} box0={b}", "uint8", 1, [b, 8], sw=sw)
+            tiled(f"u8 {sw} box0={b} l2 256B", "uint8", 1, [b, 8], sw=sw, l2="256B")
+    tiled("f32 es21", "float32", 4, [32, 4], estr=[2, 1])
+    tiled("f32 es41 box32", "float32", 4, [32, 4], estr=[4, 1])
+    tiled("f32 box1 rank2 es12 box8", "float32", 4, [8, 2], estr=[1, 2])
+    tiled("f32 box 64x1", "float32", 4, [64, 1])
+    tiled("f32 box 64x256", "float32", 4, [64, 256])
+    for d, b in [([1024], [32]), ([256], [64]), ([4096], [256])]:
+        tiled(f"rank1 f32 dims{d[0]} box{b[0]}", "float32", 4, b, dims=d)
+    tiled("rank1 u8 dims256 box256 l2 128B", "uint8", 1, [256], dims=[256], l2="128B")
+    tiled("f16 oob nan", "float16", 2, [64, 4], fill="nan_request_zero_fma")
+    tiled("bf16 rank5", "bfloat16", 2, [64, 2, 2, 2, 2])
     return sets
 
 

@@ -2,11 +2,13 @@
 """Writes the tensor-core edge-rule conformance cases tests/conformance/{sm_90a,sm_100a}/tc_edge_*.
 
 Each case runs one tensor-core instruction whose every output is the same directed dot product,
-chosen so that exactly one of the three unsettled edge rules (docs/numerics.md "Tensor-core edge
+chosen so that exactly one of the three edge rules (docs/numerics.md "Tensor-core edge
 rules") decides it: ptxsim's setting gives one value, MMA-Sim's another (tests/conformance/README.md
 lists both per case). `ptxsim-hw capture tests/conformance traces/<gpu>` on the first GPU records
-which one the hardware gives; `ptxsim replay` then holds ptxsim to it. Until then the rows of
-kEdgeRuleRows (model/tensorcore/tensorcore.h) stay unsettled.
+which one the hardware gives; `ptxsim replay` then holds ptxsim to it. An H200 decided the sm_90a
+rows (traces/h200): rules 1 and 2 as ptxsim had them, rule 3 as MMA-Sim (+0), which is now
+ptxsim's setting; the sm_100a rows of kEdgeRuleRows (model/tensorcore/tensorcore.h) extrapolate it
+and stay unsettled until a Blackwell capture.
 
 The inputs are uniform wherever the rule allows (every A element equal, every B element equal, every
 C equal), so the operand layouts cannot change the dot product. Rule 3 needs one nonzero product per
@@ -47,8 +49,8 @@ def vectors(t):
         # MMA-Sim: E = -126 truncates each product to 0.
         ("zero_addend", tiny, tiny, tiny, 0, 2 if k == 16 else 1, 0),
         # Rule 3: one product -2^-76 * 2^-75 = -2^-151 (the others 0 * 2^-75), c = +0: RZ to f32 gives
-        # a zero, -0 (ptxsim) or +0 (MMA-Sim).
-        ("underflow_sign", p(-76, neg=True), 0, p(-75), 0, 0x80000000, 0),
+        # a zero: +0 on an H200 (ptxsim, MMA-Sim), -0 under IEEE conversion (UnderflowZeroSign::Keep).
+        ("underflow_sign", p(-76, neg=True), 0, p(-75), 0, 0, 0),
     ]
 
 
@@ -207,8 +209,9 @@ MX_VECTORS = [
     ("zero_product", 0x00, 0x00, 0x7E, 127, 127, 0x01000001, 0x01000001, 0x01000000),
     # Rule 2: 32 products 1.125^2 * 2^-152 (scales 2^-76), c = +0: 5 subnormal units or 0.
     ("zero_addend", 0x39, 0x39, 0x39, 127 - 76, 127 - 76, 0, 0x00000005, 0),
-    # Rule 3: -1 at k = 0 (0 elsewhere) times b = 1, scales 2^-75 and 2^-76: -2^-151, -0 or +0.
-    ("underflow_sign", 0xB8, 0x00, 0x38, 127 - 75, 127 - 76, 0, 0x80000000, 0),
+    # Rule 3: -1 at k = 0 (0 elsewhere) times b = 1, scales 2^-75 and 2^-76: -2^-151, +0 (as on an
+    # H200 for sm_90a) or -0 (Keep).
+    ("underflow_sign", 0xB8, 0x00, 0x38, 127 - 75, 127 - 76, 0, 0, 0),
 ]
 
 
@@ -249,7 +252,7 @@ def main():
         shape = "m16n8k16" if t == "bf16" else "m16n8k8"
         for rule, first, rest, b, c, want_ptxsim, want_mmasim in vectors(t):
             comment = (f"edge rule {rule}: every output is ptxsim 0x{want_ptxsim:08x}, MMA-Sim 0x{want_mmasim:08x} "
-                       f"(unsettled until a hardware trace; docs/numerics.md)")
+                       f"(an H200 gave ptxsim's value on sm_90a, traces/h200; docs/numerics.md)")
             # mma.sync exists on both targets: the same case on each.
             for target in ("sm_90a", "sm_100a"):
                 write_case(target, f"tc_edge_mma_{t}_{rule}", mma_sync_kernel("tc_edge_mma", shape, t),
@@ -267,7 +270,7 @@ def main():
                         "out": poisoned(8192)}, 128, ["out"], comment, expected)
     for rule, first, rest, b, sa, sb, c, want_ptxsim, want_mmasim in MX_VECTORS:
         comment = (f"edge rule {rule}: every output is ptxsim 0x{want_ptxsim:08x}, MMA-Sim 0x{want_mmasim:08x} "
-                   f"(unsettled until a hardware trace; docs/numerics.md)")
+                   f"(an H200 gave ptxsim's value on sm_90a, traces/h200; docs/numerics.md)")
         write_case("sm_100a", f"tc_edge_tcgen05_mxf8f6f4_{rule}", tcgen05_mx(),
                    {"a": a_smem("e4m3", 128, first, rest), "b": bytes([b]) * 512, "c": f32s(8192, c),
                     "out": poisoned(8192)}, 128, ["out"], comment, expected,

@@ -83,8 +83,9 @@ enum class ZeroAddendExp : uint8_t {
 // 2^-149, RNE to f16 below 2^-25). An exactly zero sum is +0 under both settings.
 enum class UnderflowZeroSign : uint8_t {
   Keep,      // the sum's sign: -0 for a negative sum, as IEEE 754 conversion does and Khattak's
-             // Generic_BFMA_TC.m (sign applied after the magnitude) gives (ptxsim's default)
-  Positive,  // +0 (MMA-Sim: c785138's math.trunc / round return Python integers, which have no -0;
+             // Generic_BFMA_TC.m (sign applied after the magnitude) gives
+  Positive,  // +0: what an H200 gives (traces/h200, tc_edge_*_underflow_sign; ptxsim's setting);
+             // MMA-Sim too (c785138's math.trunc / round return Python integers, which have no -0;
              // mmasim 2.1.1 adds +0.0 to every result, "-0.0 to +0.0")
 };
 inline constexpr int kMinNormalExp = -126;  // MinNormal's exponent of a zero factor or zero c
@@ -92,7 +93,7 @@ inline constexpr int kMinNormalExp = -126;  // MinNormal's exponent of a zero fa
 struct EdgeRules {
   ZeroProductExp zero_product = ZeroProductExp::BelowSubnormal;
   ZeroAddendExp zero_addend = ZeroAddendExp::BelowSubnormal;
-  UnderflowZeroSign underflow_sign = UnderflowZeroSign::Keep;
+  UnderflowZeroSign underflow_sign = UnderflowZeroSign::Positive;
   constexpr bool operator==(const EdgeRules&) const = default;
 };
 // The published settings: ptxsim's (its rows' default); MMA-Sim's repository code (microsoft/MMA-Sim
@@ -165,9 +166,10 @@ inline constexpr ElemFmt kSame = ElemFmt(0xff);
 
 // ---- the edge rules of each (architecture, unit, kind): one table ------------------------------
 // kind: "f16" (f16 and bf16 operands), "tf32", "f8f6f4" (every fp8/fp6/fp4 type, the fp8 rows of
-// mma.sync and wgmma included), "mxf8f6f4", "mxf4", "mxf4nvf4". Every row is unsettled until a
-// hardware capture of the tc_edge_* conformance cases (tests/conformance) decides it; the rules are
-// ptxsim's setting everywhere meanwhile (docs/numerics.md argues why).
+// mma.sync and wgmma included), "mxf8f6f4", "mxf4", "mxf4nvf4". A row is settled when a hardware
+// capture of its tc_edge_* conformance cases (tests/conformance, traces/) decided all three rules:
+// the sm_90a mma.sync and wgmma f16/tf32 rows on an H200. The rules are ptxsim's setting everywhere
+// (the H200's answer; the other rows extrapolate it, docs/numerics.md).
 struct EdgeRuleRow {
   Arch arch;
   Unit unit;
@@ -177,11 +179,11 @@ struct EdgeRuleRow {
   const char* cases;  // the conformance cases that decide it
 };
 inline constexpr EdgeRuleRow kEdgeRuleRows[] = {
-    {Arch::SM90, Unit::MmaSync, "f16", kPtxsimEdgeRules, false, "sm_90a/tc_edge_mma_bf16_*"},
-    {Arch::SM90, Unit::MmaSync, "tf32", kPtxsimEdgeRules, false, "sm_90a/tc_edge_mma_tf32_*"},
+    {Arch::SM90, Unit::MmaSync, "f16", kPtxsimEdgeRules, true,  "sm_90a/tc_edge_mma_bf16_*"},
+    {Arch::SM90, Unit::MmaSync, "tf32", kPtxsimEdgeRules, true,  "sm_90a/tc_edge_mma_tf32_*"},
     {Arch::SM90, Unit::MmaSync, "f8f6f4", kPtxsimEdgeRules, false, "none (C is added last by FADD there)"},
-    {Arch::SM90, Unit::Wgmma, "f16", kPtxsimEdgeRules, false, "sm_90a/tc_edge_wgmma_bf16_*"},
-    {Arch::SM90, Unit::Wgmma, "tf32", kPtxsimEdgeRules, false, "sm_90a/tc_edge_wgmma_tf32_*"},
+    {Arch::SM90, Unit::Wgmma, "f16", kPtxsimEdgeRules, true,  "sm_90a/tc_edge_wgmma_bf16_*"},
+    {Arch::SM90, Unit::Wgmma, "tf32", kPtxsimEdgeRules, true,  "sm_90a/tc_edge_wgmma_tf32_*"},
     {Arch::SM90, Unit::Wgmma, "f8f6f4", kPtxsimEdgeRules, false, "none yet"},
     {Arch::SM100, Unit::MmaSync, "f16", kPtxsimEdgeRules, false, "sm_100a/tc_edge_mma_bf16_*"},
     {Arch::SM100, Unit::MmaSync, "tf32", kPtxsimEdgeRules, false, "sm_100a/tc_edge_mma_tf32_*"},

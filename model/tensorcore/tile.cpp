@@ -576,8 +576,8 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   Layout la, lb;
   // The fast path's conditions (file comment): consecutive groups with C chained, operands read as
   // their own type, terms below 2^27 after alignment, and ptxsim's edge rules (the lanes hard-wire
-  // e_zero for zero products and zero c, and a signed-zero result; other settings, which only
-  // tests and a hardware verdict select, take the per-element definition).
+  // e_zero for zero products and zero c; other settings, which only tests select, take the
+  // per-element definition).
   const bool fast = model.fdpa.edges == kPtxsimEdgeRules && model.split == KSplit::Consecutive && !model.c_last &&
                     model.a_as == kSame &&
                     model.b_as == kSame && model.fdpa.F <= 25 && K > 0 && inline_layout(fa, la) &&
@@ -594,6 +594,13 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   const int stride = (N + kLanes - 1) / kLanes * kLanes;
   A.fill(la, M, K, a, false, 0);
   tile_fast(model, fa, fb, A, decoded_b(fb, lb, N, K, bt, stride), stride, M, N, K, a, bt, c, d);
+  // The lanes round with the sum's sign (IEEE conversion). Under UnderflowZeroSign::Positive a
+  // chained T-FDPA result is never -0 (a zero sum is +0, an underflowed one too), and the sign of
+  // an intermediate zero does not reach the result (as the next group's c it is a zero term), so
+  // turning every final -0 into +0 is the rule exactly.
+  const uint32_t neg_zero = model.fdpa.out == OutRound::RNE_F16 ? 0x8000u : 0x80000000u;
+  for (size_t i = 0, n = size_t(M) * size_t(N); i < n; ++i)
+    if (d[i] == neg_zero) d[i] = 0;
 }
 
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,

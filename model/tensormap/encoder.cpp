@@ -152,7 +152,7 @@ TensorMap base_map(const Common& c) {
   m.l2_promotion = c.l2;
   m.oob_fill = c.oob;
   m.round_tf32 = c.dtype == DataType::kTFloat32 || c.dtype == DataType::kTFloat32Ftz;
-  m.version = 1;
+  m.version = 0;  // what the driver writes (H200, driver 580)
   return m;
 }
 

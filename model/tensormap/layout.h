@@ -14,9 +14,10 @@
 //  off   bits    field                       encoding
 //  0x00  63:0    global_address              full 64-bit address (16-byte aligned)
 //  0x08  0       type                        0 tiled, 1 im2col (both im2col and im2col::w)
-//        3:1     version                     encoder writes 1; decode accepts any value
+//        3:1     version                     the driver writes 0; decode accepts any value
 //        6:4     rank_m1                     tensor rank - 1 (0..4)
-//        10:7    elemtype                    PTX .elemtype numbering (not the driver enum)
+//        10:7    elemtype                    PTX .elemtype numbering (not the driver enum); the
+//                                            driver writes TFLOAT32 as .f32 (7) with round_tf32
 //        12:11   interleave                  0 none, 1 16B, 2 32B
 //        14:13   swizzle_mode                0 none, 1 32B, 2 64B, 3 128B
 //        15      fill_mode                   0 zero, 1 OOB-NaN
@@ -40,7 +41,16 @@
 //                                            rank 4: int8 W in bits 7:0, int8 H in bits 15:8;
 //                                            rank 5: int5 W 4:0, H 9:5, D 14:10
 //  0x3C  9:0     pixels_m1                   im2col: pixelsPerColumn - 1 (tiled: 0)
-//  0x40..0x7F    [ptxsim] written as zero, ignored on decode
+//  0x40  31:0    box_bytes [driver]          bytes one load of the box moves: the product over the
+//                                            dimensions of ceil(boxDim / elementStride) times the
+//                                            element size (im2col: channelsPerPixel x
+//                                            pixelsPerColumn x the element size)
+//  0x48  31:0    swizzle_code [driver]       0x10 none, 0x100 32B, 0x200 64B, 0x400 128B
+//  0x50..0x7F    zero
+//  The driver fills 0x40..0x4F; decode ignores them (tensormap.replace does not update them, and
+//  nothing shows the hardware reading them). Both were fitted to 110 maps an H200's driver (580)
+//  encoded (traces/h200/tensormaps.trace.json, docs/tensormap.md "What the driver writes"); the
+//  4-bit and 6-bit packed types and the sm_100 swizzle atomicities were not among them.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -76,6 +86,8 @@ constexpr Field dim_m1(uint32_t d) { return {0x20 + 4 * d, 0, 32}; }     // d = 
 constexpr Field estride_m1(uint32_t d) { return {0x34, 3 * d, 3}; }      // d = 0..4
 inline constexpr Field kBox0M1{0x34, 24, 8};  // tiled boxDim[0]-1 / im2col channelsPerPixel-1
 constexpr Field box_m1(uint32_t d) { return {0x38, 8 * (d - 1), 8}; }    // d = 1..4 (tiled)
+inline constexpr Field kBoxBytes{0x40, 0, 32};                            // [driver]
+inline constexpr Field kSwizzleCode{0x48, 0, 32};                         // [driver]
 inline constexpr Field kLowerCorner{0x38, 0, 16};                         // im2col
 inline constexpr Field kUpperCorner{0x38, 16, 16};                        // im2col
 inline constexpr Field kPixelsM1{0x3C, 0, 10};                            // im2col

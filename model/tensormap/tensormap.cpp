@@ -186,13 +186,49 @@ Validity check(const TensorMap& m) {
   return {};
 }
 
+namespace {
+
+// The element type field as the driver writes it: TFLOAT32 (and, by the same rule, TFLOAT32_FTZ)
+// as the f32 type it rounds from, the round_tf32 bit marking it.
+uint32_t encoded_elemtype(const TensorMap& m) {
+  if (!valid(m.dtype)) return uint32_t(m.dtype);
+  if (m.dtype == DataType::kTFloat32) return ptx_elemtype(DataType::kFloat32);
+  if (m.dtype == DataType::kTFloat32Ftz) return ptx_elemtype(DataType::kFloat32Ftz);
+  return ptx_elemtype(m.dtype);
+}
+
+// The bytes one load of the box moves (layout.h, 0x40). Packed types count their packed bits.
+uint64_t box_bytes(const TensorMap& m) {
+  uint64_t elements = 1;
+  if (m.type == MapType::kTiled) {
+    for (uint32_t d = 0; d < m.rank && d < kMaxRank; ++d) {
+      const uint32_t es = m.element_strides[d] ? m.element_strides[d] : 1;
+      elements *= (uint64_t(m.box_dim[d]) + es - 1) / es;
+    }
+  } else {
+    elements = uint64_t(m.channels_per_pixel) * m.pixels_per_column;
+  }
+  return elements * element_bits(m.dtype) / 8;
+}
+
+uint32_t swizzle_code(Swizzle s) {
+  switch (swizzle_span_bytes(s)) {
+    case 0: return 0x10;
+    case 32: return 0x100;
+    case 64: return 0x200;
+    default: return 0x400;
+  }
+}
+
+}  // namespace
+
 void encode(const TensorMap& m, void* out128) {
   RawTensorMap r;
   r.set(field::kGlobalAddress, m.global_address);
   r.set(field::kType, m.type == MapType::kTiled ? 0 : 1);
   r.set(field::kVersion, m.version);
   r.set(field::kRankM1, m.rank - 1);
-  r.set(field::kElemType, valid(m.dtype) ? ptx_elemtype(m.dtype) : uint32_t(m.dtype));
+  r.set(field::kElemType, encoded_elemtype(m));
   r.set(field::kInterleave, uint32_t(m.interleave));
   uint32_t mode = 0, atom = 0;
   swizzle_to_fields(m.swizzle, &mode, &atom);
@@ -225,6 +261,8 @@ void encode(const TensorMap& m, void* out128) {
     r.set(field::kUpperCorner, pack_corner(m.upper_corner, nsp, cb));
     r.set(field::kPixelsM1, m.pixels_per_column - 1);
   }
+  r.set(field::kBoxBytes, box_bytes(m));
+  r.set(field::kSwizzleCode, swizzle_code(m.swizzle));
   std::memcpy(out128, r.bytes, 128);
 }
 
@@ -259,6 +297,8 @@ DecodeResult decode(const void* in128) {
   }
   m.oob_fill = static_cast<OobFill>(r.get(field::kFillMode));
   m.round_tf32 = r.get(field::kRoundTf32) != 0;
+  if (m.round_tf32 && m.dtype == DataType::kFloat32) m.dtype = DataType::kTFloat32;  // as the driver writes it
+  if (m.round_tf32 && m.dtype == DataType::kFloat32Ftz) m.dtype = DataType::kTFloat32Ftz;
   m.l2_promotion = static_cast<L2Promotion>(r.get(field::kL2Promotion));
   m.global_address = r.get(field::kGlobalAddress);
   for (uint32_t i = 0; i < kMaxRank - 1; ++i)

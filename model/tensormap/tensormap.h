@@ -43,7 +43,7 @@ struct TensorMap {
   L2Promotion l2_promotion = L2Promotion::kNone;
   OobFill oob_fill = OobFill::kNone;
   bool round_tf32 = false;  // the f32->tf32 rounding request bit (carried; see docs)
-  uint32_t version = 1;     // the 3-bit version field (carried verbatim)
+  uint32_t version = 0;     // the 3-bit version field (carried verbatim; the driver writes 0)
   // im2col / im2col-wide only (tiled: all 0). Corners are in W, H, D order (index 0 = W, the
   // tensor's dimension 1); the wide type uses index 0 only.
   std::array<int32_t, 3> lower_corner{0, 0, 0};

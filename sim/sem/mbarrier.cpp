@@ -66,7 +66,29 @@ void exec_inval(ExecCtx& c, const Instr& in, uint32_t mask) {
 }
 
 // in.a: 1 = .expect_tx (third operand is the tx count); in.b: .noComplete; in.c: arrive_drop.
+//
+// The lanes of one warp-instruction that arrive on the same mbarrier form one arrive operation:
+// each gets the token of the state before all of them arrived. Measured on an H200 (conformance
+// case mbarrier_warp_arrive): 16 active lanes arriving together each read the same pending
+// count, the count before the 16 arrivals; lanes arriving one by one would read 16 different ones.
 void exec_arrive(ExecCtx& c, const Instr& in, uint32_t mask) {
+  struct Group {
+    const MbarrierSlot* bar;
+    uint64_t token;
+  };
+  Group groups[4];
+  int ngroups = 0;
+  auto group_token = [&](const MbarrierSlot* bar, uint64_t token) {
+    // A group lasts while its phase does: an arrival past the end of the phase starts a new one.
+    for (int i = 0; i < ngroups; ++i)
+      if (groups[i].bar == bar) {
+        if (Mbarrier::Token::phase(groups[i].token) == Mbarrier::Token::phase(token)) return groups[i].token;
+        groups[i].token = token;
+        return token;
+      }
+    if (ngroups < 4) groups[ngroups++] = {bar, token};
+    return token;
+  };
   for_lanes(mask, [&](int l) {
     auto [cta, m] = find_bar(c, in, in.op[1], l, true);
     int64_t count = 1, tx = 0;
@@ -80,7 +102,7 @@ void exec_arrive(ExecCtx& c, const Instr& in, uint32_t mask) {
     if (cta == c.cta) m->arrived_now[c.warp->index * 32 + uint32_t(l)] = 1;
     else m->remote_arrivals++;
     m->tx_expected_total += uint64_t(tx);
-    if (in.op[0].kind != Operand::Kind::Sink) c.col(in.op[0])[l] = r.token;
+    if (in.op[0].kind != Operand::Kind::Sink) c.col(in.op[0])[l] = group_token(m, r.token);
     if (r.completed) c.eng->mbarrier_phase_completed(*cta, *m);
     c.eng->mbarrier_changed(*m);
   });

@@ -84,11 +84,12 @@ int main(int argc, char** argv) {
   CHECK(cudaFuncGetAttributes(&fa, where_am_i_fixed));
   EXPECT(fa.requiredClusterWidth == 2 && fa.requiredClusterHeight == 2);
 
-  // A grid that is not a multiple of the cluster is a configuration error, and not sticky.
+  // A grid that is not a whole number of clusters is an invalid cluster size (as on an H200), and
+  // not sticky.
   config.gridDim = dim3(cx * 2 + 1, gy);
   attr[0].val.clusterDim.x = 2;
-  EXPECT(cudaLaunchKernelEx(&config, where_am_i, d) == cudaErrorInvalidConfiguration);
-  EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  EXPECT(cudaLaunchKernelEx(&config, where_am_i, d) == cudaErrorInvalidClusterSize);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidClusterSize);
   CHECK(cudaDeviceSynchronize());
   std::printf("cluster_launch: PASS\n");
   return 0;

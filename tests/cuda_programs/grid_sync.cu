@@ -5,7 +5,8 @@
 // without a working grid barrier it would read stale values. Also: the same kernel through
 // cudaLaunchKernelExC with the cooperative attribute and through the driver's
 // cuLaunchCooperativeKernel (from cudaGetDriverEntryPoint), a grid too large to be co-resident
-// (cudaErrorCooperativeLaunchTooLarge), and a plain launch of a grid-syncing kernel (refused).
+// (cudaErrorCooperativeLaunchTooLarge), and a plain launch of a grid-syncing kernel whose grid fits
+// (accepted, and its barrier works, as on an H200).
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -126,12 +127,16 @@ int main(int argc, char** argv) {
   std::printf("too large: %s\n", cudaGetErrorName(e));
   EXPECT(e == cudaErrorCooperativeLaunchTooLarge);
 
-  // A grid barrier needs a cooperative launch.
+  // A plain launch of a grid that fits is accepted, and its grid barrier works (as on an H200). A
+  // successful launch leaves the last error as it was: the refused cooperative launch's.
+  CHECK(cudaMemset(d, 0, 2 * sizeof(int)));
   e = cudaLaunchKernel((void*)count_then_publish, 4, 64, args, 0, nullptr);
   std::printf("plain launch: %s\n", cudaGetErrorName(e));
-  EXPECT(e == cudaErrorNotSupported);
-  EXPECT(cudaGetLastError() == cudaErrorNotSupported);  // the last error, cleared by reading it:
-  CHECK(cudaGetLastError());                             // neither error is sticky
+  EXPECT(e == cudaSuccess);
+  EXPECT(cudaGetLastError() == cudaErrorCooperativeLaunchTooLarge);  // cleared by reading it:
+  CHECK(cudaGetLastError());                                          // it was not sticky
+  CHECK(cudaMemcpy(counts, d, sizeof counts, cudaMemcpyDeviceToHost));
+  EXPECT(counts[0] == 256 && counts[1] == 256);
   CHECK(cudaDeviceSynchronize());
   std::printf("grid_sync: PASS\n");
   return 0;

@@ -2,7 +2,9 @@
 // cudaGetDriverEntryPointByVersion): one launch with every attribute CUDA 13 defines, the
 // preferred cluster dimension (which CUTLASS's Blackwell kernels pass) among them, with a regular
 // cluster from the attribute list or from __cluster_dims__, or with none; the values the driver
-// refuses and ids it does not define (cudaErrorInvalidValue, not sticky, nothing runs).
+// refuses and ids it does not define (cudaErrorInvalidValue, cudaErrorInvalidClusterSize,
+// cudaErrorNotSupported or cudaErrorInvalidResourceHandle; not sticky, nothing runs). What the
+// driver accepts and refuses was checked on an H200 (driver 580), where this program passes.
 //
 // Each CTA reports the cluster geometry it ran in (%cluster_nctaid, %nclusterid, %clusterid,
 // %cluster_ctaid, %cluster_ctarank); the program checks that every CTA ran in a regular or a
@@ -118,12 +120,12 @@ cudaError_t launch_with(const Buffers& b, cudaLaunchAttribute a) {
   return cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(where), args);
 }
 
-void expect_refused(Buffers& b, cudaLaunchAttribute a, const char* what) {
+void expect_refused(Buffers& b, cudaLaunchAttribute a, const char* what, cudaError_t want = cudaErrorInvalidValue) {
   b.poison();
   cudaError_t e = launch_with(b, a);
   std::printf("%s: %s\n", what, cudaGetErrorName(e));
-  EXPECT(e == cudaErrorInvalidValue);
-  EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+  EXPECT(e == want);
+  EXPECT(cudaGetLastError() == want);
   EXPECT(cudaGetLastError() == cudaSuccess);  // not sticky
   std::vector<Seen> seen(kGx * kGy);
   CHECK(cudaMemcpy(seen.data(), b.seen, seen.size() * sizeof(Seen), cudaMemcpyDeviceToHost));
@@ -143,8 +145,10 @@ int main() {
   int least = 0, greatest = 0;
   CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
 
-  // 1. Every attribute CUDA 13 defines: regular clusters of 2x1, preferred 4x2.
-  std::vector<cudaLaunchAttribute> attrs(15);
+  // 1. Every attribute CUDA 13 defines for a launch: regular clusters of 2x1, preferred 4x2. (The
+  // stream attribute SynchronizationPolicy and the graph-node attribute DeviceUpdatableKernelNode
+  // are refused on a launch, by an H200's driver too: part 5.)
+  std::vector<cudaLaunchAttribute> attrs(13);
   for (auto& a : attrs) std::memset(&a, 0, sizeof a);
   attrs[0].id = cudaLaunchAttributeIgnore;
   attrs[1].id = cudaLaunchAttributeClusterDimension;
@@ -159,28 +163,24 @@ int main() {
   attrs[4].val.accessPolicyWindow.hitRatio = 0.6f;
   attrs[4].val.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
   attrs[4].val.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-  attrs[5].id = cudaLaunchAttributeSynchronizationPolicy;
-  attrs[5].val.syncPolicy = cudaSyncPolicySpin;
-  attrs[6].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
-  attrs[6].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicySpread;
-  attrs[7].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attrs[7].val.programmaticStreamSerializationAllowed = 1;
-  attrs[8].id = cudaLaunchAttributeProgrammaticEvent;
-  attrs[8].val.programmaticEvent.event = programmatic;
-  attrs[8].val.programmaticEvent.triggerAtBlockStart = 1;
-  attrs[9].id = cudaLaunchAttributeMemSyncDomainMap;
-  attrs[9].val.memSyncDomainMap.default_ = 0;
-  attrs[9].val.memSyncDomainMap.remote = 1;
-  attrs[10].id = cudaLaunchAttributeMemSyncDomain;
-  attrs[10].val.memSyncDomain = cudaLaunchMemSyncDomainRemote;
-  attrs[11].id = cudaLaunchAttributeLaunchCompletionEvent;
-  attrs[11].val.launchCompletionEvent.event = completion;
-  attrs[12].id = cudaLaunchAttributeDeviceUpdatableKernelNode;
-  attrs[12].val.deviceUpdatableKernelNode.deviceUpdatable = 0;
-  attrs[13].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
-  attrs[13].val.sharedMemCarveout = 50;
-  attrs[14].id = cudaLaunchAttributeNvlinkUtilCentricScheduling;
-  attrs[14].val.nvlinkUtilCentricScheduling = 1;
+  attrs[5].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+  attrs[5].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicySpread;
+  attrs[6].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[6].val.programmaticStreamSerializationAllowed = 1;
+  attrs[7].id = cudaLaunchAttributeProgrammaticEvent;
+  attrs[7].val.programmaticEvent.event = programmatic;
+  attrs[7].val.programmaticEvent.triggerAtBlockStart = 1;
+  attrs[8].id = cudaLaunchAttributeMemSyncDomainMap;
+  attrs[8].val.memSyncDomainMap.default_ = 0;
+  attrs[8].val.memSyncDomainMap.remote = 1;
+  attrs[9].id = cudaLaunchAttributeMemSyncDomain;
+  attrs[9].val.memSyncDomain = cudaLaunchMemSyncDomainRemote;
+  attrs[10].id = cudaLaunchAttributeLaunchCompletionEvent;
+  attrs[10].val.launchCompletionEvent.event = completion;
+  attrs[11].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+  attrs[11].val.sharedMemCarveout = 50;
+  attrs[12].id = cudaLaunchAttributeNvlinkUtilCentricScheduling;
+  attrs[12].val.nvlinkUtilCentricScheduling = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(kGx, kGy);
   config.blockDim = dim3(kThreads);
@@ -204,10 +204,12 @@ int main() {
   CHECK(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(where_fixed), args));
   verify(b, "__cluster_dims__ and preferred", 2, 1, 8, 1);
 
-  // 3. A preferred cluster dimension without a regular one has no effect: no clusters.
+  // 3. A preferred cluster dimension without a regular one is an invalid cluster size (H200).
   b.poison();
-  CHECK(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(where), args));
-  verify(b, "preferred alone", 1, 1, 1, 1);
+  cudaError_t alone = cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(where), args);
+  std::printf("preferred alone: %s\n", cudaGetErrorName(alone));
+  EXPECT(alone == cudaErrorInvalidClusterSize);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidClusterSize);
 
   // 4. The same through the driver's cuLaunchKernelEx: regular 2x2, preferred 4x2.
   void* fn = nullptr;
@@ -250,22 +252,27 @@ int main() {
   expect_refused(b, a, "attribute 0x7fffffff");
   a.id = cudaLaunchAttributePreferredClusterDimension;
   a.val.preferredClusterDim = {3, 1, 1};
-  expect_refused(b, a, "preferred 3x1x1 with clusters of 2x1x1");
+  expect_refused(b, a, "preferred 3x1x1 with clusters of 2x1x1", cudaErrorInvalidClusterSize);
   a.val.preferredClusterDim = {16, 1, 1};
-  expect_refused(b, a, "preferred 16x1x1 in a grid of 8x2");
+  expect_refused(b, a, "preferred 16x1x1 in a grid of 8x2", cudaErrorInvalidClusterSize);
   a.val.preferredClusterDim = {4, 1, 2};
-  expect_refused(b, a, "preferred 4x1x2 (z differs)");
+  expect_refused(b, a, "preferred 4x1x2 (z differs)", cudaErrorInvalidClusterSize);
   std::memset(&a.val, 0, sizeof a.val);
   a.id = cudaLaunchAttributeNvlinkUtilCentricScheduling;
   a.val.nvlinkUtilCentricScheduling = 2;
   expect_refused(b, a, "NVLink-centric scheduling 2");
   std::memset(&a.val, 0, sizeof a.val);
   a.id = cudaLaunchAttributeDeviceUpdatableKernelNode;
+  expect_refused(b, a, "device-updatable kernel node 0 outside a graph", cudaErrorNotSupported);
   a.val.deviceUpdatableKernelNode.deviceUpdatable = 1;
-  expect_refused(b, a, "device-updatable kernel node outside a graph");
+  expect_refused(b, a, "device-updatable kernel node 1 outside a graph", cudaErrorNotSupported);
+  std::memset(&a.val, 0, sizeof a.val);
+  a.id = cudaLaunchAttributeSynchronizationPolicy;
+  a.val.syncPolicy = cudaSyncPolicySpin;
+  expect_refused(b, a, "synchronization policy (a stream attribute)");
   std::memset(&a.val, 0, sizeof a.val);
   a.id = cudaLaunchAttributeLaunchCompletionEvent;
-  expect_refused(b, a, "launch completion event without an event");
+  expect_refused(b, a, "launch completion event without an event", cudaErrorInvalidResourceHandle);
 
   // 6. After the refusals the device is fine.
   std::memset(&a, 0, sizeof a);

@@ -51,7 +51,7 @@ TEST(TensorMapLayout, EncodeTiledMatchesHopperLayout) {
   uint8_t want[128] = {};
   put(want, 0x00, 0, 64, kAddr);
   put(want, 0x08, 0, 1, 0);    // tiled
-  put(want, 0x08, 1, 3, 1);    // version
+  put(want, 0x08, 1, 3, 0);    // version (the driver writes 0)
   put(want, 0x08, 4, 3, 1);    // rank - 1
   put(want, 0x08, 7, 4, 10);   // bf16 in the PTX numbering
   put(want, 0x08, 13, 2, 3);   // 128B swizzle
@@ -62,8 +62,10 @@ TEST(TensorMapLayout, EncodeTiledMatchesHopperLayout) {
   put(want, 0x34, 24, 8, 63);  // boxDim[0] - 1
   put(want, 0x38, 0, 8, 127);  // boxDim[1] - 1
   for (unsigned d = 2; d < 5; ++d) put(want, 0x20 + 4 * d, 0, 32, 0);
+  put(want, 0x40, 0, 32, 64 * 128 * 2);  // the bytes of one box, as the driver writes them
+  put(want, 0x48, 0, 32, 0x400);         // the driver's code for the 128B swizzle
   EXPECT_EQ(0, std::memcmp(b, want, 128));
-  for (unsigned i = 0x40; i < 0x80; ++i) EXPECT_EQ(b[i], 0) << "byte " << i;
+  for (unsigned i = 0x50; i < 0x80; ++i) EXPECT_EQ(b[i], 0) << "byte " << i;
 }
 
 TEST(TensorMapLayout, DecodeHandBuiltDescriptor) {

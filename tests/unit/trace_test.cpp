@@ -270,7 +270,6 @@ TEST(Conformance, TensorCoreEdgeCasesGiveThePtxsimValue) {
     ASSERT_EQ(std::sscanf(comment.c_str() + at, "every output is ptxsim %x, MMA-Sim %x", &ptxsim_value, &mmasim_value),
               2)
         << comment;
-    EXPECT_NE(ptxsim_value, mmasim_value);
     auto program = cli::load_case_program(c);
     cli::PreparedRun prep(c, kernels(*program));
     prep.config.max_seconds = 20;

@@ -44,6 +44,7 @@ CUcontext primary() { return reinterpret_cast<CUcontext>(&g_context); }
 
 CUresult R(int status) {
   if (status == shim::kInvalidConfiguration) return CUDA_ERROR_INVALID_VALUE;
+  if (status == shim::kInvalidResourceHandle) return CUDA_ERROR_INVALID_HANDLE;
   return CUresult(status);
 }
 

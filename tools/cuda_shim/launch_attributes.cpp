@@ -1,9 +1,10 @@
 // The launch attributes of cuLaunchKernelEx and cudaLaunchKernelExC (docs/cuda-shim.md "Launch
 // attributes"). The runtime's cudaLaunchAttributeID and cudaLaunchAttributeValue have the driver's
-// numbering and layout (runtime.cpp checks), so both APIs share this one reading of them: every id
-// CUDA 13 defines is accepted (simulated, or a hint with no effect on a launch that runs to
-// completion at the call, in program order); an id CUDA 13 does not define is an invalid value, as
-// with the driver.
+// numbering and layout (runtime.cpp checks), so both APIs share this one reading of them: the ids
+// CUDA 13 defines for launches are accepted (simulated, or a hint with no effect on a launch that
+// runs to completion at the call, in program order); the stream attribute SYNCHRONIZATION_POLICY
+// and the graph-node attribute DEVICE_UPDATABLE_KERNEL_NODE are refused as an H200's driver refuses
+// them; an id CUDA 13 does not define is an invalid value, as with the driver.
 #include <cuda.h>
 
 #include <cstdio>
@@ -77,7 +78,10 @@ int apply_launch_attributes(const CUlaunchAttribute_st* attrs, unsigned count, L
     // The events of PROGRAMMATIC_EVENT and LAUNCH_COMPLETION_EVENT: a handle, and no record flag
     // (the only one, ...RecordExternal, is refused by the driver for these).
     auto event = [&](CUevent e, int flags, Event*& into) -> int {
-      if (!e) return reject("names no event");
+      if (!e) {  // an invalid handle, as the H200's driver answered for LAUNCH_COMPLETION_EVENT
+        std::fprintf(stderr, "ptxsim: %s: attrs[%u] (%s): names no event\n", api, i, attribute_name(id, runtime));
+        return int(kInvalidResourceHandle);
+      }
       if (flags != 0)
         return reject("record flags " + std::to_string(flags) + ": only the default (0) is accepted here");
       into = reinterpret_cast<Event*>(e);
@@ -105,19 +109,21 @@ int apply_launch_attributes(const CUlaunchAttribute_st* attrs, unsigned count, L
           return st;
         break;
       case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
-        if (v.deviceUpdatableKernelNode.deviceUpdatable == 1)
-          return reject("deviceUpdatable = 1 makes a device-updatable kernel node, which exists only in a graph "
-                        "(a launch captured from a stream); this launch is not captured (ptxsim supports no graphs)");
-        if (v.deviceUpdatableKernelNode.deviceUpdatable != 0)
-          return reject("deviceUpdatable must be 0 or 1, not " + std::to_string(v.deviceUpdatableKernelNode.deviceUpdatable));
-        break;  // 0: an ordinary launch
+        // A graph node's attribute: the driver refuses it on a launch, whatever its value (H200,
+        // driver 580: deviceUpdatable = 0 gave cudaErrorNotSupported).
+        std::fprintf(stderr,
+                     "ptxsim: %s: attrs[%u] (%s): applies to kernel nodes of a graph, not to a launch\n", api, i,
+                     attribute_name(id, runtime));
+        return kNotSupported;
+      case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+        // A stream attribute (cudaStreamSetAttribute); the driver refuses it on a launch (H200).
+        return reject("is a stream attribute (cudaStreamSetAttribute), not a launch attribute");
       case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
         if (v.nvlinkUtilCentricScheduling > 1)
           return reject("nvlinkUtilCentricScheduling must be 0 or 1, not " + std::to_string(v.nvlinkUtilCentricScheduling));
         break;  // a scheduling hint; one device, no NVLink
       case CU_LAUNCH_ATTRIBUTE_IGNORE:                                // ignored by definition
       case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:                  // L2 persistence: no cache model
-      case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:                // how host threads wait: nothing waits
       case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:  // placement of clusters on GPCs: not modelled
       case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:     // overlap with the previous kernel: none,
                                                                       // it has completed (griddepcontrol is a no-op)

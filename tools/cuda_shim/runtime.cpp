@@ -38,6 +38,7 @@ std::set<void*> g_pinned;  // cudaMallocHost / cudaHostAlloc blocks, for cudaPoi
 cudaError_t ret(int status) {
   cudaError_t e = cudaError_t(status);
   if (status == shim::kInvalidHandle) e = cudaErrorInvalidDeviceFunction;
+  if (status == shim::kInvalidResourceHandle) e = cudaErrorInvalidResourceHandle;
   if (e != cudaSuccess) g_last_error = e;
   return e;
 }

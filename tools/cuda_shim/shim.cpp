@@ -378,11 +378,22 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
     std::cerr << "ptxsim: kernel " << pretty(f.name) << " is registered but its module's PTX has no such entry\n";
     return kInvalidHandle;
   }
-  if (!req.cooperative && uses_grid_sync(prog, *entry)) {
-    std::cerr << "ptxsim: kernel " << pretty(f.name) << " synchronises the whole grid (cooperative_groups "
-                 "grid_group::sync reads its workspace from %envreg1/%envreg2), which needs a cooperative launch "
-                 "(cudaLaunchCooperativeKernel)\n";
-    return kNotSupported;
+  // A plain launch of a kernel that synchronises the whole grid is accepted by the driver, and on
+  // an H200 its grid barrier works when the grid is resident at once (grid_sync's plain launch of 4
+  // CTAs returned cudaSuccess and counted right). So it runs as a cooperative launch does; a grid
+  // too large to be resident would wait forever on hardware, and is refused here with the reason.
+  const bool grid_sync = uses_grid_sync(prog, *entry);
+  if (grid_sync && !req.cooperative) {
+    int per_sm = 0;
+    if (int st = occupancy(f, int(req.block.count()), req.dynamic_shared, per_sm)) return st;
+    const uint64_t resident = uint64_t(per_sm) * uint64_t(device->sm_count);
+    if (req.grid.count() > resident) {
+      std::cerr << "ptxsim: kernel " << pretty(f.name) << " synchronises the whole grid (cooperative_groups "
+                   "grid_group::sync), but its grid of " << req.grid.count() << " CTAs exceeds the " << resident
+                << " that can be resident at once: on hardware the grid barrier would wait forever (launch it with "
+                   "cudaLaunchCooperativeKernel, which refuses such a grid)\n";
+      return kNotSupported;
+    }
   }
   if (req.cooperative) {  // as the driver: every CTA must be resident at once
     int per_sm = 0;
@@ -440,6 +451,21 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
     const auto& r = entry->perf.reqnctapercluster;
     cfg.cluster = {r[0], r.size() > 1 ? r[1] : 1, r.size() > 2 ? r[2] : 1};
   }
+  // Measured on an H200 (driver 580): a grid that is not a whole number of clusters, and a preferred
+  // cluster dimension with no regular one, are cudaErrorInvalidClusterSize.
+  auto dims3 = [](const Dim3& d) { return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z); };
+  if (cfg.cluster_given && cfg.cluster.x && cfg.cluster.y && cfg.cluster.z &&
+      (req.grid.x % cfg.cluster.x || req.grid.y % cfg.cluster.y || req.grid.z % cfg.cluster.z)) {
+    std::cerr << "ptxsim: kernel " << pretty(f.name) << ": the grid " << dims3(req.grid)
+              << " is not a whole number of clusters of " << dims3(cfg.cluster) << "\n";
+    return kInvalidClusterSize;
+  }
+  if (req.preferred_cluster_given && !cfg.cluster_given && entry->perf.reqnctapercluster.empty()) {
+    std::cerr << "ptxsim: kernel " << pretty(f.name) << ": a preferred cluster dimension "
+              << dims3(req.preferred_cluster)
+              << " needs a regular one (a cluster dimension attribute, the function attribute or __cluster_dims__)\n";
+    return kInvalidClusterSize;
+  }
   // The preferred cluster dimension takes effect only with a regular one (an attribute, the
   // function attribute or __cluster_dims__); it must be a multiple of it in x and y, equal in z,
   // divide the grid, and respect .maxclusterrank. Then it is a hint: blocks may be grouped in
@@ -460,7 +486,7 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
     if (!why.empty()) {
       std::cerr << "ptxsim: kernel " << pretty(f.name) << ": the preferred cluster dimension " << dims(p) << " " << why
                 << "\n";
-      return kInvalidValue;
+      return kInvalidClusterSize;  // each of these refusals, as on an H200 (driver 580)
     }
   }
   if (cfg.cluster.count() > uint64_t(f.non_portable_cluster ? device->max_cluster_size_nonportable
@@ -471,7 +497,7 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
   }
   cfg.dynamic_shared_bytes = req.dynamic_shared;
   // The grid barrier's workspace as cooperative_groups reads it: {unsigned wsSize; unsigned barrier;}.
-  cfg.co_resident = req.cooperative;
+  cfg.co_resident = req.cooperative || grid_sync;
   struct Workspace {  // freed however the launch ends
     model::GlobalMemory& memory;
     uint64_t address = 0;
@@ -479,7 +505,7 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
       if (address) memory.free(address);
     }
   } workspace{memory};
-  if (req.cooperative) {
+  if (cfg.co_resident) {
     cfg.grid_workspace = workspace.address = memory.allocate(8, 256, "cooperative launch grid workspace");
     const uint32_t words[2] = {8, 0};
     memory.write(cfg.grid_workspace, words, sizeof words);
@@ -657,6 +683,7 @@ const char* status_name_runtime(int c) {
     case 719: return "cudaErrorLaunchFailure";
     case 720: return "cudaErrorCooperativeLaunchTooLarge";
     case 801: return "cudaErrorNotSupported";
+    case 912: return "cudaErrorInvalidClusterSize";
     case 13: return "cudaErrorInvalidSymbol";
     case 17: return "cudaErrorInvalidDevicePointer";
     case 21: return "cudaErrorInvalidMemcpyDirection";
@@ -687,6 +714,7 @@ const char* status_name_driver(int c) {
     case 719: return "CUDA_ERROR_LAUNCH_FAILED";
     case 720: return "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
     case 801: return "CUDA_ERROR_NOT_SUPPORTED";
+    case 912: return "CUDA_ERROR_INVALID_CLUSTER_SIZE";
     default: return "CUDA_ERROR_UNKNOWN";
   }
 }
@@ -718,6 +746,7 @@ const char* status_string(int c) {
     case 719: return "unspecified launch failure";
     case 720: return "too many blocks in cooperative launch";
     case 801: return "operation not supported";
+    case 912: return "invalid cluster size";
     default: return "unknown error";
   }
 }

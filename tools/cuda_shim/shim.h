@@ -30,9 +30,13 @@ enum Status : int {
   kOk = 0, kInvalidValue = 1, kOutOfMemory = 2, kNotInitialized = 3, kInvalidDevice = 101,
   kNoBinaryForGpu = 209, kInvalidPtx = 218, kInvalidSource = 300, kNotFound = 500, kNotReady = 600,
   kIllegalAddress = 700, kLaunchOutOfResources = 701, kLaunchTimeout = 702, kAssert = 710,
-  kMisalignedAddress = 716, kLaunchFailure = 719, kCooperativeLaunchTooLarge = 720, kNotSupported = 801, kUnknown = 999,
+  kMisalignedAddress = 716, kLaunchFailure = 719, kCooperativeLaunchTooLarge = 720, kNotSupported = 801,
+  kInvalidClusterSize = 912, kUnknown = 999,
   // Driver and runtime spell these differently; the C layers translate.
   kInvalidHandle = 400, kInvalidConfiguration = 9,
+  // A bad handle that is not a function's: the runtime's cudaErrorInvalidResourceHandle (400) where
+  // kInvalidHandle is its cudaErrorInvalidDeviceFunction; the driver's CUDA_ERROR_INVALID_HANDLE.
+  kInvalidResourceHandle = 100400,
 };
 
 struct Module {

@@ -86,7 +86,10 @@ CUresult Gpu::encode_one(const cli::TensorMapParams& p, std::array<uint8_t, 128>
   CUtensorMap m;
   std::memset(&m, 0, sizeof m);
   void* addr = reinterpret_cast<void*>(uintptr_t(p.global_address));
-  const cuuint64_t* strides = p.strides.empty() ? nullptr : reinterpret_cast<const cuuint64_t*>(p.strides.data());
+  // A rank-1 map has no stride; the pointer still points somewhere, as in a program that passes an
+  // empty array (the driver may refuse a null pointer regardless of the rank).
+  static const cuuint64_t kNoStride = 0;
+  const cuuint64_t* strides = p.strides.empty() ? &kNoStride : reinterpret_cast<const cuuint64_t*>(p.strides.data());
   const auto* dims = reinterpret_cast<const cuuint64_t*>(p.dims.data());
   const auto* es = reinterpret_cast<const cuuint32_t*>(p.element_strides.data());
   const auto dtype = CUtensorMapDataType(p.dtype);
@@ -217,11 +220,15 @@ trace::Trace Gpu::run_case(const std::filesystem::path& case_file, double hang_s
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
   }
-  size_t param_size = params.size();
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &param_size,
-                   CU_LAUNCH_PARAM_END};
+  // Parameters go by kernelParams (one pointer per parameter into the laid-out buffer), as nvcc's
+  // launches do. The alternative, CU_LAUNCH_PARAM_BUFFER_POINTER in `extra`, loses every access
+  // to a parameter through its address: on an H200 (driver 580) a TMA load whose tensor map is a
+  // kernel parameter read through cvta.param faulted with CUDA_ERROR_ILLEGAL_INSTRUCTION, and a
+  // generic load from a parameter with CUDA_ERROR_ILLEGAL_ADDRESS.
+  std::vector<void*> args(kernel.params.size());
+  for (size_t i = 0; i < args.size(); ++i) args[i] = params.data() + kernel.params[i].offset;
   check(cu_.cuEventRecord(start, stream), "cuEventRecord");
-  if (CUresult r = cu_.cuLaunchKernelEx(&cfg, fn, nullptr, param_size ? extra : nullptr); r != CUDA_SUCCESS)
+  if (CUresult r = cu_.cuLaunchKernelEx(&cfg, fn, args.empty() ? nullptr : args.data(), nullptr); r != CUDA_SUCCESS)
     throw HwError("ptxsim-hw: " + c.file + ": cuLaunchKernelEx: " + cu_.error_name(r));
   check(cu_.cuEventRecord(stop, stream), "cuEventRecord");
 
