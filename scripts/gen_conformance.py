@@ -960,6 +960,32 @@ def cases():
                         "out": poisoned(smem)},
             "params": [tmap(sw, inner), {"ptr": "out"}, {"u32": smem}, {"u32": 16}, {"u32": 8}],
             "outputs": ["out"]}))
+    # What the TMA unit does to the values it copies (docs/tensormap.md "Open items"): a box that
+    # hangs over the tensor's start and end in both dimensions with OOB-NaN fill (f32 random bits);
+    # a TFLOAT32 map (does the copy round to tf32?); a FLOAT32_FTZ map over subnormals (flushed?).
+    f32_box = {"grid": [1], "block": [128], "params": None, "outputs": ["out"]}
+    for name, dtype, fill, init, c0, c1 in [
+            ("tma_oob_nan_fill", "float32", "nan_request_zero_fma", rnd(72, "u32", 0, 4294967295), -8, 12),
+            ("tma_tf32_map", "tfloat32", "none", rnd(73, "u32", 0, 4294967295), 8, 4),
+            ("tma_f32_ftz_map", "float32_ftz", "none", rnd(74, "u32", 0, 0x00FFFFFF), 8, 4),
+            # The top of the f32 range, +/-: finite values that round up to Inf, Inf, NaNs.
+            ("tma_tf32_map_top_pos", "tfloat32", "none", rnd(75, "u32", 0x7F7FF000, 0x7FFFFFFF), 8, 4),
+            ("tma_tf32_map_top_neg", "tfloat32", "none", rnd(76, "u32", 0xFF7FF000, 0xFFFFFFFF), 8, 4)]:
+        m = {"tensormap": {"buffer": "g", "dtype": dtype, "rank": 2, "dims": [40, 24], "strides": [160],
+                           "box": [32, 32], "oob_fill": fill}}
+        case = dict(f32_box, buffers={"g": {"bytes": 3840, "init": init}, "out": poisoned(4096)},
+                    params=[m, {"ptr": "out"}, {"u32": 4096}, {"u32": c0 & 0xFFFFFFFF}, {"u32": c1}])
+        out.append((name, TMA.replace("SMEM", "4096"), case))
+    # The OOB-NaN fill of the 16-bit and 64-bit float types (the same box, 128-byte rows).
+    for name, dtype, esize in [("tma_oob_nan_fill_f16", "float16", 2), ("tma_oob_nan_fill_bf16", "bfloat16", 2),
+                               ("tma_oob_nan_fill_f64", "float64", 8)]:
+        inner = 128 // esize
+        m = {"tensormap": {"buffer": "g", "dtype": dtype, "rank": 2, "dims": [inner + 8, 24],
+                           "strides": [(inner + 8) * esize], "box": [inner, 32], "oob_fill": "nan_request_zero_fma"}}
+        case = dict(f32_box, buffers={"g": {"bytes": (inner + 8) * esize * 24, "init": rnd(77, "u8", 0, 255)},
+                                      "out": poisoned(4096)},
+                    params=[m, {"ptr": "out"}, {"u32": 4096}, {"u32": 0xFFFFFFF8}, {"u32": 12}])
+        out.append((name, TMA.replace("SMEM", "4096"), case))
     out.append(("bulk_copy", BULK, {"grid": [1], "block": [128],
         "buffers": {"in": {"bytes": 4096, "init": rnd(81, "u32", 0, 4294967295)},
                     "out": poisoned(4096)},

@@ -145,12 +145,18 @@ uint32_t neg_bf16x2(uint32_t a) { return pack16(neg_bf16(hi16(a)), neg_bf16(lo16
 uint32_t abs_bf16x2(uint32_t a) { return pack16(abs_bf16(hi16(a)), abs_bf16(lo16(a))); }
 
 // ---- fma.oob -----------------------------------------------------------------------------------
+// Measured on an H200: +0 when a multiplicand is the OOB-NaN of either sign (0x7FF7 / 0xFFF7, the
+// TMA unit's fill); an OOB-NaN addend is an ordinary NaN (the canonical NaN results), as is every
+// other NaN.
+namespace {
+bool is_oob(uint16_t x, uint16_t oob_nan) { return uint16_t(x & 0x7FFF) == uint16_t(oob_nan & 0x7FFF); }
+}  // namespace
 uint16_t fma_oob_f16(uint16_t a, uint16_t b, uint16_t c, uint16_t oob_nan, bool relu) {
-  if (a == oob_nan || b == oob_nan || c == oob_nan) return 0;
+  if (is_oob(a, oob_nan) || is_oob(b, oob_nan)) return 0;
   return fma_f16(a, b, c, Round::RN, false, false, relu);
 }
 uint16_t fma_oob_bf16(uint16_t a, uint16_t b, uint16_t c, uint16_t oob_nan, bool relu) {
-  if (a == oob_nan || b == oob_nan || c == oob_nan) return 0;
+  if (is_oob(a, oob_nan) || is_oob(b, oob_nan)) return 0;
   return fma_bf16(a, b, c, Round::RN, relu);
 }
 uint32_t fma_oob_f16x2(uint32_t a, uint32_t b, uint32_t c, uint16_t oob_nan, bool relu) {

@@ -511,6 +511,19 @@ uint32_t box_tx_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) {
   return b > 0xFFFFFFFFull ? 0 : uint32_t(b);
 }
 
+// f32 bits rounded to tf32 (10 fraction bits), to nearest even; Inf stays, a NaN becomes 0x7FFFE000.
+uint32_t round_to_tf32(uint32_t x) {
+  if ((x & 0x7F800000u) == 0x7F800000u) return (x & 0x007FFFFFu) ? 0x7FFFE000u : x;
+  return (x + 0xFFFu + ((x >> 13) & 1u)) & 0xFFFFE000u;  // a carry into the exponent is right
+}
+
+// Rounds the in-bounds f32 elements of one row of the image (out-of-bounds fill is left as is).
+void round_row_to_tf32(uint8_t* out, const Row& row, uint32_t count, int64_t step0, uint64_t dim0) {
+  for (uint32_t j = 0; j < count; ++j)
+    if (inbound(row.c0 + int64_t(j) * step0, dim0))
+      store_le<uint32_t>(out + 4 * size_t(j), round_to_tf32(load_le<uint32_t>(out + 4 * size_t(j))));
+}
+
 Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRead& read, std::span<uint8_t> smem,
              uint32_t dst) {
   Geometry g;
@@ -529,14 +542,21 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
   const uint64_t bytes = g.bytes();
   std::vector<uint8_t> img(bytes, 0), mask(bytes, 1);
   const bool nan_fill = m.oob_fill == tmap::OobFill::kNanRequestZeroFma && tmap::is_float(m.dtype) && !tmap::is_packed(m.dtype);
-  const uint8_t fill = nan_fill ? 0xFF : 0x00;  // every OOB-NaN pattern is all-ones (tma_unit.h)
   const uint64_t dim0 = m.global_dim[0];
+  // An in-bounds element of a TFLOAT32 map is rounded to tf32 on the way (RNE; a NaN becomes
+  // 0x7FFFE000), as an H200 does (traces/h200/sm_90a/tma_tf32_map*); FLOAT32_FTZ copies unchanged.
+  const bool to_tf32 = m.dtype == DataType::kTFloat32 || m.dtype == DataType::kTFloat32Ftz;
 
   for (uint64_t r = 0; r < rows.size(); ++r) {
     const Row& row = rows[r];
     uint8_t* out = img.data() + r * g.pitch;
     if (g.fmt == Fmt::kPlain) {
-      std::memset(out, fill, size_t(g.count) * g.esize);
+      const size_t n = size_t(g.count) * g.esize;
+      if (nan_fill) {
+        for (size_t i = 0; i < n; i += 2) store_le<uint16_t>(out + i, kOobNanF16);  // tma_unit.h
+      } else {
+        std::memset(out, 0, n);
+      }
       if (!row.in) continue;
       if (g.step0 == 1) {
         uint32_t js, je;
@@ -554,6 +574,7 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
           if (!read(a, out + size_t(j) * g.esize, g.esize)) return fault(a, g.esize, "read");
         }
       }
+      if (to_tf32) round_row_to_tf32(out, row, g.count, g.step0, dim0);
     } else if (g.fmt == Fmt::kNibble) {
       if (!row.in) continue;  // zero-filled already
       for (uint32_t j = 0; j < g.count; ++j) {

@@ -98,12 +98,12 @@ uint32_t box_image_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_h
 // data's bit width times the box's elements; 0 if the map does not support the mode.
 uint32_t box_tx_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_halo = 0);
 
-// ptxsim's OOB-NaN fill patterns (the ISA does not publish the hardware's): all-ones, a negative
-// quiet NaN distinct from every canonical NaN the arithmetic produces, so fma.rn.oob can recognise
-// it (pass kOobNanF16 / kOobNanBF16 to num::fma_oob_*).
-inline constexpr uint16_t kOobNanF16 = 0xFFFFu;
-inline constexpr uint16_t kOobNanBF16 = 0xFFFFu;
-inline constexpr uint32_t kOobNanF32 = 0xFFFFFFFFu;  // f32, f32.ftz, tf32, tf32.ftz
-inline constexpr uint64_t kOobNanF64 = 0xFFFFFFFFFFFFFFFFull;
+// The OOB-NaN fill (the ISA does not publish it): every 16 bits of an out-of-bounds element are
+// 0x7FF7, for f16, bf16, f32 and f64 alike, as an H200 fills (traces/h200/sm_90a/tma_oob_nan_fill*).
+// fma.rn.oob recognises the 16-bit pattern (num::fma_oob_*).
+inline constexpr uint16_t kOobNanF16 = 0x7FF7u;
+inline constexpr uint16_t kOobNanBF16 = 0x7FF7u;
+inline constexpr uint32_t kOobNanF32 = 0x7FF77FF7u;  // f32, f32.ftz, tf32, tf32.ftz
+inline constexpr uint64_t kOobNanF64 = 0x7FF77FF77FF77FF7ull;
 
 }  // namespace ptxsim::model::tma

@@ -3,6 +3,7 @@
 // Which modifiers each type takes follows what ptxas accepts (see float_util.h for the messages).
 #include <cmath>
 
+#include "model/tma/tma_unit.h"
 #include "sim/sem/float_util.h"
 
 namespace ptxsim {
@@ -257,10 +258,26 @@ void bind_fma_like(Binder& b, bool is_mad) {
     if (r.code != kRndRn) illegal_rounding(b);
     allow(b, ".ftz", false);
     allow(b, ".sat", false);
+    allow(b, ".relu", true);
     check_operands(b, k, 3, 0);
-    // The result is +0 when an operand is the TMA engine's out-of-bounds NaN, whose encoding the
-    // ISA does not give (and which must differ from the canonical NaN that arithmetic produces).
-    b.unimplemented("fma.oob needs the TMA out-of-bounds NaN encoding, which is not modelled");
+    // The result is +0 when a multiplicand is the TMA unit's out-of-bounds NaN (model/tma/tma_unit.h
+    // gives the encoding an H200 fills with; num::fma_oob_* the rule it follows).
+    store_mods(b, num::Round::RN, flags_of(b));
+    switch (k) {
+      case FKind::F16:
+        b.in.fn = exec3<[](u64 a, u64 b, u64 c, M m) -> u64 { return num::fma_oob_f16(a, b, c, model::tma::kOobNanF16, m.relu); }>;
+        break;
+      case FKind::F16x2:
+        b.in.fn = exec3<[](u64 a, u64 b, u64 c, M m) -> u64 { return num::fma_oob_f16x2(a, b, c, model::tma::kOobNanF16, m.relu); }>;
+        break;
+      case FKind::BF16:
+        b.in.fn = exec3<[](u64 a, u64 b, u64 c, M m) -> u64 { return num::fma_oob_bf16(a, b, c, model::tma::kOobNanBF16, m.relu); }>;
+        break;
+      default:
+        b.in.fn = exec3<[](u64 a, u64 b, u64 c, M m) -> u64 { return num::fma_oob_bf16x2(a, b, c, model::tma::kOobNanBF16, m.relu); }>;
+        break;
+    }
+    return;
   }
   allow(b, ".ftz", k == FKind::F32 || is_half(k) || k == FKind::F32x2);
   allow(b, ".sat", k == FKind::F32 || is_half(k) || is_mixed(k));

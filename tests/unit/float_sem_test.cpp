@@ -704,7 +704,8 @@ TEST(FloatSem, ModifierRulesFollowPtxas) {
       {"min.abs.f32 %f1, %f2, %f3;", "needs three inputs"},
       {"min.f16 %h1, %h2, %h3, %h4;", "only defined for .f32"},
       {"add.f32 _, %f1, %f2;", "Result discard mode is not allowed"},
-      {"fma.rn.oob.f16 %h1, %h2, %h3, %h4;", "unimplemented"},
+      {"fma.rn.oob.f16 %h1, %h2, %h3, %h4;", ""},
+      {"fma.rn.oob.relu.bf16x2 %r1, %r2, %r3, %r4;", ""},
       {"testp.f32 %p1, %f1;", "unimplemented"},
   };
   for (const C& c : cases) {

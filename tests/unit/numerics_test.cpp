@@ -291,6 +291,35 @@ TEST(NumHalf, BF16Basics) {
   EXPECT_EQ(fma_oob_f16(0x3C00, 0x3C00, 0x3C00, 0x7FFF), 0x4000);
 }
 
+// fma.rn.oob as an H200 computed it (2026-11-28, inline PTX in a CUDA program): for each input x,
+// f16 fma(x, 1, 1), bf16 fma(x, 1, 1), f16 relu fma(1, x, 1) and f16 fma(1, 1, x). 0x7FF7 is the
+// TMA unit's OOB-NaN fill (model/tma/tma_unit.h); the sign does not matter; as an addend it is an
+// ordinary NaN.
+TEST(NumHalf, FmaOobMatchesTheH200) {
+  struct Row {
+    uint16_t x, f16, bf16, relu, addend;
+  };
+  const Row rows[] = {
+      {0x7FF7, 0x0000, 0x0000, 0x0000, 0x7FFF}, {0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF},
+      {0xFFFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF}, {0x7E00, 0x7FFF, 0x7E00, 0x7FFF, 0x7FFF},
+      {0x7C01, 0x7FFF, 0x7C01, 0x7FFF, 0x7FFF}, {0xFFF7, 0x0000, 0x0000, 0x0000, 0x7FFF},
+      {0x7FF6, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF}, {0x7FF8, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF},
+      {0x7F80, 0x7FFF, 0x7F80, 0x7FFF, 0x7FFF}, {0x7FC0, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF},
+      {0xFFC0, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF}, {0x3C00, 0x4000, 0x3F81, 0x4000, 0x4000},
+      {0x0000, 0x3C00, 0x3F80, 0x3C00, 0x3C00}, {0x8000, 0x3C00, 0x3F80, 0x3C00, 0x3C00},
+      {0x7C00, 0x7C00, 0x7C00, 0x7C00, 0x7C00}, {0xFC00, 0xFC00, 0xFC00, 0x0000, 0xFC00},
+  };
+  const uint16_t oob = 0x7FF7, one = 0x3C00, bone = 0x3F80;
+  for (const Row& r : rows) {
+    SCOPED_TRACE(testing::Message() << std::hex << "x = 0x" << r.x);
+    EXPECT_EQ(fma_oob_f16(r.x, one, one, oob), r.f16);
+    EXPECT_EQ(fma_oob_bf16(r.x, bone, bone, oob), r.bf16);
+    EXPECT_EQ(fma_oob_f16(one, r.x, one, oob, true), r.relu);
+    EXPECT_EQ(fma_oob_f16(one, one, r.x, oob), r.addend);
+    EXPECT_EQ(fma_oob_f16x2(pack16(r.x, one), pack16(one, one), pack16(one, one), oob), pack16(r.f16, 0x4000));
+  }
+}
+
 // ================================================================================================
 // min / max / compare / testp / copysign
 // ================================================================================================

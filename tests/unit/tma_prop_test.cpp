@@ -206,17 +206,44 @@ RefImage ref_tiled(const TiledCase& t, const int32_t* coords) {
   return ri;
 }
 
+// Byte k of an out-of-bounds element: zero, or the OOB-NaN fill, 0x7FF7 in every 16 bits (H200).
+uint8_t oob_byte(bool nan, uint32_t k) { return nan ? (k % 2 ? 0x7F : 0xF7) : 0x00; }
+
+// A TFLOAT32 map's element as the load leaves it (H200): f32 rounded to 10 fraction bits, to
+// nearest even; NaN becomes 0x7FFFE000. Written with the remainder rather than an added bias.
+uint32_t ref_tf32(uint32_t x) {
+  if (((x >> 23) & 0xFF) == 0xFF) return (x & 0x7FFFFF) ? 0x7FFFE000u : x;
+  uint32_t keep = x >> 13, rem = x & 0x1FFF;
+  if (rem > 0x1000 || (rem == 0x1000 && (keep & 1))) ++keep;
+  return keep << 13;
+}
+
+// The bytes an in-bounds element at `p` lands as.
+void ref_element(const uint8_t* p, uint32_t esize, bool tf32, uint8_t* out) {
+  std::memcpy(out, p, esize);
+  if (!tf32) return;
+  uint32_t x;
+  std::memcpy(&x, p, 4);
+  x = ref_tf32(x);
+  std::memcpy(out, &x, 4);
+}
+
+bool is_tf32(DataType t) { return t == DataType::kTFloat32 || t == DataType::kTFloat32Ftz; }
+
 // Expected shared memory after a load of `ri` at `dst`.
 std::vector<uint8_t> ref_load(const std::vector<uint8_t>& smem0, const RefImage& ri, const Global& g, uint32_t esize,
-                              Swizzle sw, uint32_t dst, bool nan) {
+                              Swizzle sw, uint32_t dst, bool nan, bool tf32) {
   std::vector<uint8_t> s = smem0;
   std::vector<bool> covered(ri.bytes, false);
-  for (const RefElem& e : ri.elems)
+  for (const RefElem& e : ri.elems) {
+    uint8_t el[8] = {};
+    if (e.in) ref_element(&g.mem[e.gaddr - kBase], esize, tf32, el);
     for (uint32_t k = 0; k < esize; ++k) {
-      uint8_t v = e.in ? g.mem[e.gaddr - kBase + k] : (nan ? 0xFF : 0x00);
+      uint8_t v = e.in ? el[k] : oob_byte(nan, k);
       s[ref_swizzle(sw, uint32_t(dst + e.image_off + k))] = v;
       covered[e.image_off + k] = true;
     }
+  }
   for (uint64_t i = 0; i < ri.bytes; ++i)  // interleave padding: zero
     if (!covered[i]) s[ref_swizzle(sw, uint32_t(dst + i))] = 0;
   return s;
@@ -240,7 +267,8 @@ RC_GTEST_PROP(TmaProp, TiledLoadMatchesReferenceGather, ()) {
   const uint32_t dst = gen_dst(t.sw, ri.bytes, window);
   std::vector<uint8_t> smem(window);
   fill_random(smem);
-  const std::vector<uint8_t> want = ref_load(smem, ri, g, t.esize, t.sw, dst, t.oob != tmap::OobFill::kNone);
+  const std::vector<uint8_t> want =
+      ref_load(smem, ri, g, t.esize, t.sw, dst, t.oob != tmap::OobFill::kNone, is_tf32(t.dtype));
   tma::Coords c;
   std::copy(coords, coords + 5, c.c);
   RC_LOG() << tmap::describe(t.map) << " coords " << coords[0] << "," << coords[1] << "," << coords[2] << " dst "
@@ -271,8 +299,9 @@ RC_GTEST_PROP(TmaProp, TiledLoadThenStoreReproducesTheBox, ()) {
   RC_LOG() << o.message << "\n";
   RC_ASSERT(o.ok());
   std::vector<uint8_t> want(t.gbytes, 0xA5);
+  // A TFLOAT32 load rounds to tf32 and the store writes what the load left (stores do not round).
   for (const RefElem& e : ri.elems)
-    if (e.in) std::memcpy(want.data() + (e.gaddr - kBase), g.mem.data() + (e.gaddr - kBase), t.esize);
+    if (e.in) ref_element(g.mem.data() + (e.gaddr - kBase), t.esize, is_tf32(t.dtype), want.data() + (e.gaddr - kBase));
   RC_ASSERT(out.mem == want);
 }
 
@@ -313,9 +342,10 @@ RC_GTEST_PROP(TmaProp, Gather4AndScatter4MatchReference, ()) {
       for (uint32_t j = 0; j < t.box[0]; ++j) {
         int64_t x = int64_t(c.c[0]) + j, y = c.c[1 + r];
         bool in = x >= 0 && x < int64_t(t.dims[0]) && y >= 0 && y < int64_t(t.dims[1]);
+        uint8_t el[8] = {};
+        if (in) ref_element(&g.mem[uint64_t(y) * t.strides[0] + uint64_t(x) * t.esize], t.esize, is_tf32(t.dtype), el);
         for (uint32_t k = 0; k < t.esize; ++k) {
-          uint8_t v = in ? g.mem[uint64_t(y) * t.strides[0] + uint64_t(x) * t.esize + k]
-                         : (t.oob != tmap::OobFill::kNone ? 0xFF : 0);
+          uint8_t v = in ? el[k] : oob_byte(t.oob != tmap::OobFill::kNone, k);
           want[ref_swizzle(t.sw, uint32_t(dst + r * pitch + j * t.esize + k))] = v;
         }
       }

@@ -234,7 +234,8 @@ inline void ref_tile_load(const TileSpec& t, const std::vector<uint8_t>& gmem, s
     }
     uint64_t img = e * t.esize;
     for (uint32_t b = 0; b < t.esize; ++b) {
-      uint8_t v = in ? gmem[off + b] : (t.nan_fill ? 0xFF : 0x00);
+      // The OOB-NaN fill is 0x7FF7 in every 16 bits, little-endian (an H200's).
+      uint8_t v = in ? gmem[off + b] : (t.nan_fill ? ((img + b) % 2 ? 0x7F : 0xF7) : 0x00);
       smem[ref_swizzle(t.sw, uint32_t(dst + img + b))] = v;
     }
   }
