@@ -333,6 +333,107 @@ $join:
 }
 """
 
+# TMA loads beyond the 2-D tile: a rank-3 tile (interleaved layouts need rank >= 3) and a rank-4
+# im2col load with two offsets. Thread 0 issues, everyone waits and copies shared memory out.
+TMA_LOAD_ND = r"""
+.visible .entry tma_load_nd(.param .align 64 .b8 tmap[128], .param .u64 out, .param .u32 c0, .param .u32 c1,
+                            .param .u32 c2, .param .u32 c3, .param .u32 o0, .param .u32 o1)
+{
+  .shared .align 1024 .b8 buf[SMEM];
+  .shared .align 8 .b64 bar;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<5>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  mov.u32 %r5, bar;
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra $init_done;
+  mbarrier.init.shared::cta.b64 [%r5], 1;
+  fence.mbarrier_init.release.cluster;
+$init_done:
+  bar.sync 0;
+  @%p2 bra $wait;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r5], SMEM;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.u32 %r10, [c0];
+  ld.param.u32 %r11, [c1];
+  ld.param.u32 %r12, [c2];
+  ld.param.u32 %r13, [c3];
+  ld.param.u32 %r14, [o0];
+  ld.param.u32 %r16, [o1];
+  cvt.u16.u32 %h1, %r14;
+  cvt.u16.u32 %h2, %r16;
+  ISSUE
+$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;
+  @!%p3 bra $wait;
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd4, %rd3;
+  shl.b32 %r3, %r1, 2;
+$copy:
+  setp.ge.u32 %p1, %r3, SMEM;
+  @%p1 bra $done;
+  add.u32 %r4, %r2, %r3;
+  ld.shared.u32 %r15, [%r4];
+  cvt.u64.u32 %rd5, %r3;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.u32 [%rd6], %r15;
+  add.u32 %r3, %r3, 512;
+  bra $copy;
+$done:
+  ret;
+}
+"""
+TMA_ISSUE_3D = ("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+                "[%r2], [%rd2, {%r10, %r11, %r12}], [%r5];")
+TMA_ISSUE_IM2COL = ("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+                    "[%r2], [%rd2, {%r10, %r11, %r12, %r13}], [%r5], {%h1, %h2};")
+
+# TMA stores and reductions: every thread copies `src` into shared memory, a proxy fence makes it
+# visible to the async proxy, thread 0 writes the 2-D box at (c0, c1) into the tensor (which may
+# hang over its edges) and waits for the bulk group; the tensor buffer is the output.
+TMA_STORE = r"""
+.visible .entry tma_store(.param .align 64 .b8 tmap[128], .param .u64 src, .param .u32 c0, .param .u32 c1)
+{
+  .shared .align 1024 .b8 buf[SMEM];
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p<5>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  ld.param.u64 %rd3, [src];
+  cvta.to.global.u64 %rd4, %rd3;
+  shl.b32 %r3, %r1, 2;
+$copy:
+  setp.ge.u32 %p1, %r3, SMEM;
+  @%p1 bra $copied;
+  cvt.u64.u32 %rd5, %r3;
+  add.s64 %rd6, %rd4, %rd5;
+  ld.global.u32 %r15, [%rd6];
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r15;
+  add.u32 %r3, %r3, 512;
+  bra $copy;
+$copied:
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra $done;
+  mov.u64 %rd1, tmap;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.u32 %r10, [c0];
+  ld.param.u32 %r11, [c1];
+  ISSUE
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+$done:
+  ret;
+}
+"""
+
 # One thread loads a BOXxBOX tile of bf16 with TMA into swizzled shared memory; everyone waits and
 # copies all of shared memory out. The expect_tx byte count is a parameter so the same kernel
 # hangs by design when it is wrong.
@@ -986,6 +1087,43 @@ def cases():
                                       "out": poisoned(4096)},
                     params=[m, {"ptr": "out"}, {"u32": 4096}, {"u32": 0xFFFFFFF8}, {"u32": 12}])
         out.append((name, TMA.replace("SMEM", "4096"), case))
+    # Interleaved rank-3 tiles (16B: u8 NC/16HWC16-style rows of 16 bytes; 32B with the 32B swizzle).
+    for il, sw in [("16B", "none"), ("32B", "32B")]:
+        m = {"tensormap": {"buffer": "g", "dtype": "uint8", "rank": 3, "dims": [32, 16, 4],
+                           "strides": [2048, 32768], "box": [32, 8, 4], "interleave": il, "swizzle": sw}}
+        out.append((f"tma_interleave_{il}", TMA_LOAD_ND.replace("SMEM", "1024").replace("ISSUE", TMA_ISSUE_3D),
+                    {"grid": [1], "block": [128],
+                     "buffers": {"g": {"bytes": 131072, "init": rnd(78, "u8", 0, 255)}, "out": poisoned(1024)},
+                     "params": [m, {"ptr": "out"}, {"u32": 0}, {"u32": 5}, {"u32": 1}, {"u32": 0}, {"u32": 0},
+                                {"u32": 0}],
+                     "outputs": ["out"]}))
+    # im2col, NHWC f16 with 64 channels, 32 pixels per column, corners -1..-1 (a 3x3 filter's halo).
+    for name, coords, offs in [("tma_im2col_edge", [0, -1, -1, 0], [0, 0]), ("tma_im2col_offsets", [0, 5, 7, 1], [1, 2])]:
+        m = {"tensormap": {"buffer": "g", "encode": "im2col", "dtype": "float16", "rank": 4, "dims": [64, 10, 10, 2],
+                           "strides": [128, 1280, 12800], "lower_corner": [-1, -1], "upper_corner": [-1, -1],
+                           "channels_per_pixel": 64, "pixels_per_column": 32, "swizzle": "128B"}}
+        out.append((name, TMA_LOAD_ND.replace("SMEM", "4096").replace("ISSUE", TMA_ISSUE_IM2COL),
+                    {"grid": [1], "block": [128],
+                     "buffers": {"g": {"bytes": 25600, "init": rnd(79, "u16", 0, 65535)}, "out": poisoned(4096)},
+                     "params": [m, {"ptr": "out"}] + [{"u32": c & 0xFFFFFFFF} for c in coords] +
+                               [{"u32": o} for o in offs],
+                     "outputs": ["out"]}))
+    # Stores and reductions of a 32x16 box at (24, 20) of a 40x24 tensor: it hangs over both edges.
+    store = "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {%r10, %r11}], [%r2];"
+    reduce = "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd2, {%r10, %r11}], [%r2];"
+    for name, dtype, esize, issue, init in [
+            ("tma_store_f32", "float32", 4, store, rnd(80, "u32", 0, 4294967295)),
+            ("tma_reduce_add_f32", "float32", 4, reduce, rnd(81, "f32", -4, 4)),
+            ("tma_reduce_add_bf16", "bfloat16", 2, reduce, rnd(82, "u16", 0x3000, 0x4100))]:
+        inner = 128 // esize
+        m = {"tensormap": {"buffer": "g", "dtype": dtype, "rank": 2, "dims": [inner + 8, 24],
+                           "strides": [(inner + 8) * esize], "box": [inner, 16]}}
+        out.append((name, TMA_STORE.replace("SMEM", "2048").replace("ISSUE", issue),
+                    {"grid": [1], "block": [128],
+                     "buffers": {"g": {"bytes": (inner + 8) * esize * 24, "init": init},
+                                 "src": {"bytes": 2048, "init": init}},
+                     "params": [m, {"ptr": "src"}, {"u32": 24 if esize == 4 else 56}, {"u32": 20}],
+                     "outputs": ["g"]}))
     out.append(("bulk_copy", BULK, {"grid": [1], "block": [128],
         "buffers": {"in": {"bytes": 4096, "init": rnd(81, "u32", 0, 4294967295)},
                     "out": poisoned(4096)},

@@ -165,6 +165,10 @@ RC_GTEST_PROP(TensorMapProp, ReplaceChangesOnlyItsField, ()) {
     case ReplaceField::kElemType:
       v = *rc::gen::inRange<uint64_t>(0, 16);
       want.dtype = DataType(ptx_to_driver[v]);
+      // The round-to-tf32 bit stays: .f32 / .f32.ftz with it set is how the driver writes a
+      // TFLOAT32 / TFLOAT32_FTZ map, and decodes as one.
+      if (before.round_tf32 && want.dtype == DataType::kFloat32) want.dtype = DataType::kTFloat32;
+      if (before.round_tf32 && want.dtype == DataType::kFloat32Ftz) want.dtype = DataType::kTFloat32Ftz;
       break;
     case ReplaceField::kInterleaveLayout:
       v = *rc::gen::inRange<uint64_t>(0, 3);

@@ -36,8 +36,9 @@ void parse_tensormap(const Json& param, const std::string& path, const ParamPars
   const Json& t = param.at("tensormap");
   r.expect_object(t, tpath);
   r.check_keys(t, tpath,
-               {"buffer", "offset", "dtype", "rank", "dims", "strides", "box", "element_strides", "interleave", "swizzle",
-                "l2_promotion", "oob_fill", "comment"});
+               {"buffer", "offset", "encode", "dtype", "rank", "dims", "strides", "box", "element_strides",
+                "lower_corner", "upper_corner", "lower_corner_w", "upper_corner_w", "channels_per_pixel",
+                "pixels_per_column", "mode", "interleave", "swizzle", "l2_promotion", "oob_fill", "comment"});
   if (!t.contains("buffer")) r.fail(tpath, "missing \"buffer\" (the tensor's buffer)");
   spec.buffer = r.get_string(t.at("buffer"), JsonReader::key(tpath, "buffer"));
   const BufferSpec* buf = nullptr;
@@ -55,7 +56,12 @@ void parse_tensormap(const Json& param, const std::string& path, const ParamPars
   p.global_address = 0x10000;
   std::array<uint8_t, 128> blob{};
   auto e = ptxsim_encode_tensormap(p, blob);
-  if (!e.ok()) r.fail(path_for(tpath, e.message), "cuTensorMapEncodeTiled rejects it: " + e.message);
+  if (!e.ok()) {
+    const char* fn = p.encode == TensorMapParams::Encode::Tiled    ? "cuTensorMapEncodeTiled"
+                     : p.encode == TensorMapParams::Encode::Im2col ? "cuTensorMapEncodeIm2col"
+                                                                   : "cuTensorMapEncodeIm2colWide";
+    r.fail(path_for(tpath, e.message), std::string(fn) + " rejects it: " + e.message);
+  }
   spec.data.assign(blob.begin(), blob.end());
   spec.size = 128;
 }

@@ -121,9 +121,9 @@ TensorMapParams parse_tensormap_params(const JsonReader& r, const Json& t, const
     p.encode = pick(r, t, path, "encode", kEncodes, true);
     if (!t.contains("global_address")) r.fail(path, "missing \"global_address\"");
     p.global_address = r.get_uint(t.at("global_address"), JsonReader::key(path, "global_address"));
-  } else {
-    for (const char* k : {"encode", "global_address"})
-      if (t.contains(k)) r.fail(JsonReader::key(path, k), "not allowed here");
+  } else {  // a case PARAM: the address is the buffer's; the encoding defaults to tiled
+    if (t.contains("global_address")) r.fail(JsonReader::key(path, "global_address"), "not allowed here");
+    if (t.contains("encode")) p.encode = pick(r, t, path, "encode", kEncodes, true);
   }
   p.dtype = pick(r, t, path, "dtype", kDtypes, true);
   if (!t.contains("rank")) r.fail(path, "missing \"rank\" (1 to 5)");
