@@ -951,6 +951,26 @@ $wait:
 """.format(idesc=idesc, kind=kind, accumulate_cmp="eq" if accumulate else "ne")
 
 
+# The end of a tcgen05 kernel: each warp loads its 32 lanes x 16 columns of D (%r28: its lane
+# quarter's TMEM address) and thread t stores its 64 bytes at %rd3 + %rd6 (%rd6 = 64 t); then the
+# allocating warp (%p7 false) frees the 32 columns.
+TCGEN05_DRAIN = r"""  tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
+  tcgen05.wait::ld.sync.aligned;
+  add.s64 %rd7, %rd3, %rd6;
+  st.global.v4.u32 [%rd7], {%r40, %r41, %r42, %r43};
+  st.global.v4.u32 [%rd7+16], {%r44, %r45, %r46, %r47};
+  st.global.v4.u32 [%rd7+32], {%r48, %r49, %r50, %r51};
+  st.global.v4.u32 [%rd7+48], {%r52, %r53, %r54, %r55};
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @%p7 bra $after_dealloc;
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
+$after_dealloc:
+  ret;
+}
+"""
+
 # sm_100a: one CTA of 128 threads computes D = A * B with tcgen05.mma.cta_group::1.kind::f16,
 # M 128, N 16, K 16, f16 inputs, f32 accumulator in Tensor Memory. A (128x16) and B (16x16) are
 # copied from `a` / `b` into shared memory and read through no-swizzle shared-memory descriptors
@@ -974,23 +994,9 @@ TCGEN05 = r"""
   ld.param.u64 %rd3, [pout];
 """ + TCGEN05_STAGE + tcgen05_issue("0x08040010") + r"""  shl.b32 %r27, %r1, 21;
   add.u32 %r28, %r10, %r27;
-  tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
-  tcgen05.wait::ld.sync.aligned;
   mul.wide.u32 %rd6, %r0, 64;
-  add.s64 %rd7, %rd3, %rd6;
-  st.global.v4.u32 [%rd7], {%r40, %r41, %r42, %r43};
-  st.global.v4.u32 [%rd7+16], {%r44, %r45, %r46, %r47};
-  st.global.v4.u32 [%rd7+32], {%r48, %r49, %r50, %r51};
-  st.global.v4.u32 [%rd7+48], {%r52, %r53, %r54, %r55};
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  @%p7 bra $after_dealloc;
-  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
-$after_dealloc:
-  ret;
-}
-"""
+""" + TCGEN05_DRAIN
+
 
 
 def rnd(seed, dtype, lo, hi):

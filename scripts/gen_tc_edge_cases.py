@@ -23,7 +23,7 @@ import json
 import os
 import struct
 
-from gen_conformance import HEAD, ROOT, TCGEN05_STAGE, WGMMA_B_DESCRIPTOR, WGMMA_STAGE, mma_sync_kernel, poisoned, tcgen05_issue
+from gen_conformance import HEAD, ROOT, TCGEN05_DRAIN, TCGEN05_STAGE, WGMMA_B_DESCRIPTOR, WGMMA_STAGE, mma_sync_kernel, poisoned, tcgen05_issue
 
 
 def bf16(e, neg=False, frac=0):
@@ -160,22 +160,7 @@ TCGEN05 = r"""
   tcgen05.fence::before_thread_sync;
   bar.sync 0;
   tcgen05.fence::after_thread_sync;
-""" + tcgen05_issue("IDESC", "KIND", accumulate=True) + r"""  tcgen05.ld.sync.aligned.32x32b.x16.b32 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47, %r48, %r49, %r50, %r51, %r52, %r53, %r54, %r55}, [%r28];
-  tcgen05.wait::ld.sync.aligned;
-  add.s64 %rd7, %rd3, %rd6;
-  st.global.v4.u32 [%rd7], {%r40, %r41, %r42, %r43};
-  st.global.v4.u32 [%rd7+16], {%r44, %r45, %r46, %r47};
-  st.global.v4.u32 [%rd7+32], {%r48, %r49, %r50, %r51};
-  st.global.v4.u32 [%rd7+48], {%r52, %r53, %r54, %r55};
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  @%p7 bra $after_dealloc;
-  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
-$after_dealloc:
-  ret;
-}
-"""
+""" + tcgen05_issue("IDESC", "KIND", accumulate=True) + TCGEN05_DRAIN
 
 # kind::mxf8f6f4.block_scale.scale_vec::1X (e4m3 x e4m3, one UE8M0 scale per row of A / column of B):
 # the kernel above with 64 TMEM columns, D in columns 0-15, scale_A in columns 32-35 and scale_B in

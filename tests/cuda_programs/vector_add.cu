@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
          prop.minor == 0 && prop.warpSize == 32);
   EXPECT(prop.sharedMemPerBlockOptin == 232448 && prop.clusterLaunch == 1);
   CHECK(cudaDriverGetVersion(&version));
-  EXPECT(version >= 13010);
+  EXPECT(version >= 13000);  // CUDA 13 (an H200 with driver 580 reports 13000; ptxsim 13010)
   std::printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
 
   float *da, *db, *dc;
