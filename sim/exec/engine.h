@@ -380,7 +380,16 @@ class Engine {
   std::shared_ptr<Frame> new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base);
   int pick(Warp& w);
   uint64_t run_warp(Warp& w, uint64_t budget);
+  // One warp-step of group gi: false when it could not execute (a collective waiting for lanes).
   bool step(Warp& w, int gi);
+  // What semantics see while group g runs in its current frame (ExecCtx). It stays valid while the
+  // group keeps running in that frame, so the loops below build it once for many steps.
+  ExecCtx context(Warp& w, Group& g);
+  // step() with a context already built for g's frame.
+  bool execute(ExecCtx& c, Warp& w, Group* g);
+  // A converged warp (one group) runs on until the budget is spent, the group waits, splits or
+  // exits; false when it could not run (run_warp then ends the warp's turn).
+  bool run_alone(Warp& w, uint64_t budget, uint64_t& n);
   bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec);
   void merge(Warp& w, size_t gi);
   bool time_out_try_waits();
