@@ -766,10 +766,11 @@ void Engine::run_lowest(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
   const uint64_t stop = n + std::min<uint64_t>(budget - std::min(budget, n), kRotateEvery - 1 - w.diverged_steps % kRotateEvery);
   Group& g = w.groups[gi];  // stays in place while the group count does not change
   ExecCtx c = context(w, g);
+  LaneCounter lc;
   while (n < stop && w.groups.size() == count) {
     if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) return;
     ++w.diverged_steps;  // as pick would count it
-    if (!execute(c, w, &g)) return;
+    if (!execute(c, w, &g, lc)) return;
     ++n;
   }
 }
@@ -871,7 +872,7 @@ ExecCtx Engine::context(Warp& w, Group& g) {
 
 // Inlined into the loops that run one group step after step (run_alone, run_lowest), which build
 // the context once for many steps.
-[[gnu::always_inline]] inline bool Engine::execute(ExecCtx& c, Warp& w, Group* g) {
+[[gnu::always_inline]] inline bool Engine::execute(ExecCtx& c, Warp& w, Group* g, LaneCounter& lc) {
   const Function& fn = *c.fn;
   c.group = g;
   c.pc = g->pc;
@@ -882,7 +883,7 @@ ExecCtx Engine::context(Warp& w, Group& g) {
     return true;
   }
   const Instr& in = fn.code[c.pc];
-  const uint32_t lanes = lane_count(g->mask);  // the group's lanes (thread-instructions), guard or not
+  const uint32_t lanes = lc.count(g->mask);  // the group's lanes (thread-instructions), guard or not
   uint32_t mask = g->mask;
   if (in.guard != kNoSlot) {
     // A diverged group of a few lanes reads just their predicates, not the whole column.
@@ -916,20 +917,22 @@ ExecCtx Engine::context(Warp& w, Group& g) {
 bool Engine::step(Warp& w, int gi) {
   Group& g = w.groups[size_t(gi)];
   ExecCtx c = context(w, g);
-  return execute(c, w, &g);
+  LaneCounter lc;
+  return execute(c, w, &g, lc);
 }
 
 bool Engine::run_alone(Warp& w, uint64_t budget, uint64_t& n) {
   Group& g = w.groups[0];  // stays in place: nothing is erased while it runs, and groups has room for 32
   const Frame* frame = g.frame.get();
   ExecCtx c = context(w, g);
+  LaneCounter lc;
   while (n < budget) {
     if (g.state != GroupState::Ready) return false;
     if (g.frame.get() != frame) {  // a call or return: the context of the new frame
       frame = g.frame.get();
       c = context(w, g);
     }
-    if (!execute(c, w, &g)) return false;
+    if (!execute(c, w, &g, lc)) return false;
     ++n;
     if (w.groups.size() != 1) {  // a split: the diverged loop takes over
       remove_empty(w);

@@ -385,8 +385,20 @@ class Engine {
   // What semantics see while group g runs in its current frame (ExecCtx). It stays valid while the
   // group keeps running in that frame, so the loops below build it once for many steps.
   ExecCtx context(Warp& w, Group& g);
+  // The lane count of a group's mask, recounted only when the mask changes: a loop running one group
+  // keeps one (a portable build has no popcnt instruction, and lane_count is a dozen operations).
+  struct LaneCounter {
+    uint32_t mask = 0, lanes = 0;
+    uint32_t count(uint32_t m) {
+      if (m != mask) {
+        mask = m;
+        lanes = lane_count(m);
+      }
+      return lanes;
+    }
+  };
   // step() with a context already built for g's frame.
-  bool execute(ExecCtx& c, Warp& w, Group* g);
+  bool execute(ExecCtx& c, Warp& w, Group* g, LaneCounter& lc);
   // A converged warp (one group) runs on until the budget is spent, the group waits, splits or
   // exits; false when it could not run (run_warp then ends the warp's turn).
   bool run_alone(Warp& w, uint64_t budget, uint64_t& n);
