@@ -448,16 +448,23 @@ void Engine::branch(ExecCtx& c, uint32_t taken, uint32_t target) {
     g.pc = target;
     if (target <= c.pc) back_edge(c);
   } else {
-    Group ng;
-    ng.mask = rest;
-    ng.pc = c.pc + 1;
-    ng.frame = g.frame;
-    ng.last_run = g.last_run;
-    g.mask = taken;
-    g.pc = target;
-    c.warp->groups.push_back(std::move(ng));
-    c.group = &c.warp->groups[size_t(&g - c.warp->groups.data())];
+    split_branch(c, taken, target);
   }
+}
+
+// Kept out of branch(): building a Group is the rare case, and inlined it would make every uniform
+// branch pay for saving the registers it needs.
+void Engine::split_branch(ExecCtx& c, uint32_t taken, uint32_t target) {
+  Group& g = *c.group;
+  Group ng;
+  ng.mask = g.mask & ~taken;
+  ng.pc = c.pc + 1;
+  ng.frame = g.frame;
+  ng.last_run = g.last_run;
+  g.mask = taken;
+  g.pc = target;
+  c.warp->groups.push_back(std::move(ng));
+  c.group = &c.warp->groups[size_t(&g - c.warp->groups.data())];
 }
 
 void Engine::split_off_inactive(ExecCtx& c, uint32_t mask) {

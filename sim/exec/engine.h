@@ -323,6 +323,7 @@ class Engine {
 
   // Lanes `taken` of the current group continue at `target`; the rest at pc + 1.
   void branch(ExecCtx& c, uint32_t taken, uint32_t target);
+  [[gnu::noinline]] void split_branch(ExecCtx& c, uint32_t taken, uint32_t target);  // branch() that splits the group
   // Splits the lanes not in `mask` off the current group at pc + 1 (guarded control flow).
   void split_off_inactive(ExecCtx& c, uint32_t mask);
   // Lanes in `mask` exit.
