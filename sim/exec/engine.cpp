@@ -448,16 +448,23 @@ void Engine::branch(ExecCtx& c, uint32_t taken, uint32_t target) {
     g.pc = target;
     if (target <= c.pc) back_edge(c);
   } else {
-    Group ng;
-    ng.mask = rest;
-    ng.pc = c.pc + 1;
-    ng.frame = g.frame;
-    ng.last_run = g.last_run;
-    g.mask = taken;
-    g.pc = target;
-    c.warp->groups.push_back(std::move(ng));
-    c.group = &c.warp->groups[size_t(&g - c.warp->groups.data())];
+    split_branch(c, taken, target);
   }
+}
+
+// Kept out of branch(): building a Group is the rare case, and inlined it would make every uniform
+// branch pay for saving the registers it needs.
+void Engine::split_branch(ExecCtx& c, uint32_t taken, uint32_t target) {
+  Group& g = *c.group;
+  Group ng;
+  ng.mask = g.mask & ~taken;
+  ng.pc = c.pc + 1;
+  ng.frame = g.frame;
+  ng.last_run = g.last_run;
+  g.mask = taken;
+  g.pc = target;
+  c.warp->groups.push_back(std::move(ng));
+  c.group = &c.warp->groups[size_t(&g - c.warp->groups.data())];
 }
 
 void Engine::split_off_inactive(ExecCtx& c, uint32_t mask) {
@@ -760,12 +767,17 @@ void Engine::run_lowest(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
     if (o.frame->depth != frame->depth) return;  // pick weighs depths: leave it to the plain loop
     limit = std::min(limit, o.pc);
   }
-  while (n < budget && w.groups.size() == count) {
-    const Group& g = w.groups[gi];
+  // Steps until pick's next rotation (it rotates at the step that makes diverged_steps a multiple
+  // of kRotateEvery), and the context of the group's frame, built once: the loop stops when the frame
+  // changes.
+  const uint64_t stop = n + std::min<uint64_t>(budget - std::min(budget, n), kRotateEvery - 1 - w.diverged_steps % kRotateEvery);
+  Group& g = w.groups[gi];  // stays in place while the group count does not change
+  ExecCtx c = context(w, g);
+  LaneCounter lc;
+  while (n < stop && w.groups.size() == count) {
     if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) return;
-    if ((w.diverged_steps + 1) % kRotateEvery == 0) return;  // the next pick rotates
-    ++w.diverged_steps;                                       // as pick would count it
-    if (!step(w, int(gi))) return;
+    ++w.diverged_steps;  // as pick would count it
+    if (!execute(c, w, &g, lc)) return;
     ++n;
   }
 }
@@ -849,34 +861,42 @@ void Engine::check_stuck_warp(Warp& w) {
   throw d;
 }
 
-bool Engine::step(Warp& w, int gi) {
-  Group* g = &w.groups[size_t(gi)];
-  Frame& f = *g->frame;
-  const Function& fn = *f.fn;
+ExecCtx Engine::context(Warp& w, Group& g) {
+  Frame& f = *g.frame;
   ExecCtx c;
   c.eng = this;
   c.global = &global;
   c.warp = &w;
   c.cta = w.cta;
-  c.group = g;
-  c.fn = &fn;
-  c.pc = g->pc;
+  c.group = &g;
+  c.fn = f.fn;
   c.regs = f.regs.data();
   c.local_base = f.local_base;
   c.race = race_.get();
   c.events = &mem_events;
+  return c;
+}
+
+// Inlined into the loops that run one group step after step (run_alone, run_lowest), which build
+// the context once for many steps.
+[[gnu::always_inline]] inline bool Engine::execute(ExecCtx& c, Warp& w, Group* g, LaneCounter& lc) {
+  const Function& fn = *c.fn;
+  c.group = g;
+  c.pc = g->pc;
+  c.hold = false;
   g->last_run = steps;
-  if (g->pc >= fn.code.size()) {  // fell off the end: return
+  if (c.pc >= fn.code.size()) {  // fell off the end: return
     ret(c);
     return true;
   }
-  const Instr& in = fn.code[g->pc];
+  const Instr& in = fn.code[c.pc];
+  const uint32_t lanes = lc.count(g->mask);  // the group's lanes (thread-instructions), guard or not
   uint32_t mask = g->mask;
   if (in.guard != kNoSlot) {
     // A diverged group of a few lanes reads just their predicates, not the whole column.
     const uint64_t* p = c.col(in.guard);
     uint32_t m = 0;
-    if (lane_count(mask) <= 4) for_lanes(mask, [&](int l) { m |= uint32_t(p[l] & 1) << l; });
+    if (lanes <= 4) for_lanes(mask, [&](int l) { m |= uint32_t(p[l] & 1) << l; });
     else m = pred_lanes(p);
     mask = in.guard_neg ? (mask & ~m) : (mask & m);
   }
@@ -889,7 +909,6 @@ bool Engine::step(Warp& w, int gi) {
     return false;
   }
   g->sync_passed = false;
-  uint32_t lanes = lane_count(g->mask);
   if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
   if (race_) [[unlikely]] race_->end_instr();
@@ -902,17 +921,44 @@ bool Engine::step(Warp& w, int gi) {
   return true;
 }
 
+bool Engine::step(Warp& w, int gi) {
+  Group& g = w.groups[size_t(gi)];
+  ExecCtx c = context(w, g);
+  LaneCounter lc;
+  return execute(c, w, &g, lc);
+}
+
+bool Engine::run_alone(Warp& w, uint64_t budget, uint64_t& n) {
+  Group& g = w.groups[0];  // stays in place: nothing is erased while it runs, and groups has room for 32
+  const Frame* frame = g.frame.get();
+  ExecCtx c = context(w, g);
+  LaneCounter lc;
+  while (n < budget) {
+    if (g.state != GroupState::Ready) return false;
+    if (g.frame.get() != frame) {  // a call or return: the context of the new frame
+      frame = g.frame.get();
+      c = context(w, g);
+    }
+    if (!execute(c, w, &g, lc)) return false;
+    ++n;
+    if (w.groups.size() != 1) {  // a split: the diverged loop takes over
+      remove_empty(w);
+      return true;
+    }
+    if (g.mask == 0) {  // every lane exited
+      w.groups.clear();
+      return true;
+    }
+  }
+  return true;
+}
+
 uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
   uint64_t n = 0;
   while (n < budget && !w.groups.empty()) {
     if (w.groups.size() == 1) {
       // Converged fast path: one group, nothing to pick or merge.
-      Group& g = w.groups[0];
-      if (g.state != GroupState::Ready) break;
-      if (!step(w, 0)) break;
-      ++n;
-      if (w.groups.size() == 1 && w.groups[0].mask == 0) w.groups.clear();
-      else if (w.groups.size() > 1) remove_empty(w);
+      if (!run_alone(w, budget, n)) break;
       continue;
     }
     int gi = pick(w);

@@ -323,6 +323,7 @@ class Engine {
 
   // Lanes `taken` of the current group continue at `target`; the rest at pc + 1.
   void branch(ExecCtx& c, uint32_t taken, uint32_t target);
+  [[gnu::noinline]] void split_branch(ExecCtx& c, uint32_t taken, uint32_t target);  // branch() that splits the group
   // Splits the lanes not in `mask` off the current group at pc + 1 (guarded control flow).
   void split_off_inactive(ExecCtx& c, uint32_t mask);
   // Lanes in `mask` exit.
@@ -380,7 +381,28 @@ class Engine {
   std::shared_ptr<Frame> new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base);
   int pick(Warp& w);
   uint64_t run_warp(Warp& w, uint64_t budget);
+  // One warp-step of group gi: false when it could not execute (a collective waiting for lanes).
   bool step(Warp& w, int gi);
+  // What semantics see while group g runs in its current frame (ExecCtx). It stays valid while the
+  // group keeps running in that frame, so the loops below build it once for many steps.
+  ExecCtx context(Warp& w, Group& g);
+  // The lane count of a group's mask, recounted only when the mask changes: a loop running one group
+  // keeps one (a portable build has no popcnt instruction, and lane_count is a dozen operations).
+  struct LaneCounter {
+    uint32_t mask = 0, lanes = 0;
+    uint32_t count(uint32_t m) {
+      if (m != mask) {
+        mask = m;
+        lanes = lane_count(m);
+      }
+      return lanes;
+    }
+  };
+  // step() with a context already built for g's frame.
+  bool execute(ExecCtx& c, Warp& w, Group* g, LaneCounter& lc);
+  // A converged warp (one group) runs on until the budget is spent, the group waits, splits or
+  // exits; false when it could not run (run_warp then ends the warp's turn).
+  bool run_alone(Warp& w, uint64_t budget, uint64_t& n);
   bool collective_ready(Warp& w, Group& g, const Instr& in, ExecCtx& c, uint32_t exec);
   void merge(Warp& w, size_t gi);
   bool time_out_try_waits();
