@@ -11,9 +11,10 @@
 // Across clusters (global memory): every clock index of a cluster has a grid-wide id, the
 // cluster's base (its serial number in the launch times the clock size, the same for every
 // cluster) plus the index. A clock holds its own cluster's entries densely and what it has learnt
-// of other clusters' threads sparsely (VClock::grid); strong accesses and atomics release and
-// acquire through grid-wide objects, so release/acquire chains order accesses of different
-// clusters.
+// of other clusters' threads sparsely (VClock::grid). Releases (.release / .acq_rel strong writes,
+// or any strong write after a fence of the warp) publish into grid-wide per-location objects that
+// any strong read or atomic acquires, so release/acquire chains order accesses of different
+// clusters; relaxed atomics without a fence order only within the cluster.
 //
 // The engine calls the hooks only when LaunchConfig::racecheck is set (one pointer test otherwise).
 #pragma once
