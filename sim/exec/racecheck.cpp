@@ -1,6 +1,7 @@
 #include "sim/exec/racecheck.h"
 
 #include <cinttypes>
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/exec/engine.h"
@@ -17,9 +18,62 @@ constexpr uint16_t kNone = 0xffff;
 // invent one.
 constexpr uint32_t kSlots = 128;
 
+constexpr uint64_t kNoGid = ~0ull;
+
+// max-merge of two id-sorted lists into out.
+void merge_max(const GridEntries& a, const GridEntries& b, GridEntries& out) {
+  out.clear();
+  out.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].first < b[j].first)) out.push_back(a[i++]);
+    else if (i == a.size() || b[j].first < a[i].first) out.push_back(b[j++]);
+    else {
+      out.emplace_back(a[i].first, std::max(a[i].second, b[j].second));
+      ++i, ++j;
+    }
+  }
+}
+
+// Whether a already holds every entry of b (both id-sorted): a binary search per entry of b, from
+// where the previous one was found (b is mostly the few entries of one thread's clock, a a sync
+// object's many).
+bool covers(const GridEntries& a, const GridEntries& b) {
+  auto from = a.begin();
+  for (const auto& e : b) {
+    from = std::lower_bound(from, a.end(), std::make_pair(e.first, 0u));
+    if (from == a.end() || from->first != e.first || from->second < e.second) return false;
+  }
+  return true;
+}
+
+// a's sparse part joined with entries b (copy on write: a's list is shared).
+void join_grid(std::shared_ptr<const GridEntries>& a, const GridEntries& b) {
+  if (b.empty()) return;
+  if (!a) {
+    a = std::make_shared<const GridEntries>(b);
+    return;
+  }
+  if (covers(*a, b)) return;
+  auto m = std::make_shared<GridEntries>();
+  merge_max(*a, b, *m);
+  a = std::move(m);
+}
+
 void join(VClock& a, const VClock& b) {
-  if (a.size() < b.size()) a.resize(b.size(), 0);
-  for (size_t i = 0; i < b.size(); ++i) a[i] = std::max(a[i], b[i]);
+  if (a.local.size() < b.local.size()) a.local.resize(b.local.size(), 0);
+  for (size_t i = 0; i < b.local.size(); ++i) a.local[i] = std::max(a.local[i], b.local[i]);
+  if (!b.grid || b.grid == a.grid) return;
+  if (!a.grid) a.grid = b.grid;
+  else join_grid(a.grid, *b.grid);
+}
+
+// What a clock of cluster `cl` knows of grid-wide thread gid.
+uint32_t knows(const RaceCluster& cl, const VClock& vc, uint64_t gid) {
+  if (gid - cl.base < vc.local.size()) return vc.local[gid - cl.base];
+  if (!vc.grid) return 0;
+  auto it = std::lower_bound(vc.grid->begin(), vc.grid->end(), std::make_pair(gid, 0u));
+  return it != vc.grid->end() && it->first == gid ? it->second : 0;
 }
 
 std::string hex(uint64_t v) {
@@ -44,6 +98,7 @@ RaceCheck::RaceCheck(Engine& e) : e_(e) {
   mod_acquire_ = t.mod_id(".acquire");
   mod_release_ = t.mod_id(".release");
   mod_mmio_ = t.mod_id(".mmio");
+  mod_acq_rel_ = t.mod_id(".acq_rel");
 }
 
 void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fresh) {
@@ -56,6 +111,7 @@ void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fres
   for (uint32_t t = 0; t < cl->nwarps * cl->nctas; ++t) cl->warp[t][t] = 1;
   cl->done.assign(cl->nwarps * cl->nctas, VClock(n, 0));
   cl->lanes_synced.assign(cl->nwarps * cl->nctas, 0);
+  cl->fenced.assign(cl->nwarps * cl->nctas, 0);
   cl->bar.assign(cl->nctas * 16, VClock(n, 0));
   cl->bar_waiters.assign(cl->nctas * 16, {});
   cl->cluster_acc.assign(n, 0);
@@ -64,14 +120,17 @@ void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fres
   cl->slot_what.assign(kSlots, "");
   cl->tmem.resize(ctas.size());
   cl->tcgen05_pipe.assign(ctas.size(), VClock(n, 0));
+  cl->base = next_base_;
+  next_base_ += n;
+  clock_size_ = n;
+  cluster_warps_ = cl->nwarps;
   for (auto& cta : ctas) {
     cl->shadow.emplace_back(cta->smem.size());
     cta->race = cl;
+    if (cta->rank == 0) cluster_first_.push_back(cta->id);
+    if (cta->rank == cl->nctas - 1) cluster_shape_ = {cta->cluster_ctaid.x + 1, cta->cluster_ctaid.y + 1, cta->cluster_ctaid.z + 1};
   }
-  if (fresh) {  // the previous cluster is gone: its synchronisation objects with it
-    mbar_.clear();
-    strong_.clear();
-  }
+  if (fresh) mbar_.clear();  // the previous cluster is gone: its mbarriers with it
 }
 
 RaceCluster& RaceCheck::cluster_of(const Cta& cta) { return *cta.race; }
@@ -93,7 +152,11 @@ void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p,
     // Morally strong accesses (atomics, volatile, relaxed/acquire/release) do not race with each
     // other and carry synchronisation: a strong write releases, a strong read acquires, through
     // the location (a fence + strong access pattern of the memory model, taken generously).
-    strong(c, uint64_t(reinterpret_cast<uintptr_t>(p)) >> 2, acc, write);
+    const uint64_t key = uint64_t(reinterpret_cast<uintptr_t>(p)) >> 2;
+    bool in_smem = false;
+    for (auto& cta : e_.ctas)
+      in_smem |= p >= cta->smem.data() && p < cta->smem.data() + cta->smem.size();
+    strong(c, in, key, in_smem ? nullptr : &strong_global_[key], acc, write);
     return;
   }
   for (auto& cta : e_.ctas) {
@@ -128,49 +191,104 @@ std::string RaceCheck::global_place(uint64_t addr) const {
 }
 
 // Global memory, per 4-byte word: the same last-write / last-read check, restricted to the bytes
-// of the word both accesses touched (threads writing neighbouring bytes do not conflict).
+// of the word both accesses touched (threads writing neighbouring bytes do not conflict), by
+// grid-wide thread ids: the shadow lives for the launch, so accesses of different clusters meet.
 void RaceCheck::check_global(ExecCtx& c, RaceCluster& cl, uint64_t addr, const uint8_t* p, uint32_t n, bool write,
                              uint16_t tid, uint8_t lane, const Instr* site) {
+  (void)c;
   const VClock& vc = cl.warp[tid];
   const uint32_t now = vc[tid];
   const uint32_t synced = cl.lanes_synced[tid];
-  auto unordered = [&](const RaceAcc& a, uint8_t bytes) {
-    if (a.tid == kNone || !(a.pad & bytes)) return false;
-    if (a.tid != tid) return vc[a.tid] < a.clk;
+  const uint64_t me = cl.base + tid;
+  auto unordered = [&](const GlobalAcc& a, uint8_t bytes) {
+    if (a.gid == kNoGid || !(a.bytes & bytes)) return false;
+    if (a.gid != me) return knows(cl, vc, a.gid) < a.clk;
     return a.lane != lane && a.clk != now && a.clk > synced;
   };
   for (uint64_t w = addr >> 2; w <= (addr + n - 1) >> 2; ++w) {
-    auto& page = cl.global_pages[w >> 10];
-    if (!page) page = std::make_unique<RaceCell[]>(1024);
-    RaceCell& cell = page[w & 1023];
+    auto& page = global_pages_[w >> 10];
+    if (!page) page = std::make_unique<GlobalCell[]>(1024);
+    GlobalCell& cell = page[w & 1023];
     uint8_t bytes = 0;
     for (uint64_t b = std::max(addr, w << 2); b < std::min(addr + n, (w << 2) + 4); ++b) bytes |= uint8_t(1u << (b & 3));
     const uint64_t first = std::max(addr, w << 2);
     if (write) {
-      if (unordered(cell.w, bytes))
-        waw_.push_back({&cl, c.cta, 0, p + (first - addr), p[first - addr], cell.w, tid, lane, site, global_place(first)});
-      if (unordered(cell.r, bytes)) report(cl, *c.cta, 0, "WAR", cell.r, false, tid, lane, site, true, global_place(first));
-      cell.w = {now, tid, lane, bytes, site};
-      cell.r.tid = kNone;
+      if (unordered(cell.w, bytes)) report_global("WAW", cell.w, true, me, lane, site, true, first, p + (first - addr));
+      if (unordered(cell.r, bytes)) report_global("WAR", cell.r, false, me, lane, site, true, first);
+      cell.w = {now, lane, bytes, me, site};
+      cell.r.gid = kNoGid;
     } else {
-      if (unordered(cell.w, bytes)) report(cl, *c.cta, 0, "RAW", cell.w, true, tid, lane, site, false, global_place(first));
-      cell.r = {now, tid, lane, bytes, site};
+      if (unordered(cell.w, bytes)) report_global("RAW", cell.w, true, me, lane, site, false, first);
+      cell.r = {now, lane, bytes, me, site};
     }
   }
 }
 
-void RaceCheck::strong(ExecCtx& c, uint64_t key, Access acc, bool write) {
+// The releasing clock as grid-wide entries: its own cluster's (non-zero) entries, then what it
+// knows of the others, in id order.
+const GridEntries& RaceCheck::to_grid(const RaceCluster& cl, const VClock& vc) {
+  foreign_.clear();
+  for (size_t i = 0; i < vc.local.size(); ++i)
+    if (vc.local[i]) foreign_.emplace_back(cl.base + i, vc.local[i]);
+  if (vc.grid) merge_max(foreign_, *vc.grid, scratch_);
+  else scratch_.swap(foreign_);
+  return scratch_;
+}
+
+void RaceCheck::acquire_grid(const RaceCluster& cl, VClock& vc, const GridEntries& obj) {
+  foreign_.clear();
+  for (const auto& [gid, clk] : obj) {
+    if (gid - cl.base < vc.local.size()) vc.local[gid - cl.base] = std::max(vc.local[gid - cl.base], clk);
+    else foreign_.push_back({gid, clk});
+  }
+  join_grid(vc.grid, foreign_);
+}
+
+// A strong write or atomic releases the thread's clocks into its location, a strong read or
+// atomic acquires them: within the cluster always (the memory model's patterns taken generously),
+// and to other clusters through `grid` (global memory) when the write is a release (.release,
+// .acq_rel, or the warp fenced before). Any strong read or atomic acquires what was released there.
+void RaceCheck::strong(ExecCtx& c, const Instr& in, uint64_t key, SyncObj* grid, Access acc, bool write) {
   RaceCluster& cl = cluster_of(*c.cta);
-  lanes_sync(cl, warp_tid(*c.warp));
-  VClock& me = cl.warp[warp_tid(*c.warp)];
+  const uint16_t tid = warp_tid(*c.warp);
+  lanes_sync(cl, tid);
+  VClock& me = cl.warp[tid];
   if (acc == Access::Atomic || !write) {
-    auto it = strong_.find(key);
-    if (it != strong_.end()) join(me, it->second);
+    auto it = cl.strong.find(key);
+    if (it != cl.strong.end()) join(me, it->second);
   }
-  if (write) {
-    join(strong_[key], me);
-    ++me[warp_tid(*c.warp)];
+  static std::pair<const SyncObj*, uint64_t> none;
+  auto& seen = grid ? seen_[cl.base + tid] : none;
+  auto holds = [&] { return seen.first == grid && seen.second == grid->version; };
+  if (grid && (acc == Access::Atomic || !write) && !grid->clocks.empty() && !holds()) {
+    acquire_grid(cl, me, grid->clocks);
+    seen = {grid, grid->version};
   }
+  if (!write) return;
+  // The lanes after the first of one instruction release the clock the first released (the
+  // warp's clock ticked after it: what the warp does next is not released).
+  if (strong_ticked_) --me[tid];
+  join(cl.strong[key], me);
+  auto has = [&](int id) { return id >= 0 && in.mods.test(size_t(id)); };
+  if (grid && (cl.fenced[tid] || has(mod_release_) || has(mod_acq_rel_))) {
+    const GridEntries& mine = to_grid(cl, me);
+    if (!covers(grid->clocks, mine)) {
+      // The warp had acquired the object before: it holds all of it after the merge too.
+      const bool held = holds();
+      merge_max(grid->clocks, mine, foreign_);
+      grid->clocks.swap(foreign_);
+      grid->version = ++next_version_;
+      if (held) seen.second = grid->version;
+    }
+  }
+  ++me[tid];
+  strong_ticked_ = true;
+}
+
+void RaceCheck::thread_fence(ExecCtx& c) {
+  if (!c.cta->race) return;
+  RaceCluster& cl = cluster_of(*c.cta);
+  cl.fenced[warp_tid(*c.warp)] = 1;
 }
 
 void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc,
@@ -190,7 +308,7 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
     RaceCell& cell = sh[i];
     if (write) {
       if (unordered(cell.w)) {
-        if (defer_waw) waw_.push_back({&cl, &cta, i, &cta.smem[i], cta.smem[i], cell.w, tid, lane, site, {}});
+        if (defer_waw) waw_.push_back({&cl, &cta, i, &cta.smem[i], cta.smem[i], cell.w, tid, lane, site, {}, {}});
         else report(cl, cta, i, "WAW", cell.w, true, tid, lane, site, true);
       }
       if (unordered(cell.r)) report(cl, cta, i, "WAR", cell.r, false, tid, lane, site, true);
@@ -207,8 +325,11 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
 // stores from every warp (Triton's warp-specialized kernels write their shared descriptors so),
 // and they are not reported. Any WAW that changed the byte is.
 void RaceCheck::settle_waw() {
-  for (const PendingWaw& w : waw_)
-    if (*w.byte != w.before) report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true, w.place);
+  for (PendingWaw& w : waw_) {
+    if (*w.byte == w.before) continue;
+    if (!w.message.empty()) emit(w.key, w.site, std::move(w.message));
+    else report(*w.cl, *w.cta, w.off, "WAW", w.first, true, w.tid, w.lane, w.site, true);
+  }
   waw_.clear();
 }
 
@@ -231,6 +352,20 @@ void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind
                        const std::string& place) {
   // Once per pair of instructions and kind, like compute-sanitizer's racecheck summary.
   const std::string key = std::to_string(uintptr_t(first.site)) + "/" + std::to_string(uintptr_t(site)) + kind;
+  if (reported_.count(key)) return;
+  const std::string cta_id =
+      "CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ")";
+  // place: empty (shared memory), " at lane L, column C" (Tensor Memory) or "global memory at ...".
+  const std::string where = place.empty()             ? "shared memory of " + cta_id + " at offset " + hex(off)
+                            : place.rfind(" at ", 0) == 0 ? "tensor memory of " + cta_id + place
+                                                        : place;
+  emit(key, site,
+       std::string("race (") + kind + ") on " + where + ": " + (write ? "write" : "read") + " by " +
+           who(cl, tid, lane, site) + " is not ordered after the " + (first_write ? "write" : "read") + " by " +
+           who(cl, first.tid, first.lane, first.site));
+}
+
+void RaceCheck::emit(const std::string& key, const Instr* site, std::string message) {
   if (!reported_.insert(key).second) return;
   Diagnostic d;
   d.severity = Diagnostic::Severity::Warning;
@@ -239,16 +374,40 @@ void RaceCheck::report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind
     d.loc = {site->line, site->col};
     d.source_line = source_line_of(e_.prog.source, site->line);
   }
-  const std::string cta_id =
-      "CTA (" + std::to_string(cta.id.x) + "," + std::to_string(cta.id.y) + "," + std::to_string(cta.id.z) + ")";
-  // place: empty (shared memory), " at lane L, column C" (Tensor Memory) or "global memory at ...".
-  const std::string where = place.empty()             ? "shared memory of " + cta_id + " at offset " + hex(off)
-                            : place.rfind(" at ", 0) == 0 ? "tensor memory of " + cta_id + place
-                                                        : place;
-  d.message = std::string("race (") + kind + ") on " + where + ": " +
-              (write ? "write" : "read") + " by " + who(cl, tid, lane, site) + " is not ordered after the " +
-              (first_write ? "write" : "read") + " by " + who(cl, first.tid, first.lane, first.site);
+  d.message = std::move(message);
   e_.note(std::move(d));
+}
+
+// A thread anywhere in the grid: its CTA by coordinates (CTA ranks repeat in every cluster).
+std::string RaceCheck::global_who(uint64_t gid, uint8_t lane, const Instr* site) const {
+  const uint64_t serial = gid / clock_size_, t = gid % clock_size_;
+  const uint32_t rank = uint32_t(t / cluster_warps_), w = uint32_t(t % cluster_warps_);
+  const Dim3& c = cluster_shape_;
+  const Dim3 first = cluster_first_[serial];
+  const Dim3 id = {first.x + rank % c.x, first.y + rank / c.x % c.y, first.z + rank / (c.x * c.y)};
+  return "thread " + std::to_string(w * 32 + lane) + " (warp " + std::to_string(w) + ", lane " + std::to_string(lane) +
+         ") of CTA (" + std::to_string(id.x) + "," + std::to_string(id.y) + "," + std::to_string(id.z) + ") at " +
+         e_.prog.file_name + ":" + std::to_string(site ? site->line : 0);
+}
+
+// A WAW (byte given) waits for the end of the instruction: a write of the value already there is
+// not reported (settle_waw).
+void RaceCheck::report_global(const char* kind, const GlobalAcc& first, bool first_write, uint64_t gid, uint8_t lane,
+                              const Instr* site, bool write, uint64_t addr, const uint8_t* byte) {
+  const std::string key = std::to_string(uintptr_t(first.site)) + "/" + std::to_string(uintptr_t(site)) + kind;
+  if (reported_.count(key)) return;
+  std::string message = std::string("race (") + kind + ") on " + global_place(addr) + ": " +
+                        (write ? "write" : "read") + " by " + global_who(gid, lane, site) +
+                        " is not ordered after the " + (first_write ? "write" : "read") + " by " +
+                        global_who(first.gid, first.lane, first.site);
+  if (!byte) return emit(key, site, std::move(message));
+  PendingWaw w{};
+  w.byte = byte;
+  w.before = *byte;
+  w.site = site;
+  w.message = std::move(message);
+  w.key = key;
+  waw_.push_back(std::move(w));
 }
 
 void RaceCheck::proxy_race(ExecCtx& c, Cta& cta, uint32_t off, const std::string& what) {

@@ -1,5 +1,5 @@
 // --racecheck: happens-before race detection on shared memory and Tensor Memory, and with
-// --racecheck-global on global memory between the threads of a cluster (docs/racecheck.md).
+// --racecheck-global on global memory between the threads of the whole grid (docs/racecheck.md).
 //
 // Vector clocks in the FastTrack style over the *warps* of a cluster plus a pool of pseudo-threads
 // for asynchronous operations (TMA, bulk copies, cp.async, st.async, wgmma and tcgen05 work). A warp
@@ -7,6 +7,14 @@
 // rule (an access of another lane is ordered only by a synchronising instruction of the warp in
 // between). Every shortcut here may hide a race; none may invent one: a report needs two recorded
 // accesses that nothing recorded orders.
+//
+// Across clusters (global memory): every clock index of a cluster has a grid-wide id, the
+// cluster's base (its serial number in the launch times the clock size, the same for every
+// cluster) plus the index. A clock holds its own cluster's entries densely and what it has learnt
+// of other clusters' threads sparsely (VClock::grid). Releases (.release / .acq_rel strong writes,
+// or any strong write after a fence of the warp) publish into grid-wide per-location objects that
+// any strong read or atomic acquires, so release/acquire chains order accesses of different
+// clusters; relaxed atomics without a fence order only within the cluster.
 //
 // The engine calls the hooks only when LaunchConfig::racecheck is set (one pointer test otherwise).
 #pragma once
@@ -18,6 +26,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "sim/api.h"
 #include "sim/exec/exec_ctx.h"
 
 namespace ptxsim {
@@ -29,7 +38,25 @@ struct AsyncOp;
 struct MbarrierSlot;
 struct CtaBarrier;
 
-using VClock = std::vector<uint32_t>;
+// Clock entries of other clusters' threads: (grid-wide id, clock), sorted by id.
+using GridEntries = std::vector<std::pair<uint64_t, uint32_t>>;
+
+// A vector clock: dense over the threads of its own cluster (warps, then pseudo-threads), sparse
+// over other clusters' threads. The sparse part is shared and copied on write: the warps of a CTA
+// that pass one barrier share one list instead of merging it again.
+struct VClock {
+  std::vector<uint32_t> local;
+  std::shared_ptr<const GridEntries> grid;  // null: nothing of other clusters
+  VClock() = default;
+  VClock(size_t n, uint32_t v) : local(n, v) {}
+  uint32_t& operator[](size_t i) { return local[i]; }
+  uint32_t operator[](size_t i) const { return local[i]; }
+  size_t size() const { return local.size(); }
+  void assign(size_t n, uint32_t v) {
+    local.assign(n, v);
+    grid.reset();
+  }
+};
 
 // One recorded access of a shared-memory byte: who (clock index `tid`, its clock `clk`) and where.
 struct RaceAcc {
@@ -41,6 +68,22 @@ struct RaceAcc {
 };
 struct RaceCell {
   RaceAcc w, r;
+};
+// The same for a word of global memory, by grid-wide thread id (any cluster of the launch).
+struct GlobalAcc {
+  uint32_t clk = 0;
+  uint8_t lane = 0;
+  uint8_t bytes = 0;  // the bytes of the word accessed (bit per byte)
+  uint64_t gid = ~0ull;  // ~0: none
+  const Instr* site = nullptr;
+};
+struct GlobalCell {
+  GlobalAcc w, r;
+};
+// A strong access's location as a synchronisation object: the clocks released into it.
+struct SyncObj {
+  GridEntries clocks;
+  uint64_t version = 0;  // unique over the launch, new whenever clocks change (0: empty)
 };
 
 // An asynchronous operation's identity for the clocks: its pseudo-thread slot and clock there, the
@@ -60,6 +103,10 @@ struct RaceOp {
 // memory, CTA and cluster barrier clocks, the pseudo-thread pool.
 struct RaceCluster {
   uint32_t nwarps = 0, nctas = 0, nslots = 0;
+  uint64_t base = 0;                // grid-wide id of clock index 0 (serial * size())
+  // Strong accesses' synchronisation within the cluster, per 4-byte location (host address / 4).
+  std::unordered_map<uint64_t, VClock> strong;
+  std::vector<uint8_t> fenced;      // per warp: it executed a fence or membar
   std::vector<VClock> warp;         // by clock index rank * nwarps + warp
   std::vector<VClock> done;         // per warp: join of its completed asynchronous operations
   // Per warp: its own clock at its last synchronising instruction. Two accesses of different lanes
@@ -85,9 +132,6 @@ struct RaceCluster {
     uint8_t waited = 0;  // warps (bit w % 4) whose wgmma.wait_group covered it
   };
   std::unordered_map<uint32_t, std::deque<Wgmma>> wgmma;
-  // --racecheck-global: one cell per 4-byte word of global memory the cluster touched (pages of
-  // 1024 words, allocated at first touch); RaceAcc::pad holds the bytes of the word accessed.
-  std::unordered_map<uint64_t, std::unique_ptr<RaceCell[]>> global_pages;
   uint32_t size() const { return nwarps * nctas + nslots; }
 };
 
@@ -144,10 +188,13 @@ class RaceCheck {
   void end_instr() {
     if (!waw_.empty()) settle_waw();
     new_instr_ = true;
+    strong_ticked_ = false;
   }
   // A warp-synchronous collective (bar.warp.sync, shfl/vote/match/redux/elect .sync): it orders
   // the executing warp's lanes.
   void warp_sync(ExecCtx& c);
+  // fence / membar by the executing warp: its strong writes release to other clusters from now on.
+  void thread_fence(ExecCtx& c);
 
  private:
   RaceCluster& cluster_of(const Cta& cta);
@@ -158,6 +205,12 @@ class RaceCheck {
   void check_global(ExecCtx& c, RaceCluster& cl, uint64_t addr, const uint8_t* p, uint32_t n, bool write,
                     uint16_t tid, uint8_t lane, const Instr* site);
   std::string global_place(uint64_t addr) const;
+  // A global-memory report: both sides named with their CTA's coordinates (ranks repeat across
+  // clusters); a WAW goes to waw_ with its message, decided when the instruction ends.
+  std::string global_who(uint64_t gid, uint8_t lane, const Instr* site) const;
+  void report_global(const char* kind, const GlobalAcc& first, bool first_write, uint64_t gid, uint8_t lane,
+                     const Instr* site, bool write, uint64_t addr, const uint8_t* byte = nullptr);
+  void emit(const std::string& key, const Instr* site, std::string message);
   // A WAW of the executing instruction, decided when it ends (end_instr): the byte before the write.
   struct PendingWaw {
     RaceCluster* cl;
@@ -169,7 +222,8 @@ class RaceCheck {
     uint16_t tid;
     uint8_t lane;
     const Instr* site;
-    std::string place;    // global memory: where (shared memory: empty)
+    std::string message;  // global memory: the report, with its key (shared memory: empty)
+    std::string key;
   };
   std::vector<PendingWaw> waw_;
   void check_tmem(RaceCluster& cl, Cta& cta, uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns,
@@ -177,7 +231,10 @@ class RaceCheck {
   void report(RaceCluster& cl, Cta& cta, uint32_t off, const char* kind, const RaceAcc& first, bool first_write,
               uint16_t tid, uint8_t lane, const Instr* site, bool write, const std::string& place = "");
   std::string who(RaceCluster& cl, uint16_t tid, uint8_t lane, const Instr* site) const;
-  void strong(ExecCtx& c, uint64_t key, Access acc, bool write);
+  void strong(ExecCtx& c, const Instr& in, uint64_t key, SyncObj* grid, Access acc, bool write);
+  // A clock's entries in grid-wide ids (into scratch_), and a clock joining grid-wide entries.
+  const GridEntries& to_grid(const RaceCluster& cl, const VClock& vc);
+  void acquire_grid(const RaceCluster& cl, VClock& vc, const GridEntries& obj);
   bool is_strong(const Instr& in) const;
   VClock& agent_vc(RaceCluster& cl, const Warp* cur, uint16_t* tid);
 
@@ -189,9 +246,26 @@ class RaceCheck {
   RaceOp* agent_ = nullptr;          // the asynchronous operation completing now, if any
   std::shared_ptr<RaceOp> last_op_;  // the operation new_tcgen05_op made last
   std::shared_ptr<RaceOp> wgmma_op_; // the wgmma.mma_async executing now
-  int mod_volatile_, mod_relaxed_, mod_acquire_, mod_release_, mod_mmio_;
+  int mod_volatile_, mod_relaxed_, mod_acquire_, mod_release_, mod_mmio_, mod_acq_rel_;
   std::unordered_map<const MbarrierSlot*, std::pair<VClock, VClock>> mbar_;  // releases, last phase
-  std::unordered_map<uint64_t, VClock> strong_;  // per 4-byte location of strong accesses
+  // Releases to other clusters (a strong write that is a release: .release / .acq_rel, or after a
+  // fence of the warp), per 4-byte location of global memory, in grid-wide ids, for the launch.
+  std::unordered_map<uint64_t, SyncObj> strong_global_;
+  // Per grid-wide warp id: the object and version it last acquired or covered (acquiring again
+  // changes nothing; the lanes of one atomic instruction mostly hit one location).
+  std::unordered_map<uint64_t, std::pair<const SyncObj*, uint64_t>> seen_;
+  uint64_t next_version_ = 0;
+  bool strong_ticked_ = false;  // the executing instruction released already (its clock ticked)
+  uint64_t next_base_ = 0;  // the next cluster's base
+  // Per cluster serial: its CTA of rank 0's coordinates; with the cluster's shape, a rank's (for
+  // global reports).
+  std::vector<Dim3> cluster_first_;
+  Dim3 cluster_shape_;
+  uint32_t clock_size_ = 0, cluster_warps_ = 0;
+  // --racecheck-global: one cell per 4-byte word of global memory the launch touched (pages of 1024
+  // words, allocated at first touch), grid-wide: accesses of different clusters meet here.
+  std::unordered_map<uint64_t, std::unique_ptr<GlobalCell[]>> global_pages_;
+  GridEntries scratch_, foreign_;  // the releasing clock in grid-wide ids; entries being acquired
   std::unordered_set<std::string> reported_;
 };
 

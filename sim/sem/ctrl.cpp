@@ -122,6 +122,13 @@ void bind_trap(Binder& b) {
 }
 void bind_nop(Binder& b) { b.in.fn = exec_nop; }
 
+// fence / membar: ordering only; --racecheck-global takes the warp's later strong writes as
+// releases to other clusters (the fence + relaxed write release pattern, docs/racecheck.md).
+void exec_thread_fence(ExecCtx& c, const Instr&, uint32_t mask) {
+  if (c.race && mask) [[unlikely]] c.race->thread_fence(c);
+}
+void bind_thread_fence(Binder& b) { b.in.fn = exec_thread_fence; }
+
 void bind_setmaxnreg(Binder& b) {
   b.require_ops(1, 1);
   int64_t n = b.imm(0);

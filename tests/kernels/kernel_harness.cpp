@@ -121,6 +121,8 @@ RunResult Harness::launch(const std::string& kernel, Dim3 grid, Dim3 block, cons
   cfg.max_seconds = 60.0;
   cfg.racecheck = racecheck;
   cfg.racecheck_global = racecheck_global;
+  cfg.cluster = cluster;
+  cfg.co_resident = co_resident;
   std::ostringstream os;
   RunResult r = ptxsim::launch(*prog_, kernel_named(kernel), cfg, params, mem_, printf_out ? printf_out : &os);
   if (!printf_out) printf_ = os.str();

@@ -96,6 +96,8 @@ class Harness {
   // it and ptxsim::launch prints the race reports of launches that did not ask for it.)
   bool racecheck = false;
   bool racecheck_global = false;  // LaunchConfig::racecheck_global
+  Dim3 cluster;                   // LaunchConfig::cluster (1,1,1: no clusters)
+  bool co_resident = false;       // LaunchConfig::co_resident (a cooperative launch)
 
  private:
   std::vector<uint8_t> build_params(const std::string& kernel, const std::vector<std::pair<const void*, size_t>>& raw);

@@ -141,3 +141,65 @@ __global__ void race_global(int* buf, int* out, int racy) {
     out[t] = reinterpret_cast<unsigned char*>(buf)[t];
   }
 }
+
+// Global memory between CTAs of different clusters (--racecheck-global), 32 threads per CTA. With
+// clusters of 2 CTAs, CTAs 0 and 2 have the same rank in different clusters.
+//   0: CTA 0 writes buf, CTA 2 reads it, nothing orders them (RAW across clusters);
+//   1: the same behind a flag: st.release.gpu after the writes, ld.acquire.gpu spin before the reads;
+//   2: every thread of every CTA adds to one counter with atomics (atomics never race);
+//   3: every CTA writes its partial, __threadfence + atomicAdd; the last CTA to arrive reads them all
+//      (the threadFenceReduction pattern);
+//   4 / 5: mode 0's write alone / read alone (two launches: the kernel boundary orders them);
+//   6 / 7 (cooperative launch): CTA b writes buf[b], a grid barrier (atomic arrive, ld.acquire
+//      spin) or none (7), then reads buf[b + 1].
+__device__ inline void st_release_gpu(int* p, int v) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ inline int ld_acquire_gpu(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__global__ void race_cross_cluster(int* buf, int* flag, int* out, int mode) {
+  const int t = threadIdx.x, b = blockIdx.x, n = gridDim.x;
+  if (mode == 0 || mode == 1 || mode == 4 || mode == 5) {
+    if (b == 0 && mode != 5) {
+      buf[t] = t + 1;
+      __syncthreads();
+      if (mode == 1 && t == 0) st_release_gpu(flag, 1);
+    }
+    if (b == 2 && mode != 4) {
+      if (mode == 1 && t == 0)
+        while (ld_acquire_gpu(flag) != 1) {
+        }
+      __syncthreads();
+      out[t] = buf[t];
+    }
+  } else if (mode == 2) {
+    atomicAdd(flag, 1);
+  } else if (mode == 3) {
+    if (t == 0) buf[b] = b + 1;
+    __threadfence();
+    __syncthreads();
+    __shared__ int last;
+    if (t == 0) last = atomicAdd(flag, 1) == n - 1;
+    __syncthreads();
+    if (last && t == 0) {
+      int sum = 0;
+      for (int i = 0; i < n; ++i) sum += buf[i];
+      out[0] = sum;
+    }
+  } else {
+    if (t == 0) buf[b] = b + 1;
+    __syncthreads();
+    if (mode == 6 && t == 0) {
+      __threadfence();
+      atomicAdd(flag, 1);
+      while (ld_acquire_gpu(flag) != n) {
+      }
+    }
+    __syncthreads();
+    if (t == 0) out[b] = buf[(b + 1) % n];
+  }
+}

@@ -1,6 +1,7 @@
 // racecheck.cu under --racecheck: each planted race is reported with both accesses (PTX line of
 // each, kind), once per pair of instructions; each race-free twin stays silent and computes the
 // right result.
+#include <cstdio>
 #include <regex>
 
 #include "sim/exec/program.h"
@@ -213,19 +214,152 @@ TEST_P(RacecheckTest, GlobalMemoryWithoutSyncthreads) {
       EXPECT_EQ(v[0].kind, "WAR");
       EXPECT_TRUE(has(v[0].second, "st.global") && has(v[0].first, "ld.global")) << list(v);
       EXPECT_TRUE(has(v[0].message, "race (WAR) on global memory at address 0x")) << v[0].message;
-      EXPECT_TRUE(has(v[0].message, " (allocation 'buf' + 0x80): write by thread 32 (warp 1, lane 0) of CTA rank 0 at "))
+      EXPECT_TRUE(has(v[0].message, " (allocation 'buf' + 0x80): write by thread 32 (warp 1, lane 0) of CTA (0,0,0) at "))
           << v[0].message;
-      EXPECT_TRUE(has(v[0].message, "is not ordered after the read by thread 31 (warp 0, lane 31) of CTA rank 0 at "))
+      EXPECT_TRUE(has(v[0].message, "is not ordered after the read by thread 31 (warp 0, lane 31) of CTA (0,0,0) at "))
           << v[0].message;
       EXPECT_EQ(v[1].kind, "RAW");
-      EXPECT_TRUE(has(v[1].message, " (allocation 'buf' + 0x7c): read by thread 32 (warp 1, lane 0) of CTA rank 0 at "))
+      EXPECT_TRUE(has(v[1].message, " (allocation 'buf' + 0x7c): read by thread 32 (warp 1, lane 0) of CTA (0,0,0) at "))
           << v[1].message;
-      EXPECT_TRUE(has(v[1].message, "is not ordered after the write by thread 31 (warp 0, lane 31) of CTA rank 0 at "))
+      EXPECT_TRUE(has(v[1].message, "is not ordered after the write by thread 31 (warp 0, lane 31) of CTA (0,0,0) at "))
           << v[1].message;
       continue;
     }
     EXPECT_TRUE(v.empty()) << list(v);
     for (int t = 0; t < 64; ++t) EXPECT_EQ(out[t], racy == 0 ? (63 - t) * 3 : t) << t;
+  }
+}
+
+// --racecheck-global across clusters (race_cross_cluster in racecheck.cu): grid 4 in clusters of
+// 2, so the writer CTA (0,0,0) and the reader CTA (2,0,0) are both rank 0, of different clusters.
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+struct CrossCluster {
+  uint64_t buf, flag, out;
+};
+
+CrossCluster cross_buffers(Harness& h) {
+  return {h.alloc_n<int32_t>(64, "buf"), h.upload(std::vector<int32_t>{0}, "flag"), h.alloc_n<int32_t>(64, "out")};
+}
+
+RunResult cross_launch(Harness& h, const CrossCluster& b, int mode, uint32_t grid = 4) {
+  const std::string k = h.kernel_named("race_cross_cluster");
+  return h.launch(k, {grid}, {32}, h.params(k, b.buf, b.flag, b.out, int32_t(mode)));
+}
+
+TEST_P(RacecheckTest, GlobalAcrossClustersUnordered) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck_global = true;
+  h.cluster = {2};
+  const CrossCluster b = cross_buffers(h);
+  RunResult r = cross_launch(h, b, 0);
+  ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+  auto v = races(h, r);
+  ASSERT_EQ(v.size(), 1u) << list(v);
+  EXPECT_TRUE(has(v[0].second, "ld.global") && has(v[0].first, "st.global")) << list(v);
+  const Diagnostic* d = nullptr;
+  for (const auto& x : r.diagnostics)
+    if (x.message == v[0].message) d = &x;
+  ASSERT_NE(d, nullptr);
+  const std::string file = h.program().file_name;
+  const std::string msg = v[0].message;
+  const size_t at = msg.rfind(file + ":");
+  ASSERT_NE(at, std::string::npos) << msg;
+  const uint32_t write_line = uint32_t(std::stoul(msg.substr(at + file.size() + 1)));
+  EXPECT_EQ(msg, "race (RAW) on global memory at address " + hex(b.buf) +
+                     " (allocation 'buf' + 0x0): read by thread 0 (warp 0, lane 0) of CTA (2,0,0) at " + file + ":" +
+                     std::to_string(d->loc.line) +
+                     " is not ordered after the write by thread 0 (warp 0, lane 0) of CTA (0,0,0) at " + file + ":" +
+                     std::to_string(write_line));
+  const auto out = h.download<int32_t>(b.out, 32);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], t + 1) << t;  // the serial schedule runs cluster 0 first
+
+  // Each CTA its own cluster (no clusters): the same race, CTA (2,0,0) against CTA (0,0,0).
+  h.cluster = {1};
+  const CrossCluster b2 = cross_buffers(h);
+  r = cross_launch(h, b2, 0);
+  ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+  v = races(h, r);
+  ASSERT_EQ(v.size(), 1u) << list(v);
+  EXPECT_TRUE(has(v[0].message, "read by thread 0 (warp 0, lane 0) of CTA (2,0,0) at ")) << v[0].message;
+  EXPECT_TRUE(has(v[0].message, "the write by thread 0 (warp 0, lane 0) of CTA (0,0,0) at ")) << v[0].message;
+}
+
+// The race-free twins stay silent and compute their results.
+TEST_P(RacecheckTest, GlobalAcrossClustersOrdered) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck_global = true;
+  for (uint32_t cluster : {1u, 2u}) {
+    SCOPED_TRACE("cluster=" + std::to_string(cluster));
+    h.cluster = {cluster};
+    {  // st.release.gpu / ld.acquire.gpu flag handshake
+      const CrossCluster b = cross_buffers(h);
+      RunResult r = cross_launch(h, b, 1);
+      ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+      auto v = races(h, r);
+      EXPECT_TRUE(v.empty()) << list(v);
+      const auto out = h.download<int32_t>(b.out, 32);
+      for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], t + 1) << t;
+    }
+    {  // atomics from every thread of every CTA to one counter
+      const CrossCluster b = cross_buffers(h);
+      RunResult r = cross_launch(h, b, 2, 8);
+      ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+      auto v = races(h, r);
+      EXPECT_TRUE(v.empty()) << list(v);
+      EXPECT_EQ(h.download<int32_t>(b.flag, 1)[0], 8 * 32);
+    }
+    {  // partials published by __threadfence + atomicAdd, summed by the last CTA
+      const CrossCluster b = cross_buffers(h);
+      RunResult r = cross_launch(h, b, 3, 8);
+      ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+      auto v = races(h, r);
+      EXPECT_TRUE(v.empty()) << list(v);
+      EXPECT_EQ(h.download<int32_t>(b.out, 1)[0], 36);
+    }
+    {  // written in one launch, read in the next
+      const CrossCluster b = cross_buffers(h);
+      RunResult r = cross_launch(h, b, 4);
+      ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+      r = cross_launch(h, b, 5);
+      ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+      auto v = races(h, r);
+      EXPECT_TRUE(v.empty()) << list(v);
+      const auto out = h.download<int32_t>(b.out, 32);
+      for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], t + 1) << t;
+    }
+  }
+}
+
+// A cooperative launch (every cluster resident, interleaved): a grid barrier built from an atomic
+// arrive and an ld.acquire.gpu spin orders each CTA's write before the next CTA's read; without it
+// the neighbours' accesses race.
+TEST_P(RacecheckTest, GlobalAcrossClustersGridBarrier) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck_global = true;
+  h.co_resident = true;
+  for (int mode : {6, 7}) {
+    SCOPED_TRACE("mode=" + std::to_string(mode));
+    const CrossCluster b = cross_buffers(h);
+    RunResult r = cross_launch(h, b, mode, 8);
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    if (mode == 6) {
+      EXPECT_TRUE(v.empty()) << list(v);
+      const auto out = h.download<int32_t>(b.out, 8);
+      for (int i = 0; i < 8; ++i) EXPECT_EQ(out[i], (i + 1) % 8 + 1) << i;
+      continue;
+    }
+    ASSERT_FALSE(v.empty());
+    for (const auto& x : v) {
+      EXPECT_TRUE(has(x.message, "on global memory at address ") && has(x.message, "(allocation 'buf' + 0x"))
+          << x.message;
+      EXPECT_TRUE(has(x.second, "global") && has(x.first, "global")) << list(v);
+    }
   }
 }
 
