@@ -426,7 +426,9 @@ RC_GTEST_PROP(TmaProp, Im2colLoadMatchesReferenceWalk, ()) {
     for (uint32_t ch = 0; ch < cpp; ++ch) {
       int64_t cc = int64_t(c.c[0]) + ch;
       bool in = pin && cc >= 0 && cc < int64_t(dims[0]);
-      for (uint32_t b = 0; b < es; ++b) want[k * pitch + ch * es + b] = in ? g.mem[base + uint64_t(cc) * es + b] : 0;
+      uint8_t el[8] = {};
+      if (in) ref_element(&g.mem[base + uint64_t(cc) * es], es, is_tf32(dt), el);
+      for (uint32_t b = 0; b < es; ++b) want[k * pitch + ch * es + b] = el[b];
     }
     // next pixel: W fastest, wrap to the lower corner, carry into H, D, then N
     uint32_t s = 0;
