@@ -333,6 +333,29 @@ $join:
 }
 """
 
+# The end of the TMA load kernels: every thread waits for phase 0 of the mbarrier at %r5, then the
+# CTA copies the SMEM bytes of shared memory at %r2 to `out`, four bytes per thread per step.
+TMA_WAIT_COPY_OUT = r"""$wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;
+  @!%p3 bra $wait;
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd4, %rd3;
+  shl.b32 %r3, %r1, 2;
+$copy:
+  setp.ge.u32 %p1, %r3, SMEM;
+  @%p1 bra $done;
+  add.u32 %r4, %r2, %r3;
+  ld.shared.u32 %r15, [%r4];
+  cvt.u64.u32 %rd5, %r3;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.u32 [%rd6], %r15;
+  add.u32 %r3, %r3, 512;
+  bra $copy;
+$done:
+  ret;
+}
+"""
+
 # TMA loads beyond the 2-D tile: a rank-3 tile (interleaved layouts need rank >= 3) and a rank-4
 # im2col load with two offsets. Thread 0 issues, everyone waits and copies shared memory out.
 TMA_LOAD_ND = r"""
@@ -367,26 +390,7 @@ $init_done:
   cvt.u16.u32 %h1, %r14;
   cvt.u16.u32 %h2, %r16;
   ISSUE
-$wait:
-  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;
-  @!%p3 bra $wait;
-  ld.param.u64 %rd3, [out];
-  cvta.to.global.u64 %rd4, %rd3;
-  shl.b32 %r3, %r1, 2;
-$copy:
-  setp.ge.u32 %p1, %r3, SMEM;
-  @%p1 bra $done;
-  add.u32 %r4, %r2, %r3;
-  ld.shared.u32 %r15, [%r4];
-  cvt.u64.u32 %rd5, %r3;
-  add.s64 %rd6, %rd4, %rd5;
-  st.global.u32 [%rd6], %r15;
-  add.u32 %r3, %r3, 512;
-  bra $copy;
-$done:
-  ret;
-}
-"""
+""" + TMA_WAIT_COPY_OUT
 TMA_ISSUE_3D = ("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
                 "[%r2], [%rd2, {%r10, %r11, %r12}], [%r5];")
 TMA_ISSUE_IM2COL = ("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
@@ -463,26 +467,7 @@ $init_done:
   ld.param.u32 %r10, [c0];
   ld.param.u32 %r11, [c1];
   cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd2, {%r10, %r11}], [%r5];
-$wait:
-  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;
-  @!%p3 bra $wait;
-  ld.param.u64 %rd3, [out];
-  cvta.to.global.u64 %rd4, %rd3;
-  shl.b32 %r3, %r1, 2;
-$copy:
-  setp.ge.u32 %p1, %r3, SMEM;
-  @%p1 bra $done;
-  add.u32 %r4, %r2, %r3;
-  ld.shared.u32 %r15, [%r4];
-  cvt.u64.u32 %rd5, %r3;
-  add.s64 %rd6, %rd4, %rd5;
-  st.global.u32 [%rd6], %r15;
-  add.u32 %r3, %r3, 512;
-  bra $copy;
-$done:
-  ret;
-}
-"""
+""" + TMA_WAIT_COPY_OUT
 
 # Bulk copy global -> shared (mbarrier completion), add 1 to every word, bulk copy back
 # shared -> global (bulk async-group).

@@ -383,27 +383,22 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
   // CTAs returned cudaSuccess and counted right). So it runs as a cooperative launch does; a grid
   // too large to be resident would wait forever on hardware, and is refused here with the reason.
   const bool grid_sync = uses_grid_sync(prog, *entry);
-  if (grid_sync && !req.cooperative) {
+  if (req.cooperative || grid_sync) {  // every CTA must be resident at once, as the driver checks
     int per_sm = 0;
     if (int st = occupancy(f, int(req.block.count()), req.dynamic_shared, per_sm)) return st;
     const uint64_t resident = uint64_t(per_sm) * uint64_t(device->sm_count);
     if (req.grid.count() > resident) {
+      if (req.cooperative) {
+        std::cerr << "ptxsim: cooperative launch of kernel " << pretty(f.name) << ": a grid of " << req.grid.count()
+                  << " CTAs exceeds the " << resident << " that can be resident at once (" << per_sm << " per SM x "
+                  << device->sm_count << " SMs)\n";
+        return kCooperativeLaunchTooLarge;
+      }
       std::cerr << "ptxsim: kernel " << pretty(f.name) << " synchronises the whole grid (cooperative_groups "
                    "grid_group::sync), but its grid of " << req.grid.count() << " CTAs exceeds the " << resident
                 << " that can be resident at once: on hardware the grid barrier would wait forever (launch it with "
                    "cudaLaunchCooperativeKernel, which refuses such a grid)\n";
       return kNotSupported;
-    }
-  }
-  if (req.cooperative) {  // as the driver: every CTA must be resident at once
-    int per_sm = 0;
-    if (int st = occupancy(f, int(req.block.count()), req.dynamic_shared, per_sm)) return st;
-    const uint64_t resident = uint64_t(per_sm) * uint64_t(device->sm_count);
-    if (req.grid.count() > resident) {
-      std::cerr << "ptxsim: cooperative launch of kernel " << pretty(f.name) << ": a grid of " << req.grid.count()
-                << " CTAs exceeds the " << resident << " that can be resident at once (" << per_sm << " per SM x "
-                << device->sm_count << " SMs)\n";
-      return kCooperativeLaunchTooLarge;
     }
   }
   uint32_t static_smem = entry->static_shared_end - kSharedReserved;
@@ -473,18 +468,15 @@ int Shim::launch_unguarded(Function& f, const LaunchRequest& req) {
   // %nclusterid and the cluster ids describe those).
   if (req.preferred_cluster_given && (cfg.cluster_given || !entry->perf.reqnctapercluster.empty())) {
     const Dim3 &p = req.preferred_cluster, &c = cfg.cluster;
-    auto dims = [](const Dim3& d) {
-      return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
-    };
     std::string why;
     if (!p.x || !p.y || !p.z || !c.x || !c.y || !c.z) why = "has a zero dimension";
     else if (p.x % c.x || p.y % c.y || p.z != c.z)
-      why = "is not a multiple of the cluster dimension " + dims(c) + " in x and y with the same z";
-    else if (req.grid.x % p.x || req.grid.y % p.y || req.grid.z % p.z) why = "does not divide the grid " + dims(req.grid);
+      why = "is not a multiple of the cluster dimension " + dims3(c) + " in x and y with the same z";
+    else if (req.grid.x % p.x || req.grid.y % p.y || req.grid.z % p.z) why = "does not divide the grid " + dims3(req.grid);
     else if (entry->perf.maxclusterrank && p.count() > entry->perf.maxclusterrank)
       why = "exceeds the kernel's .maxclusterrank " + std::to_string(entry->perf.maxclusterrank);
     if (!why.empty()) {
-      std::cerr << "ptxsim: kernel " << pretty(f.name) << ": the preferred cluster dimension " << dims(p) << " " << why
+      std::cerr << "ptxsim: kernel " << pretty(f.name) << ": the preferred cluster dimension " << dims3(p) << " " << why
                 << "\n";
       return kInvalidClusterSize;  // each of these refusals, as on an H200 (driver 580)
     }
