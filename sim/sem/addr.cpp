@@ -282,9 +282,16 @@ void bind_prefetch(Binder& b) {
               "' space for instruction 'prefetch'");
     if (b.has(".L1") || b.has(".L2") || b.has(".L2::evict_last") || b.has(".L2::evict_normal"))
       b.error("'prefetch.tensormap' takes no cache level");
-    const Space sp = b.has(".const") ? Space::Const : b.has(".param") ? Space::Param : Space::Generic;
-    if (sp == Space::Generic && b.in.op[0].space == Space::Param)
-      b.error("State space mismatch between instruction and address in instruction 'prefetch'");
+    // As ptxas: a named variable must be in the space written; without one the address is generic,
+    // which .global, .shared and .local variables have and .param and .const variables do not.
+    if (b.has(".const"))
+      sem::check_symbol_space(b, 0, {Space::Const}, "'prefetch.const.tensormap' needs a .const address");
+    else if (b.has(".param"))
+      sem::check_symbol_space(b, 0, {Space::Param, Space::Local}, "'prefetch.param.tensormap' needs a .param address");
+    else
+      sem::check_symbol_space(b, 0, {Space::Global, Space::Shared, Space::Local},
+                              "'prefetch.tensormap' needs a generic address (prefetch.param.tensormap or "
+                              "prefetch.const.tensormap names a parameter or constant directly)");
     b.in.fn = exec_nop;
     return;
   }

@@ -1,4 +1,5 @@
 // ld, ldu, st, mov and cvta.
+#include <algorithm>
 #include <bit>
 
 #include "sim/exec/engine.h"
@@ -304,6 +305,18 @@ Space variable_space(const Binder& b, const Operand& o) {
   return best && best->is_const ? Space::Const : Space::Global;
 }
 
+void check_symbol_space(Binder& b, size_t i, std::initializer_list<Space> allowed, const std::string& must_be) {
+  const Operand& o = b.in.op[i];
+  if (o.kind != Operand::Kind::Addr) return;
+  const Space vs = variable_space(b, o);
+  if (vs == Space::Generic || std::find(allowed.begin(), allowed.end(), vs) != allowed.end()) return;
+  const std::string what = vs == Space::Param ? "a kernel .param variable"
+                           : vs == Space::Local ? "a .local (frame) variable"
+                                                : std::string("a ") + space_word(vs) + " variable";
+  b.error("State space mismatch between instruction and address in instruction '" + std::string(b.form.opcode) +
+          "': '" + b.src.operands[i].name + "' is " + what + "; " + must_be);
+}
+
 void check_address(Binder& b, size_t i, Space sp) {
   const Operand& o = b.in.op[i];
   const std::string& name = b.src.operands[i].name;
@@ -314,6 +327,13 @@ void check_address(Binder& b, size_t i, Space sp) {
     if (!ok)
       b.error("state space mismatch: '" + name + "' is a " + space_word(vs) + " variable, used with '" + b.src.opcode + "'");
   }
+  // A generic access names a variable by its generic address, which .param (kernel) and .const
+  // variables do not have in ptxas's eyes: it rejects `ld.u32 %r, [param]` as it does `ld.u32 %r, [cvar]`.
+  if (sp == Space::Generic && (vs == Space::Param || vs == Space::Const))
+    b.error("State space mismatch between instruction and address in instruction '" + std::string(b.form.opcode) +
+            "': '" + name + "' is a " + (vs == Space::Param ? "kernel .param" : ".const") +
+            " variable, which has no generic address: write the " + space_word(vs) +
+            " space in the instruction, or use the address cvta" + space_word(vs) + " gives");
   if (o.kind != Operand::Kind::Addr) return;
   if (vs == Space::Generic && o.slot == b.dec.current().zero_slot && sp != Space::Local)
     b.error("immediate addresses are allowed only for the .local state space");

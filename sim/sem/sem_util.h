@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 
@@ -33,6 +34,12 @@ inline uint64_t val(const ExecCtx& c, const Operand& o, int l) {
 // The state space named by the instruction's modifiers (.global, .shared{::cta,::cluster}, .local,
 // .param, .const); Generic when none is written.
 Space space_of(const Binder& b);
+
+// Rejects address operand i when it names a variable whose state space is not one of `allowed` (a
+// register address names none and passes), with ptxas's "State space mismatch between instruction
+// and address in instruction '<opcode>'", the variable and its space, then `must_be` (what the
+// operand has to be). ldst.cpp.
+void check_symbol_space(Binder& b, size_t i, std::initializer_list<Space> allowed, const std::string& must_be);
 
 // Element `i` of vector operand `o` in the current function.
 const Operand& vec_elem(const ExecCtx& c, const Operand& o, uint32_t i);

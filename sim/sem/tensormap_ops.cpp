@@ -115,6 +115,13 @@ void bind_tensormap_replace(Binder& b) {
   b.in.space = b.has(".global") ? Space::Global : b.has(".shared::cta") ? Space::Shared : Space::Generic;
   if (b.op_count() < 1 || b.op_kind(0) != Operand::Kind::Addr || b.in.op[0].aux != kNoSlot)
     b.error("Arguments mismatch for instruction 'tensormap.replace'");
+  if (b.in.space == Space::Global)
+    sem::check_symbol_space(b, 0, {Space::Global}, "'tensormap.replace.global' needs a .global address");
+  else if (b.in.space == Space::Shared)
+    sem::check_symbol_space(b, 0, {Space::Shared}, "'tensormap.replace.shared::cta' needs a .shared::cta address");
+  else  // as ptxas: the variables that have a generic address
+    sem::check_symbol_space(b, 0, {Space::Global, Space::Shared, Space::Local},
+                            "'tensormap.replace' without a state space needs a generic address");
   if (b.in.space == Space::Generic) {  // a named variable means its generic address
     Operand& o = b.in.op[0];
     if (o.space == Space::Shared && !o.frame_rel) o.imm += int64_t(kSharedWindow);
@@ -177,6 +184,8 @@ void bind_tensormap_cp_fenceproxy(Binder& b) {
   for (size_t i = 0; i < 2; ++i)
     if (b.op_kind(i) != Operand::Kind::Addr || b.in.op[i].aux != kNoSlot)
       b.error(std::string("Arguments mismatch for instruction '") + name + "'");
+  sem::check_symbol_space(b, 0, {Space::Global}, "the destination is a .global address");
+  sem::check_symbol_space(b, 1, {Space::Shared}, "the source is a .shared::cta address");
   if (b.op_kind(2) != Operand::Kind::Imm) b.error(std::string("Arguments mismatch for instruction '") + name + "'");
   if (b.in.op[2].imm != 128)
     b.error("Argument 2 of instruction 'tensormap.cp_fenceproxy': unexpected value '" + std::to_string(b.in.op[2].imm) +

@@ -47,6 +47,11 @@ void check_tensor_operand(Binder& b, size_t i, uint32_t n) {
   if (o.kind != Operand::Kind::Addr || o.aux == kNoSlot)
     b.error("Arguments mismatch for instruction '" + std::string(b.form.opcode) +
             "': operand " + std::to_string(i + 1) + " must be [tensorMap, {coordinates}]");
+  // ptxas takes a named variable here only in .global: the operand is the map's generic address, and
+  // a .param, .const or .shared variable has none (a kernel parameter's is cvta.param of its address).
+  sem::check_symbol_space(b, i, {Space::Global},
+                          "the tensor map operand is a generic address: a .global variable or a 64-bit register "
+                          "(for a kernel parameter: mov.u64 %rd, param; cvta.param.u64 %rd, %rd)");
   if (o.count != n)
     b.error("Argument " + std::to_string(i + 1) + " of instruction '" + std::string(b.form.opcode) +
             "': Argument vector size mismatch (" + std::to_string(n) + " tensor coordinates expected, got " +

@@ -73,12 +73,20 @@ model::tmap::TensorMap read_tensor_map(ExecCtx& c, const Operand& o, int l, uint
       c.fault("misaligned address", "tensor map address " + hex(v) + " (lane " + std::to_string(l) +
                                         ") is not 64-byte aligned (a CUtensorMap must be)");
   };
-  // Kernel parameter: the operand names it, or holds its generic address (cvta.param), or holds
-  // the parameter's offset as `mov.u64 %rd, param` gives it.
-  const bool param = o.space == Space::Param || in_window(v, kParamWindow) ||
-                     (v + 128 <= e.params.size() && !e.global.translate(v, 1));
+  // The operand is a generic address: a kernel parameter's is in the .param window (cvta.param of
+  // its address). `mov.u64 %rd, param` gives the parameter's .param-space address, which is no
+  // generic address: on an H200 a TMA load through it faults with CUDA_ERROR_MISALIGNED_ADDRESS.
+  // (The binder rejects a named .param variable, as ptxas does.)
+  if (v < e.params.size() && !e.global.translate(v, 1)) {
+    std::string what = "a .param-space address";
+    for (const auto& p : e.kernel.info.params)
+      if (v - p.offset < p.size) what = "the .param-space address of kernel parameter '" + p.name + "'";
+    c.fault("misaligned address", "tensor map address " + hex(v) + " (lane " + std::to_string(l) + ") is " + what +
+                                      " (what mov gives), not a generic address: convert it with cvta.param.u64 first");
+  }
+  const bool param = in_window(v, kParamWindow);
   if (param) {
-    uint64_t off = in_window(v, kParamWindow) ? v - kParamWindow : v;
+    const uint64_t off = v - kParamWindow;
     misaligned(off);
     if (off + 128 > e.params.size())
       c.fault("illegal address", "tensor map at param offset " + hex(off) + " (lane " + std::to_string(l) +

@@ -21,8 +21,9 @@ uint64_t elem_value(const ExecCtx& c, const Operand& o, uint32_t i, int lane);
 // Binder checks: an operand that is a register of `bits` bits or an immediate.
 bool is_reg_or_imm(const Operand& o, uint32_t bits);
 
-// The tensor map named by address operand o for lane l, decoded and validated (an invalid
-// descriptor is a fault naming the field). A map in global memory (not a .const variable) is read
+// The tensor map at the generic address operand o holds for lane l, decoded and validated (an invalid
+// descriptor is a fault naming the field; a .param-space address, what `mov.u64 %rd, param` gives,
+// is a "misaligned address" fault, as on an H200: the generic address is cvta.param's). A map in global memory (not a .const variable) is read
 // through the tensormap proxy as ptxsim models it (docs/tensormap.md "Proxies in the engine"):
 // without an acquire fence of this CTA it warns and uses the current bytes; when the bytes changed
 // since the last acquire it warns and uses the acquired copy. `where` receives the address.

@@ -427,7 +427,7 @@ TEST(MemGeneric, CvtaOfSharedLocalGlobalAndParamPointers) {
   st.u32 [%rd5+16], %r9;
   ld.param.u32 %r10, [pv];
   st.u32 [%rd5+20], %r10;
-  ld.u32 %r11, [pv];                      // a kernel parameter named in a generic address
+  ld.param.u32 %r11, [%rd14];             // through the .param address mov gives (ptxas rejects a generic [pv])
   st.u32 [%rd5+24], %r11;
   ld.u32 %r12, [sh+8];                    // a shared variable named in a generic address
   st.u32 [%rd5+28], %r12;

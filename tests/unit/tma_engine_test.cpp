@@ -5,6 +5,7 @@
 // Randomised tests print their seed (set PTXSIM_TEST_SEED to replay).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
@@ -915,6 +916,149 @@ TEST(TmaEngine, UninitialisedMbarrierFaultsAtIssue) {
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
   EXPECT_NE(r.result.report.find("holds no initialised mbarrier for the complete-tx"), std::string::npos)
       << r.result.report;
+}
+
+// ---- where the tensor map lives -------------------------------------------------------------------
+
+namespace {
+
+// kEarlyReadPtx (a 1 KiB tile load) with `from` replaced by `to`; `from` must occur.
+std::string early_read_with(const std::string& from, const std::string& to) {
+  const std::string ptx = replace_all(kEarlyReadPtx, "EXPECT", "1024");
+  EXPECT_NE(ptx.find(from), std::string::npos) << from;
+  return replace_all(ptx, from, to);
+}
+
+// The 1-based line of the first occurrence of `what` in `text` (0 if absent).
+uint32_t line_of(const std::string& text, const std::string& what) {
+  const size_t at = text.find(what);
+  return at == std::string::npos ? 0 : uint32_t(std::count(text.begin(), text.begin() + long(at), '\n') + 1);
+}
+
+const char* kTmaLoadLine =
+    "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd2, {%r5, %r5}], [%r3];";
+
+}  // namespace
+
+// ptxas (13.0, sm_90a and sm_100a) rejects a kernel parameter named as the tensor map:
+// "State space mismatch between instruction and address in instruction 'cp.async.bulk.tensor'". The
+// operand is a generic address; nvcc passes `mov.u64 %rd, param; cvta.param.u64 %rd, %rd`.
+// tests/ptx/corpus/tma_*_symbol.ptx record ptxas's verdicts for every space and instruction.
+TEST(TmaEngine, KernelParamNamedAsTheTensorMapIsRejectedAtLoad) {
+  const std::string ptx = early_read_with("[%rd2, {%r5, %r5}]", "[tmap, {%r5, %r5}]");
+  const uint32_t line = line_of(ptx, "[tmap, {%r5, %r5}]");
+  ASSERT_GT(line, 0u);
+  try {
+    ptxsim::load_program(ptx, "tma.ptx");
+    ADD_FAILURE() << "accepted [tmap, {..}] with tmap a kernel .param variable";
+  } catch (const ptxsim::PtxError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.substr(0, msg.find('\n')),
+              "tma.ptx:" + std::to_string(line) +
+                  ":3: error: State space mismatch between instruction and address in instruction "
+                  "'cp.async.bulk.tensor': 'tmap' is a kernel .param variable; the tensor map operand is a generic "
+                  "address: a .global variable or a 64-bit register (for a kernel parameter: mov.u64 %rd, param; "
+                  "cvta.param.u64 %rd, %rd)");
+  }
+}
+
+// The other instructions that take a tensor map's (or a tensor map destination's) address, with a
+// kernel .param variable named in it: ptxas's verdict for each (prefetch.param.tensormap and the
+// tensormap acquire fence take it; the rest reject it).
+TEST(TmaEngine, KernelParamNamedAsATensorMapAddressAgreesWithPtxas) {
+  struct Case {
+    const char* instr;
+    const char* error;  // "" when ptxas accepts it
+  };
+  const std::string kMismatch = "State space mismatch between instruction and address in instruction ";
+  const Case cases[] = {
+      {"cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [tmap, {%r5, %r5}], [%r2];",
+       "'cp.async.bulk.tensor': 'tmap' is a kernel .param variable; the tensor map operand is a generic address"},
+      {"cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [tmap, {%r5, %r5}], [%r2];",
+       "'cp.reduce.async.bulk.tensor': 'tmap' is a kernel .param variable; the tensor map operand is a generic address"},
+      {"cp.async.bulk.prefetch.tensor.2d.L2.global.tile [tmap, {%r5, %r5}];",
+       "'cp.async.bulk.prefetch.tensor': 'tmap' is a kernel .param variable; the tensor map operand is a generic "
+       "address"},
+      {"prefetch.tensormap [tmap];",
+       "'prefetch': 'tmap' is a kernel .param variable; 'prefetch.tensormap' needs a generic address "
+       "(prefetch.param.tensormap or prefetch.const.tensormap names a parameter or constant directly)"},
+      {"prefetch.const.tensormap [tmap];",
+       "'prefetch': 'tmap' is a kernel .param variable; 'prefetch.const.tensormap' needs a .const address"},
+      {"prefetch.param.tensormap [tmap];", ""},
+      {"tensormap.replace.tile.global_address.b1024.b64 [tmap], %rd1;",
+       "'tensormap.replace': 'tmap' is a kernel .param variable; 'tensormap.replace' without a state space needs a "
+       "generic address"},
+      {"tensormap.replace.tile.global_address.global.b1024.b64 [tmap], %rd1;",
+       "'tensormap.replace': 'tmap' is a kernel .param variable; 'tensormap.replace.global' needs a .global address"},
+      {"tensormap.replace.tile.global_address.shared::cta.b1024.b64 [tmap], %rd1;",
+       "'tensormap.replace': 'tmap' is a kernel .param variable; 'tensormap.replace.shared::cta' needs a .shared::cta "
+       "address"},
+      {"tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [tmap], [buf], 128;",
+       "'tensormap.cp_fenceproxy': 'tmap' is a kernel .param variable; the destination is a .global address"},
+      {"tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [tmap], 128;",
+       "'tensormap.cp_fenceproxy': 'tmap' is a kernel .param variable; the source is a .shared::cta address"},
+      {"fence.proxy.tensormap::generic.acquire.gpu [tmap], 128;", ""},
+  };
+  for (const Case& c : cases) {
+    const std::string ptx = early_read_with(kTmaLoadLine, std::string("  ") + c.instr);
+    const std::string where = "tma.ptx:" + std::to_string(line_of(ptx, c.instr)) + ":3: error: ";
+    std::string got;
+    try {
+      ptxsim::load_program(ptx, "tma.ptx");
+    } catch (const ptxsim::PtxError& e) {
+      got = e.what();
+    }
+    if (!*c.error) {
+      EXPECT_EQ(got, "") << c.instr;
+      continue;
+    }
+    EXPECT_EQ(got.rfind(where + kMismatch + c.error, 0), 0u) << c.instr << "\n" << got;
+  }
+}
+
+// `mov.u64 %rd, tmap` gives the parameter's .param-space address; used as the generic tensor-map
+// address without cvta.param it faults on an H200 (CUDA_ERROR_MISALIGNED_ADDRESS at the load), and
+// in ptxsim with the same fault kind, which the CUDA shim turns into cudaErrorMisalignedAddress.
+TEST(TmaEngine, ParamAddressWithoutCvtaParamFaultsAsAMisalignedAddress) {
+  const std::string ptx = early_read_with("  cvta.param.u64 %rd2, %rd1;\n", "  mov.b64 %rd2, %rd1;\n");
+  auto [r, words] = run_with_16x16_u32_map(ptx);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Fault) << r.all_diagnostics();
+  ASSERT_FALSE(r.result.diagnostics.empty());
+  const std::string want =
+      "misaligned address: tensor map address 0x0 (lane 0) is the .param-space address of kernel parameter 'tmap' "
+      "(what mov gives), not a generic address: convert it with cvta.param.u64 first";
+  EXPECT_EQ(r.result.diagnostics[0].message.rfind(want, 0), 0u) << r.all_diagnostics();
+  EXPECT_NE(r.result.report.find("tma.ptx:" + std::to_string(line_of(ptx, "[%rd2, {%r5, %r5}]")) + ":"),
+            std::string::npos)
+      << r.result.report;
+  EXPECT_EQ(words[0], 0xABABABABu) << "out is untouched";
+  EXPECT_EQ(words[1], 0xABABABABu) << "out is untouched";
+}
+
+// The forms nvcc emits keep working: the tensor map through cvta.param, the .param address that mov
+// gives read back with ld.param, and a generic ld of the cvta.param address.
+TEST(TmaEngine, CvtaParamAddressLoadsAndTheParamAddressReadsWithLdParam) {
+  std::vector<uint32_t> g(256);
+  for (uint32_t i = 0; i < 256; ++i) g[i] = 0x2000 + 3 * i;
+  const std::string ptx = early_read_with("  st.global.u32 [%rd4+4], %r7;\n",
+                                          "  st.global.u32 [%rd4+4], %r7;\n"
+                                          "  ld.param.u64 %rd5, [%rd1+128];\n"  // `out`, through mov's .param address
+                                          "  ld.u32 %r8, [%rd2+64];\n"          // the map's bytes 64..67, generic
+                                          "  st.global.u32 [%rd5], %r8;\n");
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t ga = upload(mem, g.data(), 1024, "tensor");
+  const uint64_t out = alloc(mem, 8, "out");
+  const auto m = encode(tmap::DataType::kUInt32, 2, ga, {16, 16}, {64}, {16, 16}, {1, 1});
+  Params p;
+  p.add_bytes(&m, 128, 64).add(out);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  uint32_t map_word, words[2];
+  std::memcpy(&map_word, reinterpret_cast<const uint8_t*>(&m) + 64, 4);
+  ASSERT_NE(map_word, 0u) << "bytes 64..67 of the map (the box) are not zero";
+  mem.read(out, words, 8);
+  EXPECT_EQ(words[0], map_word) << "out[0]: the tensor map's bytes 64..67 read through the cvta.param address";
+  EXPECT_EQ(words[1], g[0]) << "out[1]: the first element of the tile";
 }
 
 TEST(TmaEngine, DecodeChecksAgreeWithPtxas) {
