@@ -99,6 +99,11 @@ RaceCheck::RaceCheck(Engine& e) : e_(e) {
   mod_release_ = t.mod_id(".release");
   mod_mmio_ = t.mod_id(".mmio");
   mod_acq_rel_ = t.mod_id(".acq_rel");
+  mod_cta_ = t.mod_id(".cta");
+  mod_cluster_ = t.mod_id(".cluster");
+  mod_gpu_ = t.mod_id(".gpu");
+  mod_sys_ = t.mod_id(".sys");
+  mod_gl_ = t.mod_id(".gl");
 }
 
 void RaceCheck::setup_cluster(std::vector<std::unique_ptr<Cta>>& ctas, bool fresh) {
@@ -140,6 +145,17 @@ uint16_t RaceCheck::warp_tid(const Warp& w) const { return uint16_t(w.cta->rank 
 bool RaceCheck::is_strong(const Instr& in) const {
   auto has = [&](int id) { return id >= 0 && in.mods.test(size_t(id)); };
   return has(mod_volatile_) || has(mod_relaxed_) || has(mod_acquire_) || has(mod_release_) || has(mod_mmio_);
+}
+
+// PTX ISA, Memory Consistency Model, "Scope": .volatile and .mmio accesses are relaxed at .sys
+// scope (ld / st), atomics without a scope are .gpu (atom, red), membar.gl is fence.sc.gpu.
+RaceCheck::Scope RaceCheck::scope_of(const Instr& in, Scope dflt) const {
+  auto has = [&](int id) { return id >= 0 && in.mods.test(size_t(id)); };
+  if (has(mod_cta_)) return kCta;
+  if (has(mod_cluster_)) return kCluster;
+  if (has(mod_gpu_) || has(mod_gl_)) return kGpu;
+  if (has(mod_sys_) || has(mod_volatile_) || has(mod_mmio_)) return kSys;
+  return dflt;
 }
 
 // ---- accesses -----------------------------------------------------------------------------------
@@ -245,22 +261,36 @@ void RaceCheck::acquire_grid(const RaceCluster& cl, VClock& vc, const GridEntrie
 }
 
 // A strong write or atomic releases the thread's clocks into its location, a strong read or
-// atomic acquires them: within the cluster always (the memory model's patterns taken generously),
-// and to other clusters through `grid` (global memory) when the write is a release (.release,
-// .acq_rel, or the warp fenced before). Any strong read or atomic acquires what was released there.
+// atomic acquires them, when the two are morally strong: each one's scope includes the other's
+// thread (PTX ISA, Memory Consistency Model, "Morally strong operations"). Within the cluster any
+// strong write releases (the fence + strong write pattern taken generously) and any strong read
+// acquires: a .cta one only within its CTA. To other clusters (`grid`, global memory) only a
+// release of .gpu scope or wider publishes: .release / .acq_rel, or a strong write after a fence of
+// the warp (released at the narrower of the fence's and the write's scopes); a strong read or
+// atomic of .gpu scope or wider acquires from there.
 void RaceCheck::strong(ExecCtx& c, const Instr& in, uint64_t key, SyncObj* grid, Access acc, bool write) {
   RaceCluster& cl = cluster_of(*c.cta);
   const uint16_t tid = warp_tid(*c.warp);
   lanes_sync(cl, tid);
   VClock& me = cl.warp[tid];
+  const Scope scope = scope_of(in, acc == Access::Atomic ? kGpu : kSys);
+  // One CTA in the cluster: its .cta and .cluster scopes see the same threads.
+  const bool split = cl.nctas > 1;
+  const uint64_t cta_key = key | uint64_t(c.cta->rank) << 56;
   if (acc == Access::Atomic || !write) {
-    auto it = cl.strong.find(key);
-    if (it != cl.strong.end()) join(me, it->second);
+    if (split) {
+      auto it = cl.strong_cta.find(cta_key);
+      if (it != cl.strong_cta.end()) join(me, it->second);
+    }
+    if (!split || scope >= kCluster) {
+      auto it = cl.strong.find(key);
+      if (it != cl.strong.end()) join(me, it->second);
+    }
   }
   static std::pair<const SyncObj*, uint64_t> none;
   auto& seen = grid ? seen_[cl.base + tid] : none;
   auto holds = [&] { return seen.first == grid && seen.second == grid->version; };
-  if (grid && (acc == Access::Atomic || !write) && !grid->clocks.empty() && !holds()) {
+  if (grid && scope >= kGpu && (acc == Access::Atomic || !write) && !grid->clocks.empty() && !holds()) {
     acquire_grid(cl, me, grid->clocks);
     seen = {grid, grid->version};
   }
@@ -268,9 +298,11 @@ void RaceCheck::strong(ExecCtx& c, const Instr& in, uint64_t key, SyncObj* grid,
   // The lanes after the first of one instruction release the clock the first released (the
   // warp's clock ticked after it: what the warp does next is not released).
   if (strong_ticked_) --me[tid];
-  join(cl.strong[key], me);
+  if (split) join(cl.strong_cta[cta_key], me);
+  if (!split || scope >= kCluster) join(cl.strong[key], me);
   auto has = [&](int id) { return id >= 0 && in.mods.test(size_t(id)); };
-  if (grid && (cl.fenced[tid] || has(mod_release_) || has(mod_acq_rel_))) {
+  const Scope release = has(mod_release_) || has(mod_acq_rel_) ? scope : std::min(scope, Scope(cl.fenced[tid]));
+  if (grid && release >= kGpu) {
     const GridEntries& mine = to_grid(cl, me);
     if (!covers(grid->clocks, mine)) {
       // The warp had acquired the object before: it holds all of it after the merge too.
@@ -285,10 +317,12 @@ void RaceCheck::strong(ExecCtx& c, const Instr& in, uint64_t key, SyncObj* grid,
   strong_ticked_ = true;
 }
 
+// fence.{sc,acq_rel}.scope and membar.{cta,gl,sys}: the fence + strong write release pattern.
 void RaceCheck::thread_fence(ExecCtx& c) {
   if (!c.cta->race) return;
   RaceCluster& cl = cluster_of(*c.cta);
-  cl.fenced[warp_tid(*c.warp)] = 1;
+  uint8_t& f = cl.fenced[warp_tid(*c.warp)];
+  f = std::max<uint8_t>(f, scope_of(c.fn->code[c.pc], kGpu));
 }
 
 void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n, bool write, const VClock& vc,

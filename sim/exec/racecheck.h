@@ -104,9 +104,11 @@ struct RaceOp {
 struct RaceCluster {
   uint32_t nwarps = 0, nctas = 0, nslots = 0;
   uint64_t base = 0;                // grid-wide id of clock index 0 (serial * size())
-  // Strong accesses' synchronisation within the cluster, per 4-byte location (host address / 4).
-  std::unordered_map<uint64_t, VClock> strong;
-  std::vector<uint8_t> fenced;      // per warp: it executed a fence or membar
+  // Strong accesses' synchronisation within the cluster, per 4-byte location (host address / 4):
+  // releases of scope .cluster and wider. With more than one CTA, `strong_cta` holds every release
+  // per location and releasing CTA (key | rank << 56), which is all a .cta-scoped acquire sees.
+  std::unordered_map<uint64_t, VClock> strong, strong_cta;
+  std::vector<uint8_t> fenced;      // per warp: the widest Scope of a fence or membar it executed
   std::vector<VClock> warp;         // by clock index rank * nwarps + warp
   std::vector<VClock> done;         // per warp: join of its completed asynchronous operations
   // Per warp: its own clock at its last synchronising instruction. Two accesses of different lanes
@@ -193,7 +195,7 @@ class RaceCheck {
   // A warp-synchronous collective (bar.warp.sync, shfl/vote/match/redux/elect .sync): it orders
   // the executing warp's lanes.
   void warp_sync(ExecCtx& c);
-  // fence / membar by the executing warp: its strong writes release to other clusters from now on.
+  // fence / membar by the executing warp: its later strong writes are releases at the fence's scope.
   void thread_fence(ExecCtx& c);
 
  private:
@@ -236,6 +238,9 @@ class RaceCheck {
   const GridEntries& to_grid(const RaceCluster& cl, const VClock& vc);
   void acquire_grid(const RaceCluster& cl, VClock& vc, const GridEntries& obj);
   bool is_strong(const Instr& in) const;
+  // The scope of a strong access or fence (.cta ... .sys; the ISA's default where none is written).
+  enum Scope : uint8_t { kNoScope = 0, kCta = 1, kCluster = 2, kGpu = 3, kSys = 4 };
+  Scope scope_of(const Instr& in, Scope dflt) const;
   VClock& agent_vc(RaceCluster& cl, const Warp* cur, uint16_t* tid);
 
   // Every synchronising instruction of a warp orders its lanes: its clock now is the floor.
@@ -247,6 +252,7 @@ class RaceCheck {
   std::shared_ptr<RaceOp> last_op_;  // the operation new_tcgen05_op made last
   std::shared_ptr<RaceOp> wgmma_op_; // the wgmma.mma_async executing now
   int mod_volatile_, mod_relaxed_, mod_acquire_, mod_release_, mod_mmio_, mod_acq_rel_;
+  int mod_cta_, mod_cluster_, mod_gpu_, mod_sys_, mod_gl_;
   std::unordered_map<const MbarrierSlot*, std::pair<VClock, VClock>> mbar_;  // releases, last phase
   // Releases to other clusters (a strong write that is a release: .release / .acq_rel, or after a
   // fence of the warp), per 4-byte location of global memory, in grid-wide ids, for the launch.

@@ -14,6 +14,7 @@
 #include <span>
 
 #include "model/tma/tma_unit.h"
+#include "sim/exec/racecheck.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -159,9 +160,12 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   img->tx = tx;
   img->sw = map.swizzle;
   img->data.assign(((uint64_t(doff) + std::max(bytes, 1u) + 127) & ~uint64_t(127)) - img->lo, 0);
+  // --racecheck-global: the box's global reads are the issuing thread's, at issue (the gather
+  // happens now); the operation's clocks, taken after, include them.
   auto read = [&](uint64_t a, void* d, size_t n) {
     const uint8_t* p = e.global.translate(a, n);
     if (!p) return false;
+    if (c.race) [[unlikely]] c.race->access(c, Space::Global, a, p, uint32_t(n), Access::Read, l);
     std::memcpy(d, p, n);
     return true;
   };
@@ -272,7 +276,14 @@ void issue_store(ExecCtx& c, const Instr& in, int l) {
     std::memcpy(d, p, n);
     return true;
   };
-  auto probe = [&e](uint64_t a, const void*, size_t n) { return e.global.translate(a, n) != nullptr; };
+  // --racecheck-global: the dry run's global writes (a reduction's read-modify-writes, as atomics)
+  // are the issuing thread's, at issue, as for cp.async.bulk stores.
+  auto probe = [&](uint64_t a, const void*, size_t n) {
+    const uint8_t* p = e.global.translate(a, n);
+    if (p && c.race) [[unlikely]]
+      c.race->access(c, Space::Global, a, p, uint32_t(n), Reduce ? Access::Atomic : Access::Write, l);
+    return p != nullptr;
+  };
   std::span<const uint8_t> smem(scta->smem);
   mt::Outcome o = Reduce ? mt::reduce(map, rop, mode, co, smem, soff, read, probe)
                          : mt::store(map, mode, co, smem, soff, probe);

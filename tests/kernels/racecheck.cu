@@ -1,6 +1,8 @@
 // Planted races (shared memory, lanes of one warp, global memory) and their race-free twins, for
 // --racecheck (racecheck_test.cpp).
 // Every kernel takes `racy`: 1 plants the bug, 0 is the correct kernel, which must stay silent.
+#include <cuda.h>
+
 #include <cstdint>
 
 namespace {
@@ -152,12 +154,29 @@ __global__ void race_global(int* buf, int* out, int racy) {
 //   4 / 5: mode 0's write alone / read alone (two launches: the kernel boundary orders them);
 //   6 / 7 (cooperative launch): CTA b writes buf[b], a grid barrier (atomic arrive, ld.acquire
 //      spin) or none (7), then reads buf[b + 1].
+// Scopes (PTX ISA, Memory Consistency Model: a release and an acquire synchronise only when each
+// one's scope includes the other's thread):
+//   8: mode 1 with st.release.cta / ld.acquire.cta: CTAs 0 and 2 are not ordered (RAW);
+//   9: mode 1 between CTAs 0 and 1 at .cluster scope: ordered when they share a cluster;
+//  10: mode 3 with __threadfence_block: a .cta fence makes no release to other CTAs (RAW);
+//  11: mode 9 at .cta scope: CTAs 0 and 1 are not ordered, in one cluster or not (RAW).
 __device__ inline void st_release_gpu(int* p, int v) {
   asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 __device__ inline int ld_acquire_gpu(const int* p) {
   int v;
   asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ inline void st_release(int* p, int v, int scope) {
+  if (scope == 0) asm volatile("st.release.cta.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+  else asm volatile("st.release.cluster.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ inline int ld_acquire(const int* p, int scope) {
+  int v;
+  if (scope == 0) asm volatile("ld.acquire.cta.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  else asm volatile("ld.acquire.cluster.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
 
@@ -176,11 +195,26 @@ __global__ void race_cross_cluster(int* buf, int* flag, int* out, int mode) {
       __syncthreads();
       out[t] = buf[t];
     }
+  } else if (mode == 8 || mode == 9 || mode == 11) {
+    const int reader = mode == 8 ? 2 : 1, scope = mode == 9 ? 1 : 0;
+    if (b == 0) {
+      buf[t] = t + 1;
+      __syncthreads();
+      if (t == 0) st_release(flag, 1, scope);
+    }
+    if (b == reader) {
+      if (t == 0)
+        while (ld_acquire(flag, scope) != 1) {
+        }
+      __syncthreads();
+      out[t] = buf[t];
+    }
   } else if (mode == 2) {
     atomicAdd(flag, 1);
-  } else if (mode == 3) {
+  } else if (mode == 3 || mode == 10) {
     if (t == 0) buf[b] = b + 1;
-    __threadfence();
+    if (mode == 3) __threadfence();
+    else __threadfence_block();
     __syncthreads();
     __shared__ int last;
     if (t == 0) last = atomicAdd(flag, 1) == n - 1;
@@ -201,5 +235,65 @@ __global__ void race_cross_cluster(int* buf, int* flag, int* out, int mode) {
     }
     __syncthreads();
     if (t == 0) out[b] = buf[(b + 1) % n];
+  }
+}
+
+// A TMA tensor copy's global side is the issuing thread's access (--racecheck-global), 32 threads
+// per CTA, a 1-D tensor of 32 ints (`map` describes `tensor`), grid 4: CTA 0 and CTA 2 are in
+// different clusters (clusters of 1 or 2).
+//   0: CTA 0 stores its box to the tensor with the TMA, CTA 2 reads the tensor: RAW;
+//   1: the same, ordered: CTA 0 waits for its bulk group, fences and sets a flag with st.release.gpu,
+//      CTA 2 spins with ld.acquire.gpu before reading;
+//   2: CTA 0 loads the tensor with the TMA, CTA 2 overwrites it: WAR;
+//   3: the same, ordered: CTA 0 waits for the load's mbarrier, then releases the flag.
+__device__ inline void tma_load_1d(void* dst, const CUtensorMap* map, int x, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];" ::"r"(
+          smem(dst)),
+      "l"(map), "r"(x), "r"(smem(bar))
+      : "memory");
+}
+__device__ inline void tma_store_1d(const CUtensorMap* map, int x, const void* src) {
+  asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%0, {%1}], [%2];" ::"l"(map), "r"(x),
+               "r"(smem(src))
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+__global__ void race_tma_global(const __grid_constant__ CUtensorMap map, int* tensor, int* flag, int* out, int mode) {
+  __shared__ alignas(128) int box[32];
+  __shared__ uint64_t bar;
+  const int t = threadIdx.x, b = blockIdx.x;
+  if (b == 0 && mode <= 1) {
+    box[t] = t + 100;
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (t == 0) {
+      tma_store_1d(&map, 0, box);
+      if (mode == 1) {
+        __threadfence();
+        st_release_gpu(flag, 1);
+      }
+    }
+  } else if (b == 0) {
+    if (t == 0) mbar_init(&bar, 1);
+    __syncthreads();
+    if (t == 0) {
+      mbar_expect_tx(&bar, 32 * 4);
+      tma_load_1d(box, &map, 0, &bar);
+    }
+    mbar_wait(&bar, 0);
+    out[t] = box[t];
+    __syncthreads();
+    if (mode == 3 && t == 0) st_release_gpu(flag, 1);
+  }
+  if (b == 2) {
+    if ((mode == 1 || mode == 3) && t == 0)
+      while (ld_acquire_gpu(flag) != 1) {
+      }
+    __syncthreads();
+    if (mode <= 1) out[t] = tensor[t];
+    else tensor[t] = -t;
   }
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <regex>
 
+#include "model/tensormap/encoder.h"
 #include "sim/exec/program.h"
 #include "tests/kernels/kernel_harness.h"
 
@@ -333,6 +334,110 @@ TEST_P(RacecheckTest, GlobalAcrossClustersOrdered) {
       for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], t + 1) << t;
     }
   }
+}
+
+// Scopes: a release and an acquire order each other only when each one's scope includes the other
+// thread; a .cta fence before an atomic publishes nothing to other CTAs.
+TEST_P(RacecheckTest, GlobalScopes) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck_global = true;
+  struct Case {
+    int mode;
+    uint32_t cluster, grid;
+    const char* reader;  // the CTA of the reported read, or nullptr: silent
+    const char* writer;
+  };
+  const Case cases[] = {
+      {8, 1, 4, "CTA (2,0,0)", "CTA (0,0,0)"},   // .cta release / acquire, other cluster
+      {8, 2, 4, "CTA (2,0,0)", "CTA (0,0,0)"},
+      {9, 2, 4, nullptr, nullptr},                // .cluster, same cluster: ordered
+      {9, 1, 4, "CTA (1,0,0)", "CTA (0,0,0)"},   // .cluster, other cluster
+      {11, 2, 4, "CTA (1,0,0)", "CTA (0,0,0)"},  // .cta, same cluster, other CTA
+      {11, 1, 4, "CTA (1,0,0)", "CTA (0,0,0)"},
+      {10, 1, 8, "CTA (7,0,0)", "CTA (0,0,0)"},  // __threadfence_block + atomicAdd
+      {10, 2, 8, "CTA (7,0,0)", "CTA (0,0,0)"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE("mode=" + std::to_string(k.mode) + " cluster=" + std::to_string(k.cluster));
+    h.cluster = {k.cluster};
+    const CrossCluster b = cross_buffers(h);
+    RunResult r = cross_launch(h, b, k.mode, k.grid);
+    ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+    auto v = races(h, r);
+    if (!k.reader) {
+      EXPECT_TRUE(v.empty()) << list(v);
+    } else {
+      // Mode 10's last CTA reads every partial in its own instruction (the loop is unrolled): one
+      // report per partial of another CTA it reads, up to one per instruction pair; the others one.
+      if (k.mode != 10) ASSERT_EQ(v.size(), 1u) << list(v);
+      ASSERT_FALSE(v.empty());
+      bool first_writer = false;
+      for (const auto& x : v) {
+        EXPECT_TRUE(has(x.message, "race (RAW) on global memory at address ")) << x.message;
+        EXPECT_TRUE(has(x.message, std::string("read by thread 0 (warp 0, lane 0) of ") + k.reader + " at "))
+            << x.message;
+        first_writer |= has(x.message, std::string("the write by thread 0 (warp 0, lane 0) of ") + k.writer + " at ");
+        // Within mode 10's last cluster of 2 the atomic orders CTA 6's partial (same cluster).
+        if (k.mode == 10 && k.cluster == 2) EXPECT_FALSE(has(x.message, "of CTA (6,0,0)")) << x.message;
+        EXPECT_TRUE(has(x.second, "ld.global") && has(x.first, "st.global")) << list(v);
+      }
+      EXPECT_TRUE(first_writer) << list(v);
+    }
+    if (k.mode == 10) {
+      EXPECT_EQ(h.download<int32_t>(b.out, 1)[0], 36);
+    } else {
+      const auto out = h.download<int32_t>(b.out, 32);
+      for (int t = 0; t < 32; ++t) EXPECT_EQ(out[t], t + 1) << t;
+    }
+  }
+}
+
+// TMA tensor copies' global sides (race_tma_global in racecheck.cu): the issuing thread's accesses.
+TEST_P(RacecheckTest, GlobalTmaTensorCopies) {
+  KTEST_LOAD(h, "racecheck");
+  h.racecheck_global = true;
+  const std::string k = h.kernel_named("race_tma_global");
+  for (uint32_t cluster : {1u, 2u})
+    for (int mode = 0; mode < 4; ++mode) {
+      SCOPED_TRACE("mode=" + std::to_string(mode) + " cluster=" + std::to_string(cluster));
+      h.cluster = {cluster};
+      const std::vector<int32_t> input = iota_input(32);
+      const uint64_t tensor = h.upload(input, "tensor"), flag = h.upload(std::vector<int32_t>{0}, "flag");
+      const uint64_t out = h.alloc_n<int32_t>(32, "out");
+      model::tmap::CUtensorMap map;
+      const uint64_t dims[1] = {32}, strides[1] = {0};
+      const uint32_t box[1] = {32}, es[1] = {1};
+      ASSERT_TRUE(model::tmap::encode_tiled(&map, model::tmap::DataType::kInt32, 1, tensor, dims, strides, box, es,
+                                            model::tmap::Interleave::kNone, model::tmap::Swizzle::kNone,
+                                            model::tmap::L2Promotion::kNone, model::tmap::OobFill::kNone)
+                      .ok());
+      RunResult r = h.launch(k, {4}, {32}, h.params(k, map, tensor, flag, out, int32_t(mode)));
+      ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
+      auto v = races(h, r);
+      if (mode == 0 || mode == 2) {
+        ASSERT_EQ(v.size(), 1u) << list(v);
+        const std::string place = "on global memory at address " + hex(tensor) + " (allocation 'tensor' + 0x0): ";
+        if (mode == 0) {
+          EXPECT_TRUE(has(v[0].message, "race (RAW) " + place + "read by thread 0 (warp 0, lane 0) of CTA (2,0,0) at "))
+              << v[0].message;
+          EXPECT_TRUE(has(v[0].message, "not ordered after the write by thread 0 (warp 0, lane 0) of CTA (0,0,0) at "))
+              << v[0].message;
+        } else {
+          EXPECT_TRUE(has(v[0].message, "race (WAR) " + place + "write by thread 0 (warp 0, lane 0) of CTA (2,0,0) at "))
+              << v[0].message;
+          EXPECT_TRUE(has(v[0].message, "not ordered after the read by thread 0 (warp 0, lane 0) of CTA (0,0,0) at "))
+              << v[0].message;
+        }
+        EXPECT_TRUE(has(v[0].first, "cp.async.bulk.tensor.1d")) << v[0].first;
+      } else {
+        EXPECT_TRUE(v.empty()) << list(v);
+      }
+      const auto got = h.download<int32_t>(out, 32), now = h.download<int32_t>(tensor, 32);
+      for (int t = 0; t < 32; ++t) {
+        EXPECT_EQ(got[t], mode <= 1 ? t + 100 : input[size_t(t)]) << t;
+        EXPECT_EQ(now[t], mode <= 1 ? t + 100 : -t) << t;
+      }
+    }
 }
 
 // A cooperative launch (every cluster resident, interleaved): a grid barrier built from an atomic
