@@ -1,8 +1,10 @@
 // Per-warp state of the wgmma asynchronous pipeline (sim/sem/wgmma.cpp): the wgmma-groups of PTX
 // ISA 9.7.15.6 ("wgmma.commit_group", "wgmma.wait_group") and what the register-hazard checks need.
 //
-// ptxsim computes a wgmma.mma_async when it is issued (reading its shared-memory operands and A
-// registers then) and keeps the result in flight; the accumulator registers receive it when a
+// The n-th wgmma.mma_async of the four warps of a warpgroup is one operation: a warp that issues it
+// waits until the other three have issued it too, each then computes its 16 rows (reading the
+// shared-memory operands and its A registers then), and none goes on before all four have (the
+// operation is complete for all of them at once). The result is kept in flight; the accumulator registers receive it when a
 // wgmma.wait_group covering its group completes. Any instruction touching an in-flight
 // accumulator register (or writing an in-flight A register) in between is reported as a hazard.
 #pragma once
@@ -37,6 +39,8 @@ struct WgmmaWarpState {
   std::vector<uint16_t> a_in_flight;
   std::vector<uint32_t> written_line;
   std::vector<uint32_t> issued_pcs;   // pc of every mma_async issued (warpgroup .aligned check)
+  uint64_t arrived = 0;               // mma_async instructions reached, waiting for peers included
+  uint64_t computed = 0;              // mma_async instructions whose rows this warp has computed
 };
 
 // Called by the engine before every instruction of a warp that has used wgmma.

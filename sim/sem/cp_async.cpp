@@ -97,8 +97,12 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
     const uint32_t off = doff;
     op.complete = [ep, dc, off, n, data, t] {
       std::memcpy(dc->smem.data() + off, data.data(), n);
-      // A generic-proxy write: a bulk copy reading it needs fence.proxy.async first.
-      dc->generic_writes.mark(off, n);
+      // Not a generic-proxy write for the async proxy's readers: CUTLASS's cp.async mainloops
+      // (sm90_mma_multistage_gmma_ss_warpspecialized, sm100_mma_cpasync_warpspecialized, the
+      // wgmma_sm90 tutorial) feed wgmma / tcgen05.mma straight from cp.async after the wait, with
+      // no fence.proxy.async, and the PTX ISA does not name the non-bulk copy's proxy
+      // (docs/racecheck.md "Proxies").
+      sem::tma::async_wrote(*dc, off, n);
       ticket_done(*ep, t);
     };
     note_due(c, l, e.issue_async(std::move(op)));

@@ -243,6 +243,75 @@ void check_warpgroup(ExecCtx& c, WgmmaWarpState& s) {
   }
 }
 
+// The warpgroup of warps base..base+3 as a wait object: its first warp.
+uint64_t warpgroup_key(const Cta& cta, uint32_t base) { return uint64_t(reinterpret_cast<uintptr_t>(&cta.warps[base])); }
+
+// The deadlock report's line for a warp waiting for its warpgroup's peers (WaitKind::Custom on the
+// warpgroup's first warp), or "" for another object.
+std::string describe_warpgroup_wait(const Cta& cta, uint64_t obj) {
+  for (uint32_t base = 0; base + 4 <= cta.warps.size(); base += 4) {
+    if (warpgroup_key(cta, base + 1) == obj)
+      return "    waiting for the other warps of its warpgroup (warps " + std::to_string(base) + "-" +
+             std::to_string(base + 3) + ") to compute their rows of the wgmma.mma_async it issued\n";
+    if (warpgroup_key(cta, base) != obj) continue;
+    uint64_t n = 0;
+    for (uint32_t p = base; p < base + 4; ++p)
+      if (cta.warps[p].wgmma) n = std::max(n, cta.warps[p].wgmma->arrived);
+    std::string missing;
+    for (uint32_t p = base; p < base + 4; ++p) {
+      const Warp& w = cta.warps[p];
+      if (w.wgmma && w.wgmma->arrived >= n) continue;
+      missing += (missing.empty() ? "" : ", ") + std::to_string(p);
+      if (w.valid && w.exited == w.valid) missing += " (exited)";
+    }
+    return "    waiting for warp(s) " + missing + " of its warpgroup (warps " + std::to_string(base) + "-" +
+           std::to_string(base + 3) + ") to issue wgmma.mma_async #" + std::to_string(n) +
+           " (the warpgroup's operation starts when all four have)\n";
+  }
+  return "";
+}
+
+// The warpgroup's n-th wgmma.mma_async is one operation of its 128 threads (PTX ISA 9.7.15: the
+// instruction is executed collectively by the warpgroup): its shared-memory operands are read once
+// the last of the four warps has issued it. A warp that gets there first waits for the others (they
+// may still be waiting for their own cp.async copies, as in CUTLASS's wgmma_sm90 tutorial, which
+// syncs no further before the wgmma). Returns whether the operation may run now.
+// After computing its rows of the n-th operation a warp waits until the other three have computed
+// theirs: a warp that went on could otherwise overwrite operands its peers have yet to read, which
+// on the GPU it may, once its wgmma.wait_group has seen the one operation complete.
+void warpgroup_computed(ExecCtx& c, WgmmaWarpState& s, uint64_t nth) {
+  Cta& cta = *c.cta;
+  const uint32_t w = c.warp->index, base = w & ~3u;
+  s.computed = nth + 1;
+  if (base + 4 > cta.warps.size()) return;
+  for (uint32_t p = base; p < base + 4; ++p) {
+    const Warp& peer = cta.warps[p];
+    if (p == w || (peer.wgmma && peer.wgmma->computed > nth)) continue;
+    c.eng->block(c, WaitKind::Custom, warpgroup_key(cta, base + 1), 0);  // goes on after the mma_async
+    return;
+  }
+  c.eng->wake(WaitKind::Custom, warpgroup_key(cta, base + 1), ~0ull);
+}
+
+bool warpgroup_arrived(ExecCtx& c, WgmmaWarpState& s) {
+  Cta& cta = *c.cta;
+  const uint32_t w = c.warp->index, base = w & ~3u;
+  if (base + 4 > cta.warps.size()) return true;  // check_warpgroup reports the incomplete warpgroup
+  const uint64_t nth = s.issued_pcs.size();
+  s.arrived = std::max(s.arrived, nth + 1);
+  for (uint32_t p = base; p < base + 4; ++p) {
+    const Warp& peer = cta.warps[p];
+    if (p == w || (peer.wgmma && peer.wgmma->arrived > nth)) continue;
+    if (peer.valid && peer.exited == peer.valid) continue;  // check_warpgroup reports the exited warp
+    if (!cta.describe_custom_wait) cta.describe_custom_wait = describe_warpgroup_wait;
+    c.hold = true;  // the instruction runs again when a peer arrives
+    c.eng->block(c, WaitKind::Custom, warpgroup_key(cta, base), 0);
+    return false;
+  }
+  c.eng->wake(WaitKind::Custom, warpgroup_key(cta, base), ~0ull);
+  return true;
+}
+
 // Reads an operand matrix (rows x K, `row0` the first row) through a descriptor into element bits.
 template <class T>
 void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e, int row0, int rows, int K,
@@ -411,6 +480,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   require_full_warp(c, mask, "wgmma.mma_async");
   const Config& cfg = *reinterpret_cast<const Config*>(in.imm);
   WgmmaWarpState& s = state_of(c);
+  if (!warpgroup_arrived(c, s)) return;
   check_warpgroup(c, s);
   if (c.race) c.race->wgmma_issue(c, s.issued_pcs.size() - 1, s.committed);
   const uint32_t line = c.fn->code[c.pc].line;
@@ -556,6 +626,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const WgmmaInFlight& placed = s.in_flight.back();
   for (int r = 0; r < nd; ++r) s.d_latest[d_slots[size_t(r)]] = placed.d_values.data() + size_t(r) * 32;
   for (uint32_t a : a_slots) ++s.a_in_flight[a];
+  warpgroup_computed(c, s, s.issued_pcs.size() - 1);
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 // (8 rows x 128 B) in bits 45:32, layout 1 (128B swizzle) in bits 63:62.
 // Requirements: M, N multiples of 64, K a multiple of 64; grid (N/64, M/64), block 128.
 // wgmma_gemm_bf16 stages the tiles with plain shared stores; wgmma_gemm_bf16_tma loads them with
-// the TMA (cp.async.bulk.tensor, 128B swizzle) on an mbarrier.
+// the TMA (cp.async.bulk.tensor, 128B swizzle) on an mbarrier; wgmma_gemm_bf16_cp_async with
+// per-thread cp.async and no CTA barrier before the wgmma.
 // Compiled for every kernel target; the body exists only for sm_90a (wgmma is sm_90a-only).
 #include <cstdint>
 
@@ -83,6 +84,40 @@ extern "C" __global__ void __launch_bounds__(128)
     __syncthreads();
     mma_k64(d, sA, sB);
     __syncthreads();
+  }
+  store_d(d, C, N, m0, n0);
+#endif
+}
+
+// The same GEMM with the tiles staged by cp.async, as CUTLASS's cute/tutorial/hopper/wgmma_sm90.cu
+// does: every thread copies its 16-byte chunks, waits for its own copies only (cp.async.wait_group
+// 0, no __syncthreads, no fence.proxy.async) and the warpgroup's wgmma then reads chunks the other
+// three warps copied. That is ordered because the four warps' n-th wgmma.mma_async are one
+// operation, which starts when the last of them has issued it.
+extern "C" __global__ void __launch_bounds__(128)
+    wgmma_gemm_bf16_cp_async(const uint16_t* __restrict__ A, const uint16_t* __restrict__ Bt, float* __restrict__ C,
+                             int M, int N, int K) {
+#ifdef PTXSIM_HAVE_WGMMA
+  __shared__ __align__(1024) uint8_t sA[64 * 128];
+  __shared__ __align__(1024) uint8_t sB[64 * 128];
+  float d[32];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) d[i] = 0.0f;
+  const int tid = threadIdx.x, m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+  for (int k0 = 0; k0 < K; k0 += 64) {
+    for (int c = tid; c < 512; c += 128) {
+      const int r = c / 8, j = c % 8, dst = r * 128 + ((j ^ (r % 8)) * 16);
+      const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(sA + dst));
+      const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(sB + dst));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(A + size_t(m0 + r) * K + k0 + j * 8)
+                   : "memory");
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sb), "l"(Bt + size_t(n0 + r) * K + k0 + j * 8)
+                   : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    mma_k64(d, sA, sB);
+    __syncthreads();  // every warp's wgmma is complete before the next copies overwrite the tiles
   }
   store_d(d, C, N, m0, n0);
 #endif

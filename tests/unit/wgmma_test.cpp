@@ -612,6 +612,22 @@ TEST(WgmmaDiag, WarpgroupMustBeConverged) {
       << r.diagnostics[0].message;
 }
 
+// The warpgroup's n-th mma_async is one operation: warps 0-2 wait at it for warp 3, which waits at
+// a named barrier nobody else reaches. Nothing can move: a deadlock whose report says who waits for
+// whom.
+TEST(WgmmaDiag, WarpgroupWaitsForItsPeers) {
+  const std::string ptx = small_kernel(
+      "  mov.u32 %r3, %tid.x;\n  setp.ge.u32 %p0, %r3, 96;\n  @%p0 bar.sync 1, 64;\n", "");
+  const RunResult r = run_text(ptx);
+  EXPECT_EQ(r.status, RunStatus::Deadlock) << r.report;
+  const std::string mma = std::to_string(line_of(ptx, "wgmma.mma_async"));
+  EXPECT_NE(r.report.find("waiting for warp(s) 3 of its warpgroup (warps 0-3) to issue wgmma.mma_async #1 (the "
+                          "warpgroup's operation starts when all four have)"),
+            std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("waiting on CTA barrier 1: 32 of 64 threads arrived"), std::string::npos) << r.report;
+}
+
 TEST(WgmmaDiag, DescriptorOutsideSharedMemoryFaults) {
   const std::string ptx = small_kernel("  add.u64 %rd2, %rd2, 0x3000;\n", "");
   const RunResult r = run_text(ptx);
