@@ -28,8 +28,9 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 # name | arch | source (under examples/) | ci | extra nvcc flags | program arguments | verdict
 #   arch:    90a (run on the default h100) or 100a (run with --device b200)
 #   verdict: an extended regex the program's stdout must match; in addition the exit status must
-#            be 0 and stdout must not say Failed/failed/waived (CUTLASS examples that cannot run on
-#            the device they find print "waived" or "requires ..." and exit 0).
+#            be 0, stdout must not say Failed/failed/waived (CUTLASS examples that cannot run on
+#            the device they find print "waived" or "requires ..." and exit 0) and ptxsim's stderr
+#            must hold no warning (with PTXSIM_RACECHECK set, no race report either).
 # Problem sizes are small ones each program accepts; iterations come from the program's own
 # options (the cute tutorials time 100 runs and have no option for it). The Ampere/Hopper cute
 # tutorials check nothing themselves (they print GFlop/s): exit status and CUDA errors only.
@@ -250,6 +251,9 @@ run_one() {
     reason="no verdict: stdout does not match '$verdict'"
   elif grep -q -E 'Failed|failed|\[FAIL\]|waived|[Rr]equires ' "$log.stdout"; then
     reason="the program reports: $(grep -m1 -E 'Failed|failed|\[FAIL\]|waived|[Rr]equires ' "$log.stdout")"
+  elif grep -q -E 'warning: ' "$log.stderr"; then
+    # A correct program draws no report: a warning (a hazard, a race, a stale read) is a failure.
+    reason="ptxsim warned $(grep -c -E 'warning: ' "$log.stderr") time(s), first: $(grep -m1 -o -E 'warning: .{0,200}' "$log.stderr")"
   fi
   if [ -z "$reason" ]; then
     summary_line "$name" PASS "$wall" "$instr" "$compile_s" "($launches launches)"
