@@ -106,4 +106,25 @@ inline uint32_t element_address(const SmemDesc& d, const Operand& op, uint32_t m
   return tma::swizzle_address(detail::tma_swizzle(d.layout), a - shift) + shift;
 }
 
+// element_address of a K-major operand chunk by chunk, with the layout's case analysis done once
+// per descriptor: (mn, j) gives the address of row mn's 16-byte chunk j (bytes 16j..16j+15 of its
+// K extent, elements k = 16j * 8 / elem_bits on), for any element width. The same arithmetic as
+// element_address with kb = 16j; the W-byte swizzles XOR address bits [4, 4 + log2(W / 16)) with
+// the phase bits from bit 7 (tma::swizzle_address for 32B, 64B and 128B). wgmma.mma_async reads its
+// K-major operands this way.
+class KMajorChunks {
+ public:
+  explicit KMajorChunks(const SmemDesc& d)
+      : start_(d.start_bytes()), sbo_(d.sbo_bytes()), lbo_(d.lbo_bytes()), w_(swizzle_bytes(d.layout)),
+        phase_mask_(w_ ? w_ / 16 - 1 : 0), shift_(d.base_offset << 7) {}
+  uint32_t operator()(uint32_t mn, uint32_t j) const {
+    if (w_ == 0) return start_ + ((mn / 8) * sbo_ + (mn % 8) * 16 + j * lbo_);
+    const uint32_t a = start_ + ((mn / 8) * sbo_ + (mn % 8) * w_ + 16 * j) - shift_;
+    return (a ^ (((a >> 7) & phase_mask_) << 4)) + shift_;
+  }
+
+ private:
+  uint32_t start_, sbo_, lbo_, w_, phase_mask_, shift_;
+};
+
 }  // namespace ptxsim::model::wgmma

@@ -192,7 +192,10 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
 
 namespace {
 // Heap order for the in-flight queue: the earliest due first, issue order among equals.
-bool completes_later(const AsyncOp& a, const AsyncOp& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
+// (A function object, not a function: the heap algorithms then inline it.)
+constexpr auto completes_later = [](const AsyncKey& a, const AsyncKey& b) {
+  return a.due != b.due ? a.due > b.due : a.seq > b.seq;
+};
 }  // namespace
 
 void Engine::count_async_range(const AsyncOp& op, int delta) {
@@ -216,10 +219,23 @@ uint64_t Engine::issue_async(AsyncOp op) {
   if (op.what.empty() && op.label && race_) op.what = describe(op);  // the race detector reads `what`
   if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
   if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, describe(op), op.bytes, timeline_time());
-  const uint64_t due = op.due;
-  async_.push_back(std::move(op));
+  const AsyncKey key{op.due, op.seq, 0};
+  if (async_free_.empty()) {
+    async_.push_back({key.due, key.seq, uint32_t(async_ops_.size())});
+    async_ops_.push_back(std::move(op));
+  } else {
+    async_.push_back({key.due, key.seq, async_free_.back()});
+    async_ops_[async_free_.back()] = std::move(op);
+    async_free_.pop_back();
+  }
   std::push_heap(async_.begin(), async_.end(), completes_later);
-  return due;
+  return key.due;
+}
+
+void Engine::clear_async() {
+  async_.clear();
+  async_ops_.clear();
+  async_free_.clear();
 }
 
 bool Engine::complete_due_async(bool force_one) {
@@ -230,14 +246,20 @@ bool Engine::complete_due_async(bool force_one) {
       steps = async_.front().due;  // nothing else can run: let time pass to the next completion
     }
     std::pop_heap(async_.begin(), async_.end(), completes_later);
-    AsyncOp op = std::move(async_.back());
+    const uint32_t slot = async_.back().slot;
     async_.pop_back();
+    AsyncOp& op = async_ops_[slot];  // stays in place: a deque keeps it there while more are issued
     count_async_range(op, -1);
     if (race_) [[unlikely]] race_->async_begin(op);
     ++mem_events.writes;
-    op.complete();
+    if (op.complete_lane) op.complete_lane(*this, op);
+    else op.complete();
     if (race_) [[unlikely]] race_->async_end(op);
     if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, timeline_time());
+    // What the operation holds goes now, as when it was destroyed here (the slot waits for reuse).
+    op.complete = nullptr;
+    op.race.reset();
+    async_free_.push_back(slot);
     any = true;
   }
   return any;
@@ -252,7 +274,8 @@ void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size,
   // The per-chunk counts say whether anything in flight overlaps; only then look for which.
   if (!cta.async_overlaps(off, size, write)) return;
   const AsyncOp* first = nullptr;  // the earliest issued of the overlapping operations
-  for (const AsyncOp& op : async_) {
+  for (const AsyncKey& k : async_) {
+    const AsyncOp& op = async_ops_[k.slot];
     if (op.dst_cta != &cta || off + size <= op.dst_off || off >= op.dst_off + op.dst_bytes) continue;
     if (op.src_only && !write) continue;
     if (!first || op.seq < first->seq) first = &op;
@@ -1307,7 +1330,7 @@ ClusterOutcome Engine::run_cluster(uint64_t cl) {
   o.warp_instructions = warp_instr_;
   o.printed = printed.str();
   // A failed cluster may leave operations in flight on CTAs that go away now.
-  async_.clear();
+  clear_async();
   ctas.clear();
   return o;
 }

@@ -13,6 +13,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -246,6 +247,13 @@ struct AsyncOp {
   uint64_t due = 0;
   uint64_t seq = 0;
   std::function<void()> complete;   // moves the data and signals (may throw KernelFault)
+  // Instead of `complete`, for operations issued per lane in bulk (cp.async): a plain function
+  // given the operation, with the lane's bytes and its group held here, so issuing allocates nothing.
+  void (*complete_lane)(Engine&, const AsyncOp&) = nullptr;
+  std::array<uint8_t, 16> lane_data{};
+  Warp* lane_warp = nullptr;
+  uint32_t lane = 0;
+  uint64_t lane_group = 0;
   std::string what;                 // "cp.async.bulk.tensor.2d load of 16384 bytes ..." for reports
   // Instead of `what`, for operations issued per lane in bulk (cp.async): the description is then
   // "<label> of <bytes> bytes to shared address <dst_off>", built only when a report, the timeline
@@ -259,6 +267,12 @@ struct AsyncOp {
   uint32_t line = 0;                // issuing instruction
   uint64_t min_due = 0;             // completes no earlier than this (ordering after earlier operations)
   std::shared_ptr<RaceOp> race;     // --racecheck: its clocks (null without)
+};
+
+// An in-flight operation's place in the engine's queue: when it completes and where it is.
+struct AsyncKey {
+  uint64_t due, seq;
+  uint32_t slot;
 };
 
 // Whether warning `w` repeats one already in `diags` (same line, same message start): a launch
@@ -436,7 +450,12 @@ class Engine {
   const Warp* cur_warp_ = nullptr;
   uint32_t cur_mask_ = 0;
   std::vector<Diagnostic> diags_;
-  std::vector<AsyncOp> async_;       // a min-heap on (due, seq): the next to complete is at the front
+  // In flight: the operations in stable, reused slots, and a min-heap on (due, seq) of their keys
+  // (the next to complete at the front): the heap moves 24-byte keys, not whole operations.
+  std::vector<AsyncKey> async_;
+  std::deque<AsyncOp> async_ops_;    // a deque: a completion may issue more while its slot is in use
+  std::vector<uint32_t> async_free_;  // slots of async_ops_ not in use
+  void clear_async();
   void count_async_range(const AsyncOp& op, int delta);
   uint64_t async_seq_ = 0;
   uint64_t rng_ = 0;                 // schedule-seeded delay generator

@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "sim/exec/racecheck.h"
+#include "sim/exec/warp_access.h"
 #include "sim/sem/tma_common.h"
 
 namespace ptxsim {
@@ -63,11 +64,28 @@ void note_due(ExecCtx& c, int lane, uint64_t due) {
   s.last_due = std::max(s.last_due, due);
 }
 
+// A cp.async completes: its bytes reach shared memory and its group counts it done.
+void complete_copy(Engine& e, const AsyncOp& op) {
+  std::memcpy(op.dst_cta->smem.data() + op.dst_off, op.lane_data.data(), op.dst_bytes);
+  // Not a generic-proxy write for the async proxy's readers: CUTLASS's cp.async mainloops
+  // (sm90_mma_multistage_gmma_ss_warpspecialized, sm100_mma_cpasync_warpspecialized, the
+  // wgmma_sm90 tutorial) feed wgmma / tcgen05.mma straight from cp.async after the wait, with no
+  // fence.proxy.async, and the PTX ISA does not name the non-bulk copy's proxy (docs/racecheck.md
+  // "Proxies").
+  sem::tma::async_wrote(*op.dst_cta, op.dst_off, op.dst_bytes);
+  ticket_done(e, {op.lane_warp, op.lane, op.lane_group});
+}
+
 void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   Engine& e = *c.eng;
   const uint32_t n = uint32_t(in.imm);
   // The name for faults, built only when one is raised (every lane of every cp.async issues one).
   auto what = [&] { return std::string(in.b ? "cp.async.cg" : "cp.async.ca") + " of " + std::to_string(n) + " bytes"; };
+  // Without a src-size or ignore-src operand every lane reads n bytes of global memory: resolved
+  // for the whole warp at once when that is plainly valid (else per lane below, with its checks).
+  uint8_t* srcs[32];
+  const bool resolved = in.a != kSrcSize && in.a != kIgnoreSrc &&
+                        warp_access(c, Space::Global, in.op[1], mask, n, 1, Access::Read, srcs);
   for_lanes(mask, [&](int l) {
     const uint64_t dst = sem::addr_of(c, in.op[0], l), src = sem::addr_of(c, in.op[1], l);
     uint32_t src_size = n;
@@ -83,7 +101,8 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
     auto [dcta, doff] = e.resolve_shared(c, in.space, dst, n, l);
     if (dcta->live_mbars) sem::tma::check_no_mbarrier(c, *dcta, doff, n, what());
     std::array<uint8_t, 16> data{};
-    if (src_size) std::memcpy(data.data(), c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
+    if (src_size)
+      std::memcpy(data.data(), resolved ? srcs[l] : c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
     const sem::tma::BulkTicket t = open_ticket(c, l);
     AsyncOp op;
     op.label = in.b ? "cp.async.cg" : "cp.async.ca";  // Engine::describe: `what` + " to shared address ..."
@@ -92,19 +111,11 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
     op.dst_off = doff;
     op.dst_bytes = n;
     op.line = in.line;
-    Engine* ep = &e;
-    Cta* dc = dcta;
-    const uint32_t off = doff;
-    op.complete = [ep, dc, off, n, data, t] {
-      std::memcpy(dc->smem.data() + off, data.data(), n);
-      // Not a generic-proxy write for the async proxy's readers: CUTLASS's cp.async mainloops
-      // (sm90_mma_multistage_gmma_ss_warpspecialized, sm100_mma_cpasync_warpspecialized, the
-      // wgmma_sm90 tutorial) feed wgmma / tcgen05.mma straight from cp.async after the wait, with
-      // no fence.proxy.async, and the PTX ISA does not name the non-bulk copy's proxy
-      // (docs/racecheck.md "Proxies").
-      sem::tma::async_wrote(*dc, off, n);
-      ticket_done(*ep, t);
-    };
+    op.complete_lane = complete_copy;
+    op.lane_data = data;
+    op.lane_warp = t.warp;
+    op.lane = t.lane;
+    op.lane_group = t.group;
     note_due(c, l, e.issue_async(std::move(op)));
   });
 }

@@ -27,6 +27,7 @@
 
 #include "model/fragments/fragments.h"
 #include "sim/exec/engine.h"
+#include "sim/exec/warp_access.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -128,6 +129,32 @@ const std::vector<uint16_t>& ldst_positions(const frag::LdstSpec& s) {
   return *t;
 }
 
+// The lanes' registers from the rows buffer through the position table, EB bytes per element (a
+// fixed-size copy: with the element size a run-time value each copy was a library call).
+template <int EB>
+void gather_elems(const uint8_t* bytes, const uint16_t* pos, int regs, int per_reg, uint32_t out[4][32]) {
+  for (int lane = 0; lane < 32; ++lane)
+    for (int j = 0; j < regs; ++j) {
+      uint32_t v = 0;
+      for (int e = 0; e < per_reg; ++e) {
+        uint32_t x = 0;
+        std::memcpy(&x, bytes + *pos++, EB);
+        v |= x << (8 * EB * e);
+      }
+      out[j][lane] = v;
+    }
+}
+
+// The rows buffer from the lanes' registers: gather_elems backwards.
+template <int EB>
+void scatter_elems(const uint64_t* src, int lane, int j, int regs, int per_reg, const uint16_t* pos, uint8_t* bytes) {
+  const uint32_t v = uint32_t(src[lane]);
+  for (int e = 0; e < per_reg; ++e) {
+    const uint32_t x = v >> (8 * EB * e);
+    std::memcpy(bytes + pos[(lane * regs + j) * per_reg + e], &x, EB);
+  }
+}
+
 void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (mask == 0) return;
   sem::require_aligned_warp(c, mask, name_of(false));
@@ -135,24 +162,23 @@ void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   const int rows = frag::ldst_rows(s), regs = frag::ldst_regs(s);
   const int per_reg = frag::ldst_elems_per_reg(s), eb = frag::ldst_elem_bytes(s);
   uint8_t data[32][16];
+  // The rows resolved for the whole warp at once when they plainly lie in this CTA's shared memory
+  // (else row by row below, with row_ptr's checks and diagnostics).
+  const uint32_t row_lanes = rows == 32 ? ~0u : (1u << rows) - 1;
+  uint8_t* rp[32];
+  const bool resolved =
+      (in.space == Space::Shared || (in.space == Space::Generic && in_window(sem::addr_of(c, in.op[1], 0), kSharedWindow))) &&
+      warp_access(c, in.space, in.op[1], row_lanes, 16, 16, Access::Read, rp);
   for (int r = 0; r < rows; ++r) {
-    const uint8_t* p = row_ptr(c, in, in.op[1], r, false);
+    const uint8_t* p = resolved ? rp[r] : row_ptr(c, in, in.op[1], r, false);
     if (in.d == kNoExpand) std::memcpy(data[r], p, 16);
     else expand_row(p, data[r], in.d);
   }
   uint32_t out[4][32];
   const uint16_t* pos = ldst_positions(s).data();
   const uint8_t* bytes = &data[0][0];
-  for (int lane = 0; lane < 32; ++lane)
-    for (int j = 0; j < regs; ++j) {
-      uint32_t v = 0;
-      for (int e = 0; e < per_reg; ++e) {
-        uint32_t x = 0;
-        std::memcpy(&x, bytes + *pos++, size_t(eb));
-        v |= x << (8 * eb * e);
-      }
-      out[j][lane] = v;
-    }
+  if (eb == 2) gather_elems<2>(bytes, pos, regs, per_reg, out);  // elements are 1 or 2 bytes
+  else gather_elems<1>(bytes, pos, regs, per_reg, out);
   for (int j = 0; j < regs; ++j) {
     uint64_t* d = c.col(sem::vec_elem(c, in.op[0], uint32_t(j)));
     for (int lane = 0; lane < 32; ++lane) d[lane] = out[j][lane];
@@ -170,11 +196,8 @@ void exec_stmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   for (int j = 0; j < regs; ++j) {
     const uint64_t* src = c.col(sem::vec_elem(c, in.op[1], uint32_t(j)));
     for (int lane = 0; lane < 32; ++lane) {
-      const uint32_t v = uint32_t(src[lane]);
-      for (int e = 0; e < per_reg; ++e) {
-        const uint32_t x = v >> (8 * eb * e);
-        std::memcpy(&data[0][0] + pos[(lane * regs + j) * per_reg + e], &x, size_t(eb));
-      }
+      if (eb == 2) scatter_elems<2>(src, lane, j, regs, per_reg, pos, &data[0][0]);
+      else scatter_elems<1>(src, lane, j, regs, per_reg, pos, &data[0][0]);
     }
   }
   // Every address is checked before anything is written, so a fault leaves memory untouched.

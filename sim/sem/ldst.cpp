@@ -34,6 +34,35 @@ inline Space access_space(const Instr& in) {
   return in.op[in.a].frame_rel ? Space::Local : in.space;
 }
 
+// A resolved vector ld/st of n <= 8 elements: the vector's register columns looked up once, not
+// per lane (stores stay in lane order). Kept out of line so that the scalar paths of exec_ld and
+// exec_st compile as before.
+template <uint32_t Bytes, bool Signed>
+[[gnu::noinline]] void ld_vector(ExecCtx& c, const Operand& d, uint32_t n, uint32_t mask, uint8_t* const* ptrs) {
+  uint64_t* dst[8];
+  for (uint32_t i = 0; i < n; ++i) dst[i] = c.col(sem::vec_elem(c, d, i));
+  for_lanes(mask, [&](int l) {
+    for (uint32_t i = 0; i < n; ++i) {
+      uint64_t v = load_le(ptrs[l] + Bytes * i, Bytes);
+      if constexpr (Signed) v = sem::sext(v, Bytes * 8);
+      dst[i][l] = v;
+    }
+  });
+}
+template <uint32_t Bytes>
+[[gnu::noinline]] void st_vector(ExecCtx& c, const Operand& s, uint32_t n, uint32_t mask, uint8_t* const* ptrs) {
+  const uint64_t* src[8];
+  uint64_t add[8];
+  for (uint32_t i = 0; i < n; ++i) {
+    const Operand& e = sem::vec_elem(c, s, i);
+    src[i] = c.col(e);
+    add[i] = e.frame_rel ? c.local_base : 0;
+  }
+  for_lanes(mask, [&](int l) {
+    for (uint32_t i = 0; i < n; ++i) store_le(ptrs[l] + Bytes * i, src[i][l] + add[i], Bytes);
+  });
+}
+
 // ld: in.a = index of the address operand (1); in.b = element bytes; in.c = vector count; in.d = signed.
 template <uint32_t Bytes, bool Signed>
 void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -53,6 +82,7 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
     });
     return;
   }
+  if (resolved && d.kind == Operand::Kind::Vec && Bytes != 16 && n <= 8) return ld_vector<Bytes, Signed>(c, d, n, mask, ptrs);
   for_lanes(mask, [&](int l) {
     const uint8_t* p = resolved ? ptrs[l] : c.mem(sp, addr_of(c, a, l), total, total, l, Access::Read);
     if (n == 1 && d.kind != Operand::Kind::Vec) {
@@ -97,6 +127,7 @@ void exec_st(ExecCtx& c, const Instr& in, uint32_t mask) {
     for_lanes(mask, [&](int l) { store_le(ptrs[l], src[l] + add, Bytes); });
     return;
   }
+  if (resolved && s.kind == Operand::Kind::Vec && Bytes != 16 && n <= 8) return st_vector<Bytes>(c, s, n, mask, ptrs);
   for_lanes(mask, [&](int l) {
     uint8_t* p = resolved ? ptrs[l] : c.mem(sp, addr_of(c, a, l), total, total, l, Access::Write);
     for (uint32_t i = 0; i < n; ++i) {

@@ -36,6 +36,7 @@
 #include "model/numerics/fp_formats.h"
 #include "model/numerics/f64_ops.h"
 #include "model/tensorcore/tensorcore.h"
+#include "model/tensorcore/tile.h"
 #include "sim/exec/engine.h"
 #include "sim/sem/mma_arith.h"
 #include "sim/sem/sem_util.h"
@@ -107,6 +108,7 @@ struct FragMap {
   int regs, per, bits;
   uint64_t emask;
   std::vector<uint16_t> idx;
+  std::vector<uint16_t> tidx;  // as idx, in the transposed matrix (B as tc::mma_tile takes it)
 };
 const FragMap& frag_map(frag::MmaShape s, frag::Operand op, frag::ElemClass cls) {
   constexpr size_t kShapes = size_t(frag::MmaShape::M8N8K4X4) + 1, kOps = 3, kClasses = size_t(frag::ElemClass::B16T) + 1;
@@ -120,11 +122,14 @@ const FragMap& frag_map(frag::MmaShape s, frag::Operand op, frag::ElemClass cls)
   m->bits = class_bits(cls);
   m->emask = m->bits == 64 ? ~uint64_t{0} : (uint64_t{1} << m->bits) - 1;
   m->idx.resize(size_t(m->regs) * 32 * size_t(m->per));
+  m->tidx.resize(m->idx.size());
   for (int r = 0; r < m->regs; ++r)
     for (int lane = 0; lane < 32; ++lane)
       for (int e = 0; e < m->per; ++e) {
         const frag::RC rc = frag::mma_map(s, op, cls, lane, r * m->per + e);
-        m->idx[(size_t(r) * 32 + size_t(lane)) * size_t(m->per) + size_t(e)] = uint16_t(rc.row * size.col + rc.col);
+        const size_t i = (size_t(r) * 32 + size_t(lane)) * size_t(m->per) + size_t(e);
+        m->idx[i] = uint16_t(rc.row * size.col + rc.col);
+        m->tidx[i] = uint16_t(rc.col * size.row + rc.row);
       }
   const FragMap* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, m, std::memory_order_acq_rel)) {
@@ -160,6 +165,47 @@ void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass c
   }
 }
 
+// The float kinds move fragments straight between the registers and the 32-bit element arrays
+// tc::mma_tile takes (A and C/D row-major, B transposed): their registers hold `Per` elements of
+// 32 / Per bits each, so one fixed-width loop per class replaces gather's and scatter's general
+// ones and float_mma's conversions.
+template <int Per>
+void gather32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx, uint32_t* out) {
+  constexpr uint32_t bits = 32 / Per, emask = Per == 1 ? ~0u : (1u << bits) - 1;
+  for (int r = 0; r < regs; ++r) {
+    const uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    for (int lane = 0; lane < 32; ++lane) {
+      const uint32_t v = uint32_t(col[lane]);
+      for (int e = 0; e < Per; ++e) out[*idx++] = (v >> (bits * uint32_t(e))) & emask;
+    }
+  }
+}
+template <int Per>
+void scatter32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx, const uint32_t* d) {
+  constexpr uint32_t bits = 32 / Per;
+  for (int r = 0; r < regs; ++r) {
+    uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    for (int lane = 0; lane < 32; ++lane) {
+      uint64_t v = 0;
+      for (int e = 0; e < Per; ++e) v |= uint64_t(d[*idx++]) << (bits * uint32_t(e));
+      col[lane] = v;
+    }
+  }
+}
+// Whether a map's elements are 32 / per bits each (the classes gather32 / scatter32 take).
+bool packs_32(const FragMap& m) { return (m.per == 1 || m.per == 2 || m.per == 4) && m.per * m.bits == 32; }
+void gather32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, uint32_t* out) {
+  const uint16_t* idx = transposed ? m.tidx.data() : m.idx.data();
+  if (m.per == 1) gather32_as<1>(c, vec, m.regs, idx, out);
+  else if (m.per == 2) gather32_as<2>(c, vec, m.regs, idx, out);
+  else gather32_as<4>(c, vec, m.regs, idx, out);
+}
+void scatter32(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32_t* d) {
+  if (m.per == 1) scatter32_as<1>(c, vec, m.regs, m.idx.data(), d);
+  else if (m.per == 2) scatter32_as<2>(c, vec, m.regs, m.idx.data(), d);
+  else scatter32_as<4>(c, vec, m.regs, m.idx.data(), d);
+}
+
 // Every lane of the warp holds part of every matrix: a lane predicated off, inactive or exited is a fault.
 void require_full_warp(ExecCtx& c, uint32_t mask, const char* name) {
   if (mask != 0xffffffffu)
@@ -186,6 +232,23 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
                         cb = int_kind ? frag::ElemClass(in.b) : class_of(tb, false), cc = class_of(tcy, true),
                         cd = class_of(td, true);
   const int M = dim.m, N = dim.n, K = dim.k;
+  if constexpr (Kind == kFloat) {
+    const FragMap &ma = frag_map(s, frag::Operand::A, ca), &mb = frag_map(s, frag::Operand::B, cb),
+                  &mc = frag_map(s, frag::Operand::C, cc), &md = frag_map(s, frag::Operand::C, cd);
+    constexpr int kMaxA = 16 * 32, kMaxB = 32 * 8, kMaxC = 16 * 8;  // m16n8k32 (.e4m3/.e5m2) at most
+    if (packs_32(ma) && packs_32(mb) && packs_32(mc) && packs_32(md) && M * K <= kMaxA && K * N <= kMaxB &&
+        M * N <= kMaxC) {
+      uint32_t A32[kMaxA], Bt32[kMaxB], CD[kMaxC];
+      // Read everything before writing: D may share registers with A, B or C.
+      gather32(c, in.op[1], ma, false, A32);
+      gather32(c, in.op[2], mb, true, Bt32);
+      gather32(c, in.op[3], mc, false, CD);
+      tc::mma_tile(*reinterpret_cast<const tc::DotModel*>(in.imm), elem_fmt(ta), elem_fmt(tb), M, N, K, A32, Bt32, CD,
+                   CD);
+      scatter32(c, in.op[0], md, CD);
+      return;
+    }
+  }
   // The largest operands: A 16 x 256 (.b1 m16n8k256), B 256 x 8.
   uint64_t A[16 * 256], B[256 * 8], C[16 * 8], D[16 * 8];
   // Read everything before writing: D may share registers with A, B or C.

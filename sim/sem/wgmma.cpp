@@ -330,15 +330,15 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
   const uint32_t ebytes = e == Elem::B1 ? 1 : uint32_t(eb / 8);
   uint32_t lo = ~0u, hi = 0;
   bool generic_written = false;  // a chunk read holds a generic-proxy write not yet fenced
-  auto chunk_at = [&](int r, int k) -> const uint8_t* {
-    const uint32_t a = wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k));
-    if (a < kSharedReserved || uint64_t(a) + 16 > cta.smem.size())
+  // The chunk at shared address `a` holding element (row0 + r, k), checked.
+  auto chunk_at = [&](uint32_t a, int r, int k) -> const uint8_t* {
+    if (a < kSharedReserved || uint64_t(a) + 16 > cta.smem.size()) [[unlikely]]
       c.fault("illegal address", std::string("wgmma.mma_async: ") + which + " element (" + std::to_string(row0 + r) +
                                      ", k=" + std::to_string(k) + ") of descriptor " + hex(desc_word) + " (" +
                                      wg::layout_name(d.layout) + ") is at shared address " + hex(a) +
                                      ", outside the CTA's shared memory [" + hex(kSharedReserved) + ", " +
                                      hex(cta.smem.size()) + ")");
-    if (a % 16)
+    if (a % 16) [[unlikely]]
       c.fault("misaligned address", std::string("wgmma.mma_async: ") + which + " descriptor " + hex(desc_word) +
                                         " places a 16-byte chunk at unaligned shared address " + hex(a) +
                                         " (the start address and offsets are multiples of 16 bytes)");
@@ -361,16 +361,38 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
     else run(uint32_t{});
   };
   if (!mn_major) {
-    for (int r = 0; r < rows; ++r)
-      for (int k = 0; k < K; k += per_chunk) {
-        const uint8_t* p = chunk_at(r, k);
-        const int kc = e == Elem::B1 ? k / 8 : k;
-        unpack_chunk(p, &out[r * cols + kc], 1);
+    // Row by row, chunk j of a row holding elements k = j * per_chunk on (wg::KMajorChunks). A
+    // row's chunks land next to each other in `out`, so each is copied out with a fixed element
+    // size through a local array.
+    const wg::KMajorChunks chunk_address(d);
+    const int row_chunks = (K + per_chunk - 1) / per_chunk;
+    const uint8_t* const smem = cta.smem.data();
+    const uint64_t smem_end = cta.smem.size();
+    auto rows_of = [&](auto elem) {
+      using E = decltype(elem);
+      constexpr int n = 16 / sizeof(E);
+      for (int r = 0; r < rows; ++r) {
+        T* o = &out[r * cols];
+        for (int j = 0; j < row_chunks; ++j, o += n) {
+          const uint32_t a = chunk_address(uint32_t(row0 + r), uint32_t(j));
+          if (a < kSharedReserved || uint64_t(a) + 16 > smem_end || a % 16) [[unlikely]]
+            chunk_at(a, r, j * per_chunk);  // faults
+          lo = std::min(lo, a);
+          hi = std::max(hi, a + 16);
+          generic_written |= cta.generic_writes.any_in_chunk(a, 0xFFFF);
+          E v[n];
+          std::memcpy(v, smem + a, 16);
+          for (int i = 0; i < n; ++i) o[i] = T(v[i]);
+        }
       }
+    };
+    if (ebytes == 1) rows_of(uint8_t{});  // 8-bit elements, and .b1 as bytes of 8
+    else if (ebytes == 2) rows_of(uint16_t{});
+    else rows_of(uint32_t{});
   } else {
     for (int k = 0; k < K; ++k)
       for (int r = 0; r < rows; r += per_chunk) {
-        const uint8_t* p = chunk_at(r, k);
+        const uint8_t* p = chunk_at(wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k)), r, k);
         unpack_chunk(p, &out[r * cols + k], cols);
       }
   }
@@ -428,23 +450,38 @@ inline void d_map(int lane, int i, int& row, int& col) {
   col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
 }
 
-// d_map for every (register, lane) of a 16 x N f32 slice: index row * N + col at r * 32 + lane.
-// Kept per thread for the last N: the accumulator gather and scatter run once per warp per
-// mma_async, and recomputing the mapping element by element cost as much as the products.
-const std::vector<uint32_t>& d_index_f32(int N) {
-  thread_local int cached_n = -1;
-  thread_local std::vector<uint32_t> index;
-  if (cached_n != N) {
-    index.resize(size_t(N / 2) * 32);
-    for (int r = 0; r < N / 2; ++r)
-      for (int lane = 0; lane < 32; ++lane) {
-        int row, col;
-        d_map(lane, r, row, col);
-        index[size_t(r) * 32 + size_t(lane)] = uint32_t(row * N + col);
+// The f32 accumulator fragment in quads: by d_map, lanes 4q..4q+3 hold row q + 8h, columns
+// 8g..8g+7 of the slice in registers 4g+2h and 4g+2h+1, interleaved (lane 4q+t: columns 8g+2t and
+// 8g+2t+1). The accumulator gather and scatter run once per warp per mma_async, so they move a row
+// piece at a time instead of looking each element's place up (which cost as much as the products).
+// reg(i) gives register i's 32 lanes.
+template <class Reg>
+void gather_f32_acc(int N, Reg reg, uint32_t* C) {
+  for (int g = 0; g < N / 8; ++g)
+    for (int h = 0; h < 2; ++h) {
+      const uint64_t *s0 = reg(4 * g + 2 * h), *s1 = reg(4 * g + 2 * h + 1);
+      for (int q = 0; q < 8; ++q) {
+        uint32_t* row = C + (q + 8 * h) * N + 8 * g;
+        for (int t = 0; t < 4; ++t) {
+          row[2 * t] = uint32_t(s0[4 * q + t]);
+          row[2 * t + 1] = uint32_t(s1[4 * q + t]);
+        }
       }
-    cached_n = N;
-  }
-  return index;
+    }
+}
+// The inverse: register i's 32 lanes to values[i * 32 ...].
+void scatter_f32_acc(int N, const uint32_t* D, uint64_t* values) {
+  for (int g = 0; g < N / 8; ++g)
+    for (int h = 0; h < 2; ++h) {
+      uint64_t *d0 = values + size_t(4 * g + 2 * h) * 32, *d1 = d0 + 32;
+      for (int q = 0; q < 8; ++q) {
+        const uint32_t* row = D + (q + 8 * h) * N + 8 * g;
+        for (int t = 0; t < 4; ++t) {
+          d0[4 * q + t] = row[2 * t];
+          d1[4 * q + t] = row[2 * t + 1];
+        }
+      }
+    }
 }
 
 uint32_t sign_mask(Elem e) {
@@ -513,12 +550,14 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   C.resize(size_t(16 * N));
   D.resize(size_t(16 * N));
   const bool f16d = cfg.d == DType::F16;
-  const uint32_t* f32_index = f16d ? nullptr : d_index_f32(N).data();
-  for (int r = 0; r < nd && !f16d; ++r) {
-    const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
-    if (!src) src = c.col(d_slots[size_t(r)]);
-    const uint32_t* at = f32_index + size_t(r) * 32;
-    for (int lane = 0; lane < 32; ++lane) C[at[lane]] = scale_d ? uint32_t(src[lane]) : 0;
+  if (!f16d) {
+    if (scale_d)
+      gather_f32_acc(N, [&](int r) {
+        const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
+        return src ? src : c.col(d_slots[size_t(r)]);
+      }, C.data());
+    else
+      std::fill(C.begin(), C.end(), 0u);
   }
   for (int r = 0; r < nd && f16d; ++r) {
     const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
@@ -604,14 +643,14 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.group = s.committed;
   op.line = line;
   op.fn = c.fn;
-  op.d_slots = d_slots;
-  op.a_slots = a_slots;
+  op.d_slots = std::move(d_slots);
+  op.a_slots = std::move(a_slots);
   if (!result_pool().empty()) {
     op.d_values = std::move(result_pool().back());
     result_pool().pop_back();
   }
   op.d_values.resize(size_t(nd) * 32);
-  for (size_t i = 0; i < op.d_values.size() && !f16d; ++i) op.d_values[i] = D[f32_index[i]];
+  if (!f16d) scatter_f32_acc(N, D.data(), op.d_values.data());
   for (int r = 0; r < nd && f16d; ++r)
     for (int lane = 0; lane < 32; ++lane) {
       uint64_t v = 0;
@@ -624,8 +663,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     }
   s.in_flight.push_back(std::move(op));
   const WgmmaInFlight& placed = s.in_flight.back();
-  for (int r = 0; r < nd; ++r) s.d_latest[d_slots[size_t(r)]] = placed.d_values.data() + size_t(r) * 32;
-  for (uint32_t a : a_slots) ++s.a_in_flight[a];
+  for (int r = 0; r < nd; ++r) s.d_latest[placed.d_slots[size_t(r)]] = placed.d_values.data() + size_t(r) * 32;
+  for (uint32_t a : placed.a_slots) ++s.a_in_flight[a];
   warpgroup_computed(c, s, s.issued_pcs.size() - 1);
 }
 
@@ -638,6 +677,23 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
   WgmmaWarpState& s = *c.warp->wgmma;
   if (s.fn != c.fn) return;
   const bool track = !s.in_flight.empty();
+  const bool op0_dest = form_facts().op0_dest[in.form];
+  if (!track) {
+    // Nothing in flight: only the registers written matter (for the fence check), and only
+    // operand 0 is ever written.
+    if (!op0_dest || in.nops == 0) return;
+    const Operand& o = in.op[0];
+    auto mark = [&](uint32_t slot) {
+      if (slot < s.written_line.size()) s.written_line[slot] = in.line;
+    };
+    if (o.kind == Operand::Kind::Reg) mark(o.slot);
+    else if (o.kind == Operand::Kind::Vec)
+      for (uint32_t e = 0; e < o.count; ++e) {
+        const Operand& el = sem::vec_elem(c, o, e);
+        if (el.kind == Operand::Kind::Reg) mark(el.slot);
+      }
+    return;
+  }
   auto touch = [&](uint32_t slot, bool write) {
     if (slot >= s.written_line.size()) return;
     if (write) s.written_line[slot] = in.line;
@@ -655,7 +711,6 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
                        "until then)");
   };
   if (in.guard != kNoSlot) touch(in.guard, false);
-  const bool op0_dest = form_facts().op0_dest[in.form];
   if (track && form_facts().ends[in.form] && c.fn->is_entry)
     c.eng->warn(c, "the warp ends with the wgmma.mma_async at line " + std::to_string(s.in_flight.front().line) +
                        " still in flight (no wgmma.wait_group covers it)");

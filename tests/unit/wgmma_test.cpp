@@ -79,6 +79,15 @@ RC_GTEST_PROP(WgmmaDescProp, EncodeDecodeRoundTrip, ()) {
   RC_ASSERT(wg::validate(e).empty());
 }
 
+// The chunk-by-chunk address wgmma.mma_async reads K-major operands with is element_address of
+// the chunk's first element, for every layout, base offset, element width and descriptor word.
+RC_GTEST_PROP(WgmmaDescProp, KMajorChunkAddressIsElementAddress, (uint64_t w)) {
+  const wg::SmemDesc d = wg::decode(w);
+  const int eb = *rc::gen::element(1, 8, 16, 32);
+  const uint32_t mn = *rc::gen::inRange<uint32_t>(0, 256), j = *rc::gen::inRange<uint32_t>(0, 32);
+  RC_ASSERT(wg::KMajorChunks(d)(mn, j) == wg::element_address(d, {false, eb}, mn, j * 128 / uint32_t(eb)));
+}
+
 TEST(WgmmaDesc, ValidationNamesFieldAndRule) {
   wg::SmemDesc d;
   d.base_offset = 3;  // no swizzle: the field has nothing to align and is no error
