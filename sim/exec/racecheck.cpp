@@ -1,8 +1,10 @@
 #include "sim/exec/racecheck.h"
 
 #include <cinttypes>
+#include <cstddef>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "sim/exec/engine.h"
 #include "sim/isa/table.h"
@@ -164,7 +166,11 @@ void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p,
                        int lane) {
   const Instr& in = c.fn->code[c.pc];
   const bool write = acc != Access::Read;
-  if (acc == Access::Atomic || is_strong(in)) {
+  if (&in != strong_in_) {  // the lanes of one instruction ask once
+    strong_in_ = &in;
+    strong_ = is_strong(in);
+  }
+  if (acc == Access::Atomic || strong_) {
     // Morally strong accesses (atomics, volatile, relaxed/acquire/release) do not race with each
     // other and carry synchronisation: a strong write releases, a strong read acquires, through
     // the location (a fence + strong access pattern of the memory model, taken generously).
@@ -175,16 +181,19 @@ void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p,
     strong(c, in, key, in_smem ? nullptr : &strong_global_[key], acc, write);
     return;
   }
-  for (auto& cta : e_.ctas) {
-    const uint8_t* base = cta->smem.data();
-    if (p < base || p >= base + cta->smem.size()) continue;
+  auto in_smem = [p](const Cta& cta) { return p >= cta.smem.data() && p < cta.smem.data() + cta.smem.size(); };
+  Cta* owner = in_smem(*c.cta) ? c.cta : nullptr;  // mostly the executing CTA's own
+  for (size_t i = 0; !owner && i < e_.ctas.size(); ++i)
+    if (in_smem(*e_.ctas[i])) owner = e_.ctas[i].get();
+  if (owner) {
+    Cta* cta = owner;
     RaceCluster& cl = cluster_of(*cta);
     const uint16_t tid = warp_tid(*c.warp);
     if (new_instr_) {  // each instruction's accesses get their own clock: lanes of one warp tell them apart
       new_instr_ = false;
       ++cl.warp[tid][tid];
     }
-    check_range(cl, *cta, uint32_t(p - base), size, write, cl.warp[tid], tid, uint8_t(lane), &in, true);
+    check_range(cl, *cta, uint32_t(p - cta->smem.data()), size, write, cl.warp[tid], tid, uint8_t(lane), &in, true);
     return;
   }
   const bool global = space == Space::Global ||
@@ -198,6 +207,43 @@ void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p,
     }
     check_global(c, cl, addr, p, size, write, tid, uint8_t(lane), &in);
   }
+}
+
+void RaceCheck::access_warp(ExecCtx& c, Space space, const uint64_t* addr, uint64_t imm, uint8_t* const* p,
+                            uint32_t size, Access acc, uint32_t mask) {
+  const Instr& in = c.fn->code[c.pc];
+  if (&in != strong_in_) {
+    strong_in_ = &in;
+    strong_ = is_strong(in);
+  }
+  Cta& cta = *c.cta;
+  const uint8_t* base = cta.smem.data();
+  bool own = acc != Access::Atomic && !strong_;
+  for_lanes(mask, [&](int l) { own &= p[l] >= base && p[l] < base + cta.smem.size(); });
+  if (!own) {
+    for_lanes(mask, [&](int l) { access(c, space, addr[l] + imm, p[l], size, acc, l); });
+    return;
+  }
+  RaceCluster& cl = cluster_of(cta);
+  const uint16_t tid = warp_tid(*c.warp);
+  if (new_instr_) {
+    new_instr_ = false;
+    ++cl.warp[tid][tid];
+  }
+  const bool write = acc != Access::Read;
+  auto& sh = cl.shadow[cta.rank];
+  const uint8_t* prev = nullptr;
+  for_lanes(mask, [&](int l) {
+    const uint32_t off = uint32_t(p[l] - base);
+    if (!write && p[l] == prev) {
+      // The bytes the previous lane just read: the same check again, only the last reader's lane
+      // changes (a broadcast read of one address by many lanes).
+      for (uint32_t i = off; i < std::min<uint32_t>(off + size, uint32_t(sh.size())); ++i) sh[i].r.lane = uint8_t(l);
+      return;
+    }
+    prev = p[l];
+    check_range(cl, cta, off, size, write, cl.warp[tid], tid, uint8_t(l), &in, true);
+  });
 }
 
 std::string RaceCheck::global_place(uint64_t addr) const {
@@ -333,11 +379,38 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
   // Another lane of the same warp: ordered by a synchronising instruction of the warp between the
   // two accesses; one instruction's lanes (the same clock) are not reported against each other.
   const uint32_t synced = tid < cl.lanes_synced.size() ? cl.lanes_synced[tid] : ~0u;
-  auto unordered = [&](const RaceAcc& a) {
+  auto unordered = [&](const RaceAcc& a) __attribute__((always_inline)) {
     if (a.tid == kNone) return false;
     if (a.tid != tid) return vc[a.tid] < a.clk;
     return a.lane != lane && a.clk != now && a.clk > synced;
   };
+  // The common case, a word whose bytes were last accessed together: one check for all of them
+  // (a report names the first byte, as the loop below would before its repeats are dropped). A
+  // write-after-write to be settled at the instruction's end takes the loop (it needs every byte).
+  if (end - off > 1 && end <= sh.size()) {
+    const RaceCell& first = sh[off];
+    bool same = true;
+    for (uint32_t i = off + 1; i < end && same; ++i) same = std::memcmp(&sh[i], &first, sizeof(RaceCell)) == 0;
+    if (same && !(write && defer_waw && unordered(first.w))) {
+      if (write) {
+        if (unordered(first.w)) report(cl, cta, off, "WAW", first.w, true, tid, lane, site, true);
+        if (unordered(first.r)) report(cl, cta, off, "WAR", first.r, false, tid, lane, site, true);
+      } else if (unordered(first.w)) {
+        report(cl, cta, off, "RAW", first.w, true, tid, lane, site, false);
+      }
+      // The new RaceAcc's first 8 bytes (clk, tid, lane, pad; little-endian) built in a register:
+      // a struct assembled field by field and copied whole stalls on store forwarding per call.
+      const uint64_t head = uint64_t(now) | uint64_t(tid) << 32 | uint64_t(lane) << 48;
+      static_assert(sizeof(RaceAcc) == 16 && offsetof(RaceAcc, site) == 8);
+      for (uint32_t i = off; i < end; ++i) {
+        RaceAcc& a = write ? sh[i].w : sh[i].r;
+        std::memcpy(&a, &head, 8);
+        a.site = site;
+        if (write) sh[i].r = RaceAcc{};
+      }
+      return;
+    }
+  }
   for (uint32_t i = off; i < end; ++i) {
     RaceCell& cell = sh[i];
     if (write) {
@@ -347,7 +420,7 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
       }
       if (unordered(cell.r)) report(cl, cta, i, "WAR", cell.r, false, tid, lane, site, true);
       cell.w = {now, tid, lane, 0, site};
-      cell.r.tid = kNone;  // a later access ordered after this write is ordered after those reads
+      cell.r = RaceAcc{};  // a later access ordered after this write is ordered after those reads
     } else {
       if (unordered(cell.w)) report(cl, cta, i, "RAW", cell.w, true, tid, lane, site, false);
       cell.r = {now, tid, lane, 0, site};
@@ -623,6 +696,13 @@ void RaceCheck::wgmma_issue(ExecCtx& c, uint64_t nth, uint64_t group) {
   auto op = new_op(c.warp, &c.fn->code[c.pc], "wgmma.mma_async");
   ops.push_back({nth, group, op});
   wgmma_op_ = op;
+}
+
+void RaceCheck::wgmma_select(ExecCtx& c, uint64_t nth) {
+  RaceCluster& cl = cluster_of(*c.cta);
+  wgmma_op_ = nullptr;
+  for (auto& w : cl.wgmma[warp_tid(*c.warp) / 4u])
+    if (w.nth == nth) wgmma_op_ = w.op;
 }
 
 void RaceCheck::wgmma_read(ExecCtx& c, uint32_t off, uint32_t n) {

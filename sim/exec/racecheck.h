@@ -144,6 +144,11 @@ class RaceCheck {
 
   // A plain or strong access through ExecCtx::mem (after its checks passed); p is what mem returned.
   void access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p, uint32_t size, Access acc, int lane);
+  // The lanes `mask` of one warp-instruction, resolved together (sim/exec/warp_access.h): lane l
+  // accesses `size` bytes at addr[l] + imm, host pointer p[l]. The same as access() per lane in
+  // lane order; plain accesses to the executing CTA's shared memory are checked in one pass.
+  void access_warp(ExecCtx& c, Space space, const uint64_t* addr, uint64_t imm, uint8_t* const* p, uint32_t size,
+                   Access acc, uint32_t mask);
   // bar.sync / bar.arrive / bar.red, before the engine counts the arrival.
   void bar_arrive(ExecCtx& c, uint32_t id, bool waits);
   void bar_complete(CtaBarrier& b);
@@ -175,6 +180,9 @@ class RaceCheck {
   // wgmma_read records one operand chunk it reads. wgmma.wait_group completes the warpgroup's
   // operations of groups below `done_below`.
   void wgmma_issue(ExecCtx& c, uint64_t nth, uint64_t group);
+  // The executing warp computes its rows of its warpgroup's `nth` operation (issued before, when
+  // the warp arrived at it): wgmma_read records that operation's reads.
+  void wgmma_select(ExecCtx& c, uint64_t nth);
   void wgmma_read(ExecCtx& c, uint32_t off, uint32_t n);
   void wgmma_wait(ExecCtx& c, uint64_t done_below);
   RaceOp* set_agent(RaceOp* op) {
@@ -262,6 +270,8 @@ class RaceCheck {
   std::unordered_map<uint64_t, std::pair<const SyncObj*, uint64_t>> seen_;
   uint64_t next_version_ = 0;
   bool strong_ticked_ = false;  // the executing instruction released already (its clock ticked)
+  const Instr* strong_in_ = nullptr;  // the instruction is_strong answered for last, and its answer
+  bool strong_ = false;
   uint64_t next_base_ = 0;  // the next cluster's base
   // Per cluster serial: its CTA of rank 0's coordinates; with the cluster's shape, a rank's (for
   // global reports).

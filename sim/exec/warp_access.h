@@ -7,12 +7,14 @@
 // comparisons. The fast path either resolves every lane or changes nothing and answers false: the
 // caller then runs its per-lane loop through ExecCtx::mem, which faults, diagnoses and checks
 // exactly as before. So results, faults and warnings are the same whichever path runs. With
-// --racecheck every access goes through the per-lane path (the detector sees each one).
+// --racecheck the detector sees each lane's access after the warp's are resolved, in lane order,
+// as the per-lane path (ExecCtx::mem_race) shows them to it.
 #pragma once
 #include <bit>
 #include <cstdint>
 
 #include "sim/exec/engine.h"
+#include "sim/exec/racecheck.h"
 
 namespace ptxsim {
 
@@ -23,7 +25,7 @@ namespace ptxsim {
 // through the generic proxy.
 inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, uint32_t size, uint32_t align,
                         Access acc, uint8_t** p) {
-  if (c.race || !mask || a.frame_rel) return false;  // frame variables live in the per-lane stacks
+  if (!mask || a.frame_rel) return false;  // frame variables live in the per-lane stacks
   const uint64_t* base = c.col(a);
   const uint64_t imm = uint64_t(a.imm);
   const int first = std::countr_zero(mask);
@@ -108,6 +110,7 @@ inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, u
   }
   if (acc == Access::Write) c.events->writes += lane_count(mask);
   else c.events->last_read = base[31 - std::countl_zero(mask)] + imm;
+  if (c.race) [[unlikely]] c.race->access_warp(c, sp, base, imm, p, size, acc, mask);
   return true;
 }
 

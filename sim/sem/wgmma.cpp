@@ -298,7 +298,11 @@ bool warpgroup_arrived(ExecCtx& c, WgmmaWarpState& s) {
   const uint32_t w = c.warp->index, base = w & ~3u;
   if (base + 4 > cta.warps.size()) return true;  // check_warpgroup reports the incomplete warpgroup
   const uint64_t nth = s.issued_pcs.size();
-  s.arrived = std::max(s.arrived, nth + 1);
+  if (s.arrived <= nth) {
+    s.arrived = nth + 1;
+    // --racecheck: the operation's clocks join each warp's as it arrives, all four before any read.
+    if (c.race) c.race->wgmma_issue(c, nth, s.committed);
+  }
   for (uint32_t p = base; p < base + 4; ++p) {
     const Warp& peer = cta.warps[p];
     if (p == w || (peer.wgmma && peer.wgmma->arrived > nth)) continue;
@@ -519,7 +523,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   WgmmaWarpState& s = state_of(c);
   if (!warpgroup_arrived(c, s)) return;
   check_warpgroup(c, s);
-  if (c.race) c.race->wgmma_issue(c, s.issued_pcs.size() - 1, s.committed);
+  if (c.race) c.race->wgmma_select(c, s.issued_pcs.size() - 1);
   const uint32_t line = c.fn->code[c.pc].line;
   if (!s.fenced)
     c.eng->warn(c, "wgmma.mma_async without a preceding wgmma.fence: the warpgroup must execute wgmma.fence before "

@@ -69,6 +69,10 @@ TEST_P(WgmmaGemmTest, CpAsyncStagedWithoutCtaBarrier) {
   KTEST_SEED(seed);
   KTEST_LOAD(h, "wgmma_gemm");
   exact_integer_gemm(h, seed, "wgmma_gemm_bf16_cp_async");
+  // Race-free as well: the operation reads once all four warps (each past its own copies' wait)
+  // have issued it (run_gemm fails on any diagnostic).
+  h.racecheck = true;
+  exact_integer_gemm(h, seed, "wgmma_gemm_bf16_cp_async");
 }
 
 TEST_P(WgmmaGemmTest, ExactIntegerGemm) {
