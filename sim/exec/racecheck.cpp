@@ -268,9 +268,13 @@ void RaceCheck::check_global(ExecCtx& c, RaceCluster& cl, uint64_t addr, const u
     return a.lane != lane && a.clk != now && a.clk > synced;
   };
   for (uint64_t w = addr >> 2; w <= (addr + n - 1) >> 2; ++w) {
-    auto& page = global_pages_[w >> 10];
-    if (!page) page = std::make_unique<GlobalCell[]>(1024);
-    GlobalCell& cell = page[w & 1023];
+    if (w >> 10 != page_index_) {  // the lanes of a warp mostly stay in one page: look it up once
+      auto& page = global_pages_[w >> 10];
+      if (!page) page = std::make_unique<GlobalCell[]>(1024);
+      page_index_ = w >> 10;
+      page_ = page.get();
+    }
+    GlobalCell& cell = page_[w & 1023];
     uint8_t bytes = 0;
     for (uint64_t b = std::max(addr, w << 2); b < std::min(addr + n, (w << 2) + 4); ++b) bytes |= uint8_t(1u << (b & 3));
     const uint64_t first = std::max(addr, w << 2);

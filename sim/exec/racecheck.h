@@ -281,6 +281,8 @@ class RaceCheck {
   // --racecheck-global: one cell per 4-byte word of global memory the launch touched (pages of 1024
   // words, allocated at first touch), grid-wide: accesses of different clusters meet here.
   std::unordered_map<uint64_t, std::unique_ptr<GlobalCell[]>> global_pages_;
+  uint64_t page_index_ = ~0ull;  // the page check_global touched last (pages are never freed)
+  GlobalCell* page_ = nullptr;
   GridEntries scratch_, foreign_;  // the releasing clock in grid-wide ids; entries being acquired
   std::unordered_set<std::string> reported_;
 };
