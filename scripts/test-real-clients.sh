@@ -65,6 +65,9 @@ cute_05_mma_tma_epi_sm100|100a|cute/tutorial/blackwell/05_mma_tma_epi_sm100.cu|c
 77_blackwell_fmha|100a|77_blackwell_fmha/77_blackwell_fmha.cu|ci|--use_fast_math|--b=1 --h=1 --q=256 --k=256 --d=64 --verify --warmup_iterations=0 --iterations=1|\[OK\]
 83_blackwell_sparse_gemm|100a|83_blackwell_sparse_gemm/83_blackwell_sparse_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 88_hopper_fmha|90a|88_hopper_fmha/88_hopper_fmha.cu||--use_fast_math|--b=1 --h=1 --q=256 --k=256 --d=64 --verify --iterations=0|\[OK\]
+56_hopper_ptr_array_batched_gemm|90a|56_hopper_ptr_array_batched_gemm/56_hopper_ptr_array_batched_gemm.cu|||--m=256 --n=256 --k=128 --l=2 --iterations=0|Disposition: Passed
+73_blackwell_gemm_preferred_cluster|100a|73_blackwell_gemm_preferred_cluster/blackwell_gemm_preferred_cluster.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
+75_blackwell_grouped_gemm|100a|75_blackwell_grouped_gemm/75_blackwell_grouped_gemm.cu|||--m=256 --n=128 --k=128 --groups=2 --iterations=0|Disposition: Passed
 EOF
 )
 
