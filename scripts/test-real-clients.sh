@@ -40,6 +40,10 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 #   wgmma_sm90: the cp.async prologue reads k-tile 1 unchecked, out of bounds at K < 128;
 #   wgmma_tma_sm90: cluster 2x1 rounds the grid up to 2 CTAs in M; the second writes C out of
 #               bounds at M < 256.
+#   61_hopper_gemm_with_topk_and_softmax: its own size (16x8x64); at 32x16x128 or 256x16x128 its
+#               check (relative error < 1e-5 over f16 outputs) fails on 2 of 512 elements one f16
+#               ulp apart, rounding ties of its ex2.approx / lg2.approx softmax, which ptxsim
+#               rounds correctly and a GPU within 2 ulp (docs/numerics.md): unmeasured on hardware.
 PROGRAMS=$(cat <<'EOF'
 cute_sgemm_sm80|90a|cute/tutorial/sgemm_sm80.cu|ci||128 128 64 T N|^CUTE_GEMM:
 cute_wgmma_sm90|90a|cute/tutorial/hopper/wgmma_sm90.cu|ci||128 128 128|^CUTE_GEMM:
@@ -68,6 +72,9 @@ cute_05_mma_tma_epi_sm100|100a|cute/tutorial/blackwell/05_mma_tma_epi_sm100.cu|c
 56_hopper_ptr_array_batched_gemm|90a|56_hopper_ptr_array_batched_gemm/56_hopper_ptr_array_batched_gemm.cu|||--m=256 --n=256 --k=128 --l=2 --iterations=0|Disposition: Passed
 73_blackwell_gemm_preferred_cluster|100a|73_blackwell_gemm_preferred_cluster/blackwell_gemm_preferred_cluster.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 75_blackwell_grouped_gemm|100a|75_blackwell_grouped_gemm/75_blackwell_grouped_gemm.cu|||--m=256 --n=128 --k=128 --groups=2 --iterations=0|Disposition: Passed
+50_hopper_gemm_with_epilogue_swizzle|90a|50_hopper_gemm_with_epilogue_swizzle/50_hopper_gemm_with_epilogue_swizzle.cu|||--m=256 --n=256 --k=128 --l=1|: Passed$
+55_hopper_mixed_dtype_gemm|90a|55_hopper_mixed_dtype_gemm/55_hopper_mixed_dtype_gemm.cu|||--m=256 --n=128 --k=256 --g=128 --mode=1 --iterations=0 --warmup=0|Disposition: Passed
+61_hopper_gemm_with_topk_and_softmax|90a|61_hopper_gemm_with_topk_and_softmax/61_hopper_gemm_with_topk_and_softmax.cu|||--iterations=0|Disposition: Passed
 EOF
 )
 
