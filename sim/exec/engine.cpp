@@ -372,10 +372,12 @@ static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& 
     case Sreg::ReservedSmemOffsetCap: return kSharedReserved;
     case Sreg::ReservedSmemOffset0: return 0;
     case Sreg::ReservedSmemOffset1: return 0;
-    // cooperative_groups reads the grid workspace as load_env_reg64<1, 2>: %envreg1 is the high half.
-    case Sreg(int(Sreg::EnvReg0) + 1): return uint32_t(e.cfg.grid_workspace >> 32);
-    case Sreg(int(Sreg::EnvReg0) + 2): return uint32_t(e.cfg.grid_workspace);
-    default: return 0;  // %envregN
+    default:
+      // cooperative_groups reads the grid workspace as load_env_reg64<1, 2>: %envreg1 is the high
+      // half. Every other %envregN reads 0.
+      if (int(r) == int(Sreg::EnvReg0) + 1) return uint32_t(e.cfg.grid_workspace >> 32);
+      if (int(r) == int(Sreg::EnvReg0) + 2) return uint32_t(e.cfg.grid_workspace);
+      return 0;
   }
 }
 
