@@ -189,11 +189,13 @@ Validity check(const TensorMap& m) {
 namespace {
 
 // The element type field as the driver writes it: TFLOAT32 (and, by the same rule, TFLOAT32_FTZ)
-// as the f32 type it rounds from, the round_tf32 bit marking it.
+// as the f32 type it rounds from, the round_tf32 bit marking it. A TFLOAT32 map without the bit
+// (a blob or tensormap.replace wrote the PTX .tf32 number) keeps that number: written as .f32 it
+// would decode as FLOAT32.
 uint32_t encoded_elemtype(const TensorMap& m) {
   if (!valid(m.dtype)) return uint32_t(m.dtype);
-  if (m.dtype == DataType::kTFloat32) return ptx_elemtype(DataType::kFloat32);
-  if (m.dtype == DataType::kTFloat32Ftz) return ptx_elemtype(DataType::kFloat32Ftz);
+  if (m.round_tf32 && m.dtype == DataType::kTFloat32) return ptx_elemtype(DataType::kFloat32);
+  if (m.round_tf32 && m.dtype == DataType::kTFloat32Ftz) return ptx_elemtype(DataType::kFloat32Ftz);
   return ptx_elemtype(m.dtype);
 }
 

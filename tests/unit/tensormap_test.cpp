@@ -181,6 +181,30 @@ TEST(TensorMapLayout, ElemtypeNumberingDiffersFromDriver) {
   }
 }
 
+// A TFLOAT32 map is written as the driver writes it, .f32 with the rounding bit; one that came
+// with the PTX .tf32 number and no bit (a raw blob; the fuzz target tensormap-blob found it) keeps
+// its number, so that it decodes the same after a re-encode.
+TEST(TensorMapLayout, Tf32WithoutTheRoundingBitReencodesAsItCame) {
+  alignas(64) uint8_t blob[128] = {};
+  const uint64_t word8 = uint64_t(ptx_elemtype(DataType::kTFloat32)) << 7;  // elemtype 11, round_tf32 0
+  std::memcpy(blob + 8, &word8, 8);
+  const DecodeResult a = decode(blob);
+  EXPECT_EQ(a.map.dtype, DataType::kTFloat32);
+  EXPECT_FALSE(a.map.round_tf32);
+  alignas(64) uint8_t again[128];
+  encode(a.map, again);
+  const DecodeResult b = decode(again);
+  EXPECT_EQ(b.map.dtype, DataType::kTFloat32);
+  EXPECT_FALSE(b.map.round_tf32);
+  EXPECT_EQ(get(again, 0x08, 7, 4), 11u);
+  // With the bit, as the driver writes TFLOAT32: .f32 (7).
+  TensorMap m = a.map;
+  m.round_tf32 = true;
+  encode(m, again);
+  EXPECT_EQ(get(again, 0x08, 7, 4), 7u);
+  EXPECT_EQ(decode(again).map.dtype, DataType::kTFloat32);
+}
+
 TEST(TensorMapLayout, SwizzleSplitsIntoModeAndAtomicity) {
   struct {
     Swizzle s;
