@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstddef>
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 
@@ -144,6 +145,24 @@ RaceCluster& RaceCheck::cluster_of(const Cta& cta) { return *cta.race; }
 
 uint16_t RaceCheck::warp_tid(const Warp& w) const { return uint16_t(w.cta->rank * w.cta->race->nwarps + w.index); }
 
+bool RaceCheck::strong_instr(const Instr& in) {
+  if (&in != strong_in_) {  // the lanes of one instruction ask once
+    strong_in_ = &in;
+    strong_ = is_strong(in);
+  }
+  return strong_;
+}
+
+// The CTA of the cluster whose shared memory holds host byte p (mostly the executing CTA's own),
+// or null.
+Cta* RaceCheck::smem_owner(ExecCtx& c, const uint8_t* p) const {
+  auto holds = [p](const Cta& cta) { return p >= cta.smem.data() && p < cta.smem.data() + cta.smem.size(); };
+  if (holds(*c.cta)) return c.cta;
+  for (const auto& cta : e_.ctas)
+    if (holds(*cta)) return cta.get();
+  return nullptr;
+}
+
 bool RaceCheck::is_strong(const Instr& in) const {
   auto has = [&](int id) { return id >= 0 && in.mods.test(size_t(id)); };
   return has(mod_volatile_) || has(mod_relaxed_) || has(mod_acquire_) || has(mod_release_) || has(mod_mmio_);
@@ -166,27 +185,16 @@ void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p,
                        int lane) {
   const Instr& in = c.fn->code[c.pc];
   const bool write = acc != Access::Read;
-  if (&in != strong_in_) {  // the lanes of one instruction ask once
-    strong_in_ = &in;
-    strong_ = is_strong(in);
-  }
-  if (acc == Access::Atomic || strong_) {
+  Cta* const cta = smem_owner(c, p);
+  if (acc == Access::Atomic || strong_instr(in)) {
     // Morally strong accesses (atomics, volatile, relaxed/acquire/release) do not race with each
     // other and carry synchronisation: a strong write releases, a strong read acquires, through
     // the location (a fence + strong access pattern of the memory model, taken generously).
     const uint64_t key = uint64_t(reinterpret_cast<uintptr_t>(p)) >> 2;
-    bool in_smem = false;
-    for (auto& cta : e_.ctas)
-      in_smem |= p >= cta->smem.data() && p < cta->smem.data() + cta->smem.size();
-    strong(c, in, key, in_smem ? nullptr : &strong_global_[key], acc, write);
+    strong(c, in, key, cta ? nullptr : &strong_global_[key], acc, write);
     return;
   }
-  auto in_smem = [p](const Cta& cta) { return p >= cta.smem.data() && p < cta.smem.data() + cta.smem.size(); };
-  Cta* owner = in_smem(*c.cta) ? c.cta : nullptr;  // mostly the executing CTA's own
-  for (size_t i = 0; !owner && i < e_.ctas.size(); ++i)
-    if (in_smem(*e_.ctas[i])) owner = e_.ctas[i].get();
-  if (owner) {
-    Cta* cta = owner;
+  if (cta) {
     RaceCluster& cl = cluster_of(*cta);
     const uint16_t tid = warp_tid(*c.warp);
     if (new_instr_) {  // each instruction's accesses get their own clock: lanes of one warp tell them apart
@@ -212,13 +220,9 @@ void RaceCheck::access(ExecCtx& c, Space space, uint64_t addr, const uint8_t* p,
 void RaceCheck::access_warp(ExecCtx& c, Space space, const uint64_t* addr, uint64_t imm, uint8_t* const* p,
                             uint32_t size, Access acc, uint32_t mask) {
   const Instr& in = c.fn->code[c.pc];
-  if (&in != strong_in_) {
-    strong_in_ = &in;
-    strong_ = is_strong(in);
-  }
   Cta& cta = *c.cta;
   const uint8_t* base = cta.smem.data();
-  bool own = acc != Access::Atomic && !strong_;
+  bool own = acc != Access::Atomic && !strong_instr(in);
   for_lanes(mask, [&](int l) { own &= p[l] >= base && p[l] < base + cta.smem.size(); });
   if (!own) {
     for_lanes(mask, [&](int l) { access(c, space, addr[l] + imm, p[l], size, acc, l); });
@@ -405,10 +409,10 @@ void RaceCheck::check_range(RaceCluster& cl, Cta& cta, uint32_t off, uint32_t n,
       // The new RaceAcc's first 8 bytes (clk, tid, lane, pad; little-endian) built in a register:
       // a struct assembled field by field and copied whole stalls on store forwarding per call.
       const uint64_t head = uint64_t(now) | uint64_t(tid) << 32 | uint64_t(lane) << 48;
-      static_assert(sizeof(RaceAcc) == 16 && offsetof(RaceAcc, site) == 8);
+      static_assert(sizeof(RaceAcc) == 16 && offsetof(RaceAcc, site) == 8 && std::endian::native == std::endian::little);
       for (uint32_t i = off; i < end; ++i) {
         RaceAcc& a = write ? sh[i].w : sh[i].r;
-        std::memcpy(&a, &head, 8);
+        std::memcpy(static_cast<void*>(&a), &head, 8);  // the first 8 bytes; site follows
         a.site = site;
         if (write) sh[i].r = RaceAcc{};
       }

@@ -246,6 +246,8 @@ class RaceCheck {
   const GridEntries& to_grid(const RaceCluster& cl, const VClock& vc);
   void acquire_grid(const RaceCluster& cl, VClock& vc, const GridEntries& obj);
   bool is_strong(const Instr& in) const;
+  bool strong_instr(const Instr& in);  // is_strong, remembered for the lanes of one instruction
+  Cta* smem_owner(ExecCtx& c, const uint8_t* p) const;
   // The scope of a strong access or fence (.cta ... .sys; the ISA's default where none is written).
   enum Scope : uint8_t { kNoScope = 0, kCta = 1, kCluster = 2, kGpu = 3, kSys = 4 };
   Scope scope_of(const Instr& in, Scope dflt) const;

@@ -271,28 +271,25 @@ std::string describe_warpgroup_wait(const Cta& cta, uint64_t obj) {
   return "";
 }
 
+// Whether every other warp of warp w's warpgroup has reached past its `nth` mma_async on `stage`
+// (WgmmaWarpState::arrived or ::computed). A peer that exited without getting there does not hold
+// the others: check_warpgroup reports it.
+bool peers_passed(const Cta& cta, uint32_t w, uint64_t nth, uint64_t WgmmaWarpState::*stage) {
+  const uint32_t base = w & ~3u;
+  for (uint32_t p = base; p < base + 4; ++p) {
+    const Warp& peer = cta.warps[p];
+    if (p == w || (peer.wgmma && (*peer.wgmma).*stage > nth)) continue;
+    if (peer.valid && peer.exited == peer.valid) continue;
+    return false;
+  }
+  return true;
+}
+
 // The warpgroup's n-th wgmma.mma_async is one operation of its 128 threads (PTX ISA 9.7.15: the
 // instruction is executed collectively by the warpgroup): its shared-memory operands are read once
 // the last of the four warps has issued it. A warp that gets there first waits for the others (they
 // may still be waiting for their own cp.async copies, as in CUTLASS's wgmma_sm90 tutorial, which
 // syncs no further before the wgmma). Returns whether the operation may run now.
-// After computing its rows of the n-th operation a warp waits until the other three have computed
-// theirs: a warp that went on could otherwise overwrite operands its peers have yet to read, which
-// on the GPU it may, once its wgmma.wait_group has seen the one operation complete.
-void warpgroup_computed(ExecCtx& c, WgmmaWarpState& s, uint64_t nth) {
-  Cta& cta = *c.cta;
-  const uint32_t w = c.warp->index, base = w & ~3u;
-  s.computed = nth + 1;
-  if (base + 4 > cta.warps.size()) return;
-  for (uint32_t p = base; p < base + 4; ++p) {
-    const Warp& peer = cta.warps[p];
-    if (p == w || (peer.wgmma && peer.wgmma->computed > nth)) continue;
-    c.eng->block(c, WaitKind::Custom, warpgroup_key(cta, base + 1), 0);  // goes on after the mma_async
-    return;
-  }
-  c.eng->wake(WaitKind::Custom, warpgroup_key(cta, base + 1), ~0ull);
-}
-
 bool warpgroup_arrived(ExecCtx& c, WgmmaWarpState& s) {
   Cta& cta = *c.cta;
   const uint32_t w = c.warp->index, base = w & ~3u;
@@ -303,10 +300,7 @@ bool warpgroup_arrived(ExecCtx& c, WgmmaWarpState& s) {
     // --racecheck: the operation's clocks join each warp's as it arrives, all four before any read.
     if (c.race) c.race->wgmma_issue(c, nth, s.committed);
   }
-  for (uint32_t p = base; p < base + 4; ++p) {
-    const Warp& peer = cta.warps[p];
-    if (p == w || (peer.wgmma && peer.wgmma->arrived > nth)) continue;
-    if (peer.valid && peer.exited == peer.valid) continue;  // check_warpgroup reports the exited warp
+  if (!peers_passed(cta, w, nth, &WgmmaWarpState::arrived)) {
     if (!cta.describe_custom_wait) cta.describe_custom_wait = describe_warpgroup_wait;
     c.hold = true;  // the instruction runs again when a peer arrives
     c.eng->block(c, WaitKind::Custom, warpgroup_key(cta, base), 0);
@@ -314,6 +308,20 @@ bool warpgroup_arrived(ExecCtx& c, WgmmaWarpState& s) {
   }
   c.eng->wake(WaitKind::Custom, warpgroup_key(cta, base), ~0ull);
   return true;
+}
+
+// After computing its rows of the n-th operation a warp waits until the other three have computed
+// theirs: a warp that went on could otherwise overwrite operands its peers have yet to read, which
+// on the GPU it may, once its wgmma.wait_group has seen the one operation complete.
+void warpgroup_computed(ExecCtx& c, WgmmaWarpState& s, uint64_t nth) {
+  Cta& cta = *c.cta;
+  const uint32_t w = c.warp->index, base = w & ~3u;
+  s.computed = nth + 1;
+  if (base + 4 > cta.warps.size()) return;
+  if (!peers_passed(cta, w, nth, &WgmmaWarpState::computed))
+    c.eng->block(c, WaitKind::Custom, warpgroup_key(cta, base + 1), 0);  // goes on after the mma_async
+  else
+    c.eng->wake(WaitKind::Custom, warpgroup_key(cta, base + 1), ~0ull);
 }
 
 // Reads an operand matrix (rows x K, `row0` the first row) through a descriptor into element bits.

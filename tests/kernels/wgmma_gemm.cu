@@ -53,6 +53,16 @@ __device__ __forceinline__ void mma_k64(float (&d)[32], const uint8_t* sA, const
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 }
 
+// Calls f(dst, r, j) for this thread's share of the 64 rows x 8 chunks of 16 bytes of a K block:
+// chunk j of row r lands at byte dst of a 128B-swizzled tile (chunk j ^ (r % 8) of row r).
+template <class F>
+__device__ __forceinline__ void for_each_swizzled_chunk(F f) {
+  for (int c = threadIdx.x; c < 512; c += 128) {
+    const int r = c / 8, j = c % 8;
+    f(r * 128 + ((j ^ (r % 8)) * 16), r, j);
+  }
+}
+
 // D fragment: register i of lane l in warp w is element (16w + l/4 + 8*((i/2)%2), 8*(i/4) + 2*(l%4) + i%2).
 __device__ __forceinline__ void store_d(const float (&d)[32], float* C, int N, int m0, int n0) {
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -73,13 +83,12 @@ extern "C" __global__ void __launch_bounds__(128)
   float d[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) d[i] = 0.0f;
-  const int tid = threadIdx.x, m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+  const int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
   for (int k0 = 0; k0 < K; k0 += 64) {
-    for (int c = tid; c < 512; c += 128) {  // 64 rows x 8 chunks of 16 bytes
-      const int r = c / 8, j = c % 8, dst = r * 128 + ((j ^ (r % 8)) * 16);
+    for_each_swizzled_chunk([&](int dst, int r, int j) {
       *reinterpret_cast<uint4*>(sA + dst) = *reinterpret_cast<const uint4*>(A + size_t(m0 + r) * K + k0 + j * 8);
       *reinterpret_cast<uint4*>(sB + dst) = *reinterpret_cast<const uint4*>(Bt + size_t(n0 + r) * K + k0 + j * 8);
-    }
+    });
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
     mma_k64(d, sA, sB);
@@ -103,17 +112,16 @@ extern "C" __global__ void __launch_bounds__(128)
   float d[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) d[i] = 0.0f;
-  const int tid = threadIdx.x, m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+  const int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
   for (int k0 = 0; k0 < K; k0 += 64) {
-    for (int c = tid; c < 512; c += 128) {
-      const int r = c / 8, j = c % 8, dst = r * 128 + ((j ^ (r % 8)) * 16);
+    for_each_swizzled_chunk([&](int dst, int r, int j) {
       const uint32_t sa = static_cast<uint32_t>(__cvta_generic_to_shared(sA + dst));
       const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(sB + dst));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(A + size_t(m0 + r) * K + k0 + j * 8)
                    : "memory");
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sb), "l"(Bt + size_t(n0 + r) * K + k0 + j * 8)
                    : "memory");
-    }
+    });
     asm volatile("cp.async.commit_group;" ::: "memory");
     asm volatile("cp.async.wait_group 0;" ::: "memory");
     mma_k64(d, sA, sB);

@@ -11,6 +11,7 @@
 //    bf16 -> f32 model (tc::dot with the Unit::Wgmma row over the whole K: the chain of K=16 wgmma
 //    steps is the chain of L=16 groups).
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "model/tensorcore/tensorcore.h"
@@ -43,7 +44,10 @@ void run_gemm(Harness& h, const std::vector<uint16_t>& A, const std::vector<uint
 }
 
 // Random small integers: every product and partial sum is exact; the plain integer GEMM is C.
-void exact_integer_gemm(Harness& h, uint64_t seed, const char* kernel) {
+// `run` computes C from A and Bt (bf16 bits) through one of the kernels.
+using GemmRun = std::function<std::vector<float>(const std::vector<uint16_t>& A, const std::vector<uint16_t>& Bt)>;
+
+void exact_integer_gemm(uint64_t seed, const GemmRun& run) {
   std::mt19937_64 rng(seed);
   std::vector<int> a(size_t(M) * K), b(size_t(N) * K);
   for (auto& x : a) x = int(rng() % 17) - 8;
@@ -51,8 +55,7 @@ void exact_integer_gemm(Harness& h, uint64_t seed, const char* kernel) {
   std::vector<uint16_t> A(a.size()), Bt(b.size());
   for (size_t i = 0; i < a.size(); ++i) A[i] = bf16_of_int(a[i]);
   for (size_t i = 0; i < b.size(); ++i) Bt[i] = bf16_of_int(b[i]);
-  std::vector<float> C;
-  run_gemm(h, A, Bt, C, kernel);
+  const std::vector<float> C = run(A, Bt);
   std::vector<float> want(size_t(M) * N);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
@@ -61,6 +64,15 @@ void exact_integer_gemm(Harness& h, uint64_t seed, const char* kernel) {
       want[size_t(i) * N + j] = float(acc);
     }
   EXPECT_TRUE(compare_exact("C", C, want));
+}
+
+// The same through a kernel taking A, Bt and C pointers (run_gemm).
+void exact_integer_gemm(Harness& h, uint64_t seed, const char* kernel) {
+  exact_integer_gemm(seed, [&](const std::vector<uint16_t>& A, const std::vector<uint16_t>& Bt) {
+    std::vector<float> C;
+    run_gemm(h, A, Bt, C, kernel);
+    return C;
+  });
 }
 
 // Each thread waits for its own cp.async copies only; the warpgroup's wgmma reads the others'
@@ -78,23 +90,7 @@ TEST_P(WgmmaGemmTest, CpAsyncStagedWithoutCtaBarrier) {
 TEST_P(WgmmaGemmTest, ExactIntegerGemm) {
   KTEST_SEED(seed);
   KTEST_LOAD(h, "wgmma_gemm");
-  std::mt19937_64 rng(seed);
-  std::vector<int> a(size_t(M) * K), b(size_t(N) * K);
-  for (auto& x : a) x = int(rng() % 17) - 8;
-  for (auto& x : b) x = int(rng() % 17) - 8;
-  std::vector<uint16_t> A(a.size()), Bt(b.size());
-  for (size_t i = 0; i < a.size(); ++i) A[i] = bf16_of_int(a[i]);
-  for (size_t i = 0; i < b.size(); ++i) Bt[i] = bf16_of_int(b[i]);
-  std::vector<float> C;
-  run_gemm(h, A, Bt, C);
-  std::vector<float> want(size_t(M) * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      long acc = 0;
-      for (int kk = 0; kk < K; ++kk) acc += long(a[size_t(i) * K + kk]) * b[size_t(j) * K + kk];
-      want[size_t(i) * N + j] = float(acc);
-    }
-  EXPECT_TRUE(compare_exact("C", C, want));
+  exact_integer_gemm(h, seed, "wgmma_gemm_bf16");
 }
 
 TEST_P(WgmmaGemmTest, RandomBf16MatchesTheWgmmaModel) {
@@ -127,16 +123,8 @@ TEST_P(WgmmaGemmTest, RandomBf16MatchesTheWgmmaModel) {
   EXPECT_TRUE(compare_exact("C", C, want));
 }
 
-TEST_P(WgmmaGemmTest, TmaFedExactIntegerGemm) {
-  KTEST_SEED(seed);
-  KTEST_LOAD(h, "wgmma_gemm");
-  std::mt19937_64 rng(seed);
-  std::vector<int> a(size_t(M) * K), b(size_t(N) * K);
-  for (auto& x : a) x = int(rng() % 17) - 8;
-  for (auto& x : b) x = int(rng() % 17) - 8;
-  std::vector<uint16_t> A(a.size()), Bt(b.size());
-  for (size_t i = 0; i < a.size(); ++i) A[i] = bf16_of_int(a[i]);
-  for (size_t i = 0; i < b.size(); ++i) Bt[i] = bf16_of_int(b[i]);
+// The TMA-fed kernel: A and Bt through 2-D tensor maps (box 64 x 64, 128B swizzle).
+void run_gemm_tma(Harness& h, const std::vector<uint16_t>& A, const std::vector<uint16_t>& Bt, std::vector<float>& C) {
   const uint64_t da = h.upload(A, "A"), db = h.upload(Bt, "B"), dc = h.alloc_n<float>(size_t(M) * N, "C");
   namespace tmap = model::tmap;
   auto map_of = [](uint64_t addr, uint64_t rows) {
@@ -155,15 +143,17 @@ TEST_P(WgmmaGemmTest, TmaFedExactIntegerGemm) {
                          h.params("wgmma_gemm_bf16_tma", ta, tb, dc, m, n, k));
   KTEST_EXPECT_COMPLETED(r);
   for (const auto& d : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << d.format();
-  const std::vector<float> C = h.download<float>(dc, size_t(M) * N);
-  std::vector<float> want(size_t(M) * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      long acc = 0;
-      for (int kk = 0; kk < K; ++kk) acc += long(a[size_t(i) * K + kk]) * b[size_t(j) * K + kk];
-      want[size_t(i) * N + j] = float(acc);
-    }
-  EXPECT_TRUE(compare_exact("C", C, want));
+  C = h.download<float>(dc, size_t(M) * N);
+}
+
+TEST_P(WgmmaGemmTest, TmaFedExactIntegerGemm) {
+  KTEST_SEED(seed);
+  KTEST_LOAD(h, "wgmma_gemm");
+  exact_integer_gemm(seed, [&](const std::vector<uint16_t>& A, const std::vector<uint16_t>& Bt) {
+    std::vector<float> C;
+    run_gemm_tma(h, A, Bt, C);
+    return C;
+  });
 }
 
 // wgmma exists only on sm_90a (sm_100a rejects it; the gate tests cover that), so one arch.
