@@ -31,6 +31,7 @@
 #include <atomic>
 #include <bit>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -118,18 +119,6 @@ template <typename To, typename From>
   std::memcpy(w, &mask, sizeof w);
   return (w[0] | w[1] | w[2] | w[3]) != 0;
 }
-// -1 in the lanes where a and b have the same bits. (Compared in two halves of four: GCC turns an
-// eight-lane 64-bit comparison into scalar code.)
-[[gnu::always_inline]] inline I32s same_bits(F64s a, F64s b) {
-  using I64x4 [[gnu::vector_size(32)]] = int64_t;
-  using I32x4 [[gnu::vector_size(16)]] = int32_t;
-  const I64s x = std::bit_cast<I64s>(a), y = std::bit_cast<I64s>(b);
-  const I64x4 lo = __builtin_shufflevector(x, x, 0, 1, 2, 3) == __builtin_shufflevector(y, y, 0, 1, 2, 3);
-  const I64x4 hi = __builtin_shufflevector(x, x, 4, 5, 6, 7) == __builtin_shufflevector(y, y, 4, 5, 6, 7);
-  const I32x4 l = __builtin_convertvector(lo, I32x4), h = __builtin_convertvector(hi, I32x4);
-  return __builtin_shufflevector(l, h, 0, 1, 2, 3, 4, 5, 6, 7);
-}
-
 // 2^x per lane, x in the normal range.
 [[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
 
@@ -183,6 +172,7 @@ struct Decoded {
       src = panels.data();
     }
     const U32s eall = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
+    const float subnormal_quantum = std::ldexp(1.0f, 1 - l.bias - l.mbits);
     I32s lo = splat<I32s>(INT32_MAX), hi = splat<I32s>(INT32_MIN);  // e range of nonzero finite elements
     I32s zeros = {};
     const I32s lane = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -201,10 +191,16 @@ struct Decoded {
                                                        : I32s{};
       const U32s sig = E != 0 ? M | (1u << l.mbits) : M;
       const I32s ex = E != 0 ? convert<I32s>(E) - l.bias : splat<I32s>(1 - l.bias);  // e of a nonzero value
-      const F64s mag = convert<F64s>(sig) * pow2(ex - l.mbits);
-      const U64s sign = convert<U64s>((x >> (l.mbits + l.ebits)) & 1) << 63;
-      // Inf / NaN: value 0, e kZeroExp (harmless in the lanes; the row goes through tc::dot).
-      const F32s val = convert<F32s>(std::bit_cast<F64s>((std::bit_cast<U64s>(mag) | sign) & ~convert<U64s>(special)));
+      // The value as a float, exactly: a normal element re-biased into the float's exponent field, a
+      // subnormal one its fraction times the format's subnormal quantum (a float, normal or not;
+      // the product is a multiple of it, so exact). Inf / NaN: 0 (harmless in the lanes; the row
+      // goes through tc::dot). The product runs only for runs holding a subnormal: on lanes of
+      // normal elements it would make subnormal floats, which the processor handles slowly.
+      U32s mag = (E + uint32_t(127 - l.bias)) << 23 | M << (23 - l.mbits);
+      const I32s subnormal = I32s(E == 0);
+      if (any(subnormal)) mag = subnormal ? std::bit_cast<U32s>(convert<F32s>(M) * subnormal_quantum) : mag;
+      const U32s sign = (x >> (l.mbits + l.ebits)) << 31;
+      const F32s val = std::bit_cast<F32s>((mag | sign) & ~std::bit_cast<U32s>(special));
       const I32s none = (sig == 0) | special;
       const I32s exp = none ? splat<I32s>(kZeroExp) : ex;
       lo = none ? lo : lo < ex ? lo : ex;
@@ -387,7 +383,7 @@ bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
 // c (cv, ce) become the next c; `bad` collects the lanes that must be redone.
 template <int G, bool kZeros>
 [[gnu::always_inline]] inline void narrow_group(const FdpaParams& p, const float* va, const int32_t* ea,
-                                                const float* vb, const int32_t* eb, int n, const U64s& keep, F32s& cv,
+                                                const float* vb, const int32_t* eb, int n, const U32s& keep, F32s& cv,
                                                 I32s& ce, I32s& bad) {
   const int len = G > 0 ? G : n;
   const I32s lsb = group_exponent<kZeros>(p, ea, eb, kLanes, len, ce) - p.F;
@@ -399,38 +395,60 @@ template <int G, bool kZeros>
 #pragma GCC unroll 32
   for (int k = 0; k < len; ++k)
     part += std::bit_cast<U32s>(convert<I32s>(va[k] * load<F32s>(vb + size_t(k) * kLanes) * scale));
-  const F64s S = convert<F64s>(convert<I32s>(cv * scale)) + convert<F64s>(std::bit_cast<I32s>(part));
-  const F64s r = std::bit_cast<F64s>(std::bit_cast<U64s>(S) & keep) * pow2(lsb);
-  cv = convert<F32s>(r);
-  bad |= ~same_bits(convert<F64s>(cv), r);
-  const U32s rb = std::bit_cast<U32s>(cv);
+  // S = c's term (below 2^(F+1)) + the products' terms, in int32; a lane whose sum overflows, or
+  // comes within 2^7 of 2^31 (where the float conversion below reaches 2^31), is redone.
+  const I32s cterm = convert<I32s>(cv * scale), P = std::bit_cast<I32s>(part);
+  const I32s S = std::bit_cast<I32s>(part + std::bit_cast<U32s>(cterm));
+  bad |= ((P ^ S) & (cterm ^ S)) < 0;
+  bad |= S > 0x7FFFFF80;
+  // Step 4, RZ to 24 significant bits: the conversion rounds to nearest (the host's mode is never
+  // changed); where it rounded away from zero (the integer it gives back lies beyond S), one step
+  // down in magnitude is the truncation. e8m13 then clears the low 10 of those 24 bits.
+  const F32s f = convert<F32s>(S);
+  const I32s back = convert<I32s>(f), dif = back - S;
+  const I32s away = (dif != 0) & ((dif ^ S) >= 0);
+  const U32s fb = (std::bit_cast<U32s>(f) + std::bit_cast<U32s>(away)) & keep;
+  // Times 2^lsb: exact when the result is a normal float (a zero S gives +0); a subnormal or an
+  // overflowing result, or a 2^lsb outside the normal floats, is redone.
+  bad |= lsb < -126;
+  const F32s r = std::bit_cast<F32s>(fb) * std::bit_cast<F32s>(convert<U32s>(lsb + 127) << 23);
+  const U32s rb = std::bit_cast<U32s>(r);
   const I32s rexp = convert<I32s>((rb >> 23) & 0xFF);
-  ce = (rb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : rexp != 0 ? rexp - 127 : splat<I32s>(-126);
+  bad |= (rexp == 0xFF) | ((rexp == 0) & (S != 0));
+  cv = r;
+  ce = S == 0 ? splat<I32s>(p.e_zero) : rexp - 127;
 }
 
+// Row m of a narrow tile, every whole block of kLanes outputs (n0 + kLanes <= N): the blocks whose
+// lanes all finish are written to d; the others are left alone (d may alias c) and their n0 appended
+// to `redo` for lanes_dot. The operands come as plain pointers and p as a local copy, so that the
+// stores to d (which may alias anything) do not make the loop reload them.
 template <int L, bool kZeros>
-[[gnu::always_inline]] inline bool narrow_lanes(const FdpaParams& p, const Decoded& A, const Decoded& B,
-                                                const U64s& keep, int m, int n0, int N, int K, const uint32_t* c,
-                                                uint32_t* d) {
-  const U32s cb = load<U32s>(c + size_t(m) * size_t(N) + size_t(n0));
-  const I32s cexp = convert<I32s>((cb >> 23) & 0xFF);
-  I32s bad = load<I32s>(B.special_row.data() + n0) | (cexp == 0xFF);
-  F32s cv = std::bit_cast<F32s>(cb);
-  I32s ce = (cb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : cexp != 0 ? cexp - 127 : splat<I32s>(-126);
-  const float* va = A.v.data() + size_t(m) * size_t(K);
-  const int32_t* ea = A.e.data() + size_t(m) * size_t(K);
-  for (int k0 = 0; k0 < K; k0 += p.L) {
-    const int n = std::min(p.L, K - k0);
-    const size_t b0 = panel(n0, k0, K);
-    if (L > 0 && n == L)
-      narrow_group<L, kZeros>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
-    else
-      narrow_group<0, kZeros>(p, va + k0, ea + k0, B.v.data() + b0, B.e.data() + b0, n, keep, cv, ce, bad);
+[[gnu::always_inline]] inline void narrow_row(const FdpaParams p, const float* va, const int32_t* ea,
+                                              const float* Bv, const int32_t* Be, const int32_t* Bspecial,
+                                              const U32s keep, int N, int K, const uint32_t* crow, uint32_t* drow,
+                                              std::vector<int>& redo) {
+  uint64_t done = 0;
+  for (int n0 = 0; n0 + kLanes <= N; n0 += kLanes) {
+    const U32s cb = load<U32s>(crow + n0);
+    const I32s cexp = convert<I32s>((cb >> 23) & 0xFF);
+    I32s bad = load<I32s>(Bspecial + n0) | (cexp == 0xFF);
+    F32s cv = std::bit_cast<F32s>(cb);
+    I32s ce = (cb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : cexp != 0 ? cexp - 127 : splat<I32s>(-126);
+    for (int k0 = 0; k0 < K; k0 += p.L) {
+      const int n = std::min(p.L, K - k0);
+      const size_t b0 = panel(n0, k0, K);
+      if (L > 0 && n == L) narrow_group<L, kZeros>(p, va + k0, ea + k0, Bv + b0, Be + b0, n, keep, cv, ce, bad);
+      else narrow_group<0, kZeros>(p, va + k0, ea + k0, Bv + b0, Be + b0, n, keep, cv, ce, bad);
+    }
+    if (any(bad)) {
+      redo.push_back(n0);
+      continue;
+    }
+    std::memcpy(drow + n0, &cv, sizeof cv);
+    ++done;
   }
-  if (any(bad)) return false;
-  std::memcpy(d + size_t(m) * size_t(N) + size_t(n0), &cv, sizeof cv);
-  ++t_narrow_blocks;
-  return true;
+  t_narrow_blocks += done;
 }
 
 // Outputs (m, n0 .. n0 + kLanes - 1) of the tile, one lane each; B is k-major with row stride
@@ -479,6 +497,13 @@ template <int L>
     const Lanes<float> out = convert<Lanes<float>>(cv);
     std::memcpy(bits, &out, sizeof bits);
   }
+  // The lanes round with the sum's sign (IEEE conversion, fdpa_round's default). Under
+  // UnderflowZeroSign::Positive a chained T-FDPA result is never -0 (a zero sum is +0, an
+  // underflowed one too), and the sign of an intermediate zero does not reach the result (as the
+  // next group's c it is a zero term), so turning a final -0 into +0 is the rule exactly. (The
+  // narrow lanes never give -0; tc::dot applies the rule itself.)
+  const uint32_t neg_zero = rz ? 0x80000000u : 0x8000u;
+  for (uint32_t& b : bits) b = b == neg_zero ? 0 : b;
   if (lanes == kLanes && !any(slow)) {
     std::memcpy(d + size_t(m) * size_t(N) + size_t(n0), bits, sizeof bits);
     return;
@@ -495,8 +520,14 @@ template <int L>
                                              const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
   const bool narrow = narrow_tile(model, A, B), zeros = A.has_zero || B.has_zero;
-  // The bits of the double S that step 4 keeps (24 significant bits for f32, 14 for e8m13).
-  const U64s keep = splat<U64s>(~((uint64_t{1} << (model.fdpa.out == OutRound::RZ_F32 ? 29 : 39)) - 1));
+  // The bits of an f32 that step 4 keeps (24 significant bits for f32, 14 for e8m13).
+  const U32s keep = splat<U32s>(model.fdpa.out == OutRound::RZ_F32 ? ~0u : ~0x3FFu);
+  const float* Av = A.v.data();
+  const int32_t* Ae = A.e.data();
+  const float* Bv = B.v.data();
+  const int32_t* Be = B.e.data();
+  const int32_t* Bspecial = B.special_row.data();
+  thread_local std::vector<int> redo;  // blocks of a row the narrow lanes hand back
   for (int m = 0; m < M; ++m) {
     if (A.special_row[size_t(m)]) {
       for (int n = 0; n < N; ++n) {
@@ -505,11 +536,20 @@ template <int L>
       }
       continue;
     }
-    for (int n0 = 0; n0 < N; n0 += kLanes)
-      if (!(narrow && n0 + kLanes <= N &&
-            (zeros ? narrow_lanes<L, true>(model.fdpa, A, B, keep, m, n0, N, K, c, d)
-                   : narrow_lanes<L, false>(model.fdpa, A, B, keep, m, n0, N, K, c, d))))
-        lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
+    if (!narrow) {
+      for (int n0 = 0; n0 < N; n0 += kLanes) lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
+      continue;
+    }
+    redo.clear();
+    const size_t row = size_t(m) * size_t(K);
+    if (zeros)
+      narrow_row<L, true>(model.fdpa, Av + row, Ae + row, Bv, Be, Bspecial, keep, N, K, c + size_t(m) * size_t(N),
+                          d + size_t(m) * size_t(N), redo);
+    else
+      narrow_row<L, false>(model.fdpa, Av + row, Ae + row, Bv, Be, Bspecial, keep, N, K, c + size_t(m) * size_t(N),
+                           d + size_t(m) * size_t(N), redo);
+    for (const int n0 : redo) lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
+    if (N % kLanes) lanes_dot<L>(model, fa, fb, A, B, stride, m, N - N % kLanes, N, K, a, bt, c, d);
   }
 }
 
@@ -594,13 +634,6 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   const int stride = (N + kLanes - 1) / kLanes * kLanes;
   A.fill(la, M, K, a, false, 0);
   tile_fast(model, fa, fb, A, decoded_b(fb, lb, N, K, bt, stride), stride, M, N, K, a, bt, c, d);
-  // The lanes round with the sum's sign (IEEE conversion). Under UnderflowZeroSign::Positive a
-  // chained T-FDPA result is never -0 (a zero sum is +0, an underflowed one too), and the sign of
-  // an intermediate zero does not reach the result (as the next group's c it is a zero term), so
-  // turning every final -0 into +0 is the rule exactly.
-  const uint32_t neg_zero = model.fdpa.out == OutRound::RNE_F16 ? 0x8000u : 0x80000000u;
-  for (size_t i = 0, n = size_t(M) * size_t(N); i < n; ++i)
-    if (d[i] == neg_zero) d[i] = 0;
 }
 
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,

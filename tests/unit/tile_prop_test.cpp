@@ -136,6 +136,27 @@ uint32_t elem_in(std::mt19937_64& rng, ElemFmt f, int lo, int hi) {
   }
 }
 
+// The positive element of format f with alignment exponent e (clamped to the format's range) and
+// the largest significand: a group of L such products sums to nearly 2^(F+2) * L, the top of the
+// int32 the narrow lanes sum in (with c's term, beyond it).
+uint32_t widest_at(ElemFmt f, int e) {
+  uint32_t best = 0;
+  int best_e = INT32_MIN;
+  uint64_t best_m = 0;
+  for (uint32_t x = 0; x < (uint32_t{1} << std::min(width(f), 16)); ++x) {
+    const uint32_t bits = width(f) == 32 ? x << 16 : x;  // tf32: the top 16 bits of an f32 suffice here
+    const Value v = decode(f, bits);
+    if (v.cls != Value::Finite || v.neg) continue;
+    const int d = std::abs(v.e - e), bd = std::abs(best_e - e);
+    if (best_e == INT32_MIN || d < bd || (d == bd && v.e == best_e && v.m > best_m)) {
+      best = bits;
+      best_e = v.e;
+      best_m = v.m;
+    }
+  }
+  return best | (width(f) == 32 ? 0xE000u : 0);  // tf32: its three low fraction bits set too
+}
+
 // The narrow (single-precision) path of mma_tile against tc::dot per output: operands drawn with
 // exponents in a window around a random centre per tile, so most tiles take that path (f32
 // accumulator rows with an RZ output and groups of at most 16), with the cases it must hand back:
@@ -185,6 +206,10 @@ void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs)
     if (t % 5 == 4) a[rng() % a.size()] = 1;  // the smallest subnormal (e4m3 and the like: a small normal)
     if (t % 11 == 10) b[rng() % b.size()] = elem(rng, fb, false) | uint32_t((uint64_t{1} << width(fb)) - 1) >> 1;
     if (t % 13 == 12) a[rng() % a.size()] = uint32_t((uint64_t{1} << width(fa)) - 1) >> 1;  // NaN (or max)
+    if (t % 17 == 16) {  // full groups of the largest significand at one exponent: sums near 2^31
+      for (auto& x : a) x = widest_at(fa, ca);
+      for (auto& x : b) x = widest_at(fb, cb);
+    }
     for (auto& x : c) {
       const uint64_t r = rng();
       const int ce = std::clamp(ca + cb + int(r % 21) - 10, -149, 127);
