@@ -31,7 +31,6 @@
 #include <atomic>
 #include <bit>
 #include <climits>
-#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -172,19 +171,30 @@ struct Decoded {
       src = panels.data();
     }
     const U32s eall = splat<U32s>((1u << l.ebits) - 1), mmask = splat<U32s>((1u << l.mbits) - 1);
-    const float subnormal_quantum = std::ldexp(1.0f, 1 - l.bias - l.mbits);
+    // 2^(1 - bias - mbits), built from its bits (a normal float, or for bf16 and tf32 a subnormal one).
+    const int q = 1 - l.bias - l.mbits;
+    const float subnormal_quantum = std::bit_cast<float>(q >= -126 ? uint32_t(q + 127) << 23 : 1u << (q + 149));
     I32s lo = splat<I32s>(INT32_MAX), hi = splat<I32s>(INT32_MIN);  // e range of nonzero finite elements
     I32s zeros = {};
     const I32s lane = {0, 1, 2, 3, 4, 5, 6, 7};
     // Eight elements at a time, as lanes: a panel's k-th column (rows r0 .. r0 + 7), or eight
     // consecutive elements of a row (a short last run of a row padded with zeros).
-    const bool whole = k_major || K % kLanes == 0;
-    for (size_t i0 = 0; i0 < n; i0 += kLanes) {
-      const int r = k_major ? int(i0 / (size_t(K) * kLanes) * kLanes) : int(i0 / size_t(K));
-      const int cnt = whole ? kLanes : std::min(kLanes, K - int(i0 % size_t(K)));
-      uint32_t raw[kLanes] = {};
-      std::memcpy(raw, src + i0, size_t(cnt) * 4);
-      const U32s x = load<U32s>(raw) >> l.shift;
+    // (Plain pointers: the stores below may alias anything, and would make vectors' data reload.)
+    float* vd = v.data();
+    int32_t* ed = e.data();
+    int32_t* rows_special = special_row.data();
+    int r = 0, k = 0;  // the run's row (k-major: its panel's first row) and its first k
+    for (size_t i0 = 0; i0 < n;) {
+      const int cnt = k_major ? kLanes : std::min(kLanes, K - k);
+      U32s x;
+      if (cnt == kLanes) {
+        x = load<U32s>(src + i0);
+      } else {
+        uint32_t raw[kLanes] = {};
+        for (int j = 0; j < cnt; ++j) raw[j] = src[i0 + size_t(j)];
+        x = load<U32s>(raw);
+      }
+      x >>= l.shift;
       const U32s E = (x >> l.mbits) & eall, M = x & mmask;
       const I32s special = l.spec == Layout::IEEE      ? I32s(E == eall)
                            : l.spec == Layout::NanOnly ? I32s((E == eall) & (M == mmask))
@@ -194,11 +204,12 @@ struct Decoded {
       // The value as a float, exactly: a normal element re-biased into the float's exponent field, a
       // subnormal one its fraction times the format's subnormal quantum (a float, normal or not;
       // the product is a multiple of it, so exact). Inf / NaN: 0 (harmless in the lanes; the row
-      // goes through tc::dot). The product runs only for runs holding a subnormal: on lanes of
-      // normal elements it would make subnormal floats, which the processor handles slowly.
-      U32s mag = (E + uint32_t(127 - l.bias)) << 23 | M << (23 - l.mbits);
-      const I32s subnormal = I32s(E == 0);
-      if (any(subnormal)) mag = subnormal ? std::bit_cast<U32s>(convert<F32s>(M) * subnormal_quantum) : mag;
+      // goes through tc::dot). The product runs only for runs holding a subnormal, and only on its
+      // lanes: products that are subnormal floats take the processor a slow microcode assist.
+      U32s mag = E != 0 ? (E + uint32_t(127 - l.bias)) << 23 | M << (23 - l.mbits) : 0;
+      const I32s subnormal = I32s(E == 0) & I32s(M != 0);
+      if (any(subnormal))  // (zero in the other lanes, whose products would be subnormal floats too)
+        mag = subnormal ? std::bit_cast<U32s>(convert<F32s>(subnormal ? M : 0) * subnormal_quantum) : mag;
       const U32s sign = (x >> (l.mbits + l.ebits)) << 31;
       const F32s val = std::bit_cast<F32s>((mag | sign) & ~std::bit_cast<U32s>(special));
       const I32s none = (sig == 0) | special;
@@ -207,20 +218,25 @@ struct Decoded {
       zeros |= (sig == 0) & ~special & (k_major ? lane + r < rows : lane < cnt);
       hi = none ? hi : hi > ex ? hi : ex;
       if (any(special)) {
-        if (!k_major) special_row[size_t(r)] = -1;
+        if (!k_major) rows_special[r] = -1;
         else
           for (int j = 0; j < kLanes; ++j)
-            if (special[j]) special_row[size_t(r + j)] = -1;
+            if (special[j]) rows_special[r + j] = -1;
       }
-      if (whole) {
-        std::memcpy(&v[i0], &val, sizeof val);
-        std::memcpy(&e[i0], &exp, sizeof exp);
+      if (cnt == kLanes) {
+        std::memcpy(vd + i0, &val, sizeof val);
+        std::memcpy(ed + i0, &exp, sizeof exp);
       } else {
         for (int j = 0; j < cnt; ++j) {
-          v[i0 + size_t(j)] = val[j];
-          e[i0 + size_t(j)] = exp[j];
+          vd[i0 + size_t(j)] = val[j];
+          ed[i0 + size_t(j)] = exp[j];
         }
-        i0 -= size_t(kLanes - cnt);  // the next run starts at the next row
+      }
+      i0 += size_t(cnt);
+      if (k_major) {
+        if (++k == K) k = 0, r += kLanes;
+      } else if ((k += cnt) == K) {
+        k = 0, ++r;
       }
     }
     has_zero = any(zeros);
