@@ -1,7 +1,8 @@
 # cmake -DPTXSIM=path/to/ptxsim -DARGS="bench|--quick|--json|..." [-DKERNELS=n] -P bench_smoke.cmake
 # Runs `ptxsim bench ... --json` and checks: exit code 0, the output is one JSON object, its status
-# is "passed", every kernel's check passed with a positive thread-instruction count, the machine
-# block is there, and (with KERNELS) how many kernels ran. Never a speed.
+# is "passed", every kernel's check passed with a positive thread-instruction count and a CPU time,
+# the matrix products (problem "MxNxK ...") report M * N * K multiply-adds and the others none, the
+# machine block is there, and (with KERNELS) how many kernels ran. Never a speed.
 string(REPLACE "|" ";" args "${ARGS}")
 execute_process(COMMAND ${PTXSIM} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -34,8 +35,20 @@ foreach(i RANGE ${last})
   string(JSON ti GET "${out}" kernels ${i} thread_instr)
   string(JSON seconds GET "${out}" kernels ${i} seconds)
   string(JSON rate GET "${out}" kernels ${i} rate)
+  string(JSON cpu GET "${out}" kernels ${i} cpu_seconds)
   if(NOT check STREQUAL "passed" OR NOT ti GREATER 0)
     message(FATAL_ERROR "kernel ${name}: check ${check}, thread_instr ${ti}:\n${out}")
+  endif()
+  # The matrix products report their multiply-adds: M * N * K of the problem ("SxSxS ...").
+  string(JSON macs ERROR_VARIABLE no_macs GET "${out}" kernels ${i} multiply_adds)
+  string(JSON problem GET "${out}" kernels ${i} problem)
+  if(problem MATCHES "^([0-9]+)x([0-9]+)x([0-9]+) ")
+    math(EXPR want "${CMAKE_MATCH_1} * ${CMAKE_MATCH_2} * ${CMAKE_MATCH_3}")
+    if(no_macs OR NOT macs EQUAL want)
+      message(FATAL_ERROR "kernel ${name} (${problem}): multiply_adds '${macs}', expected ${want}:\n${out}")
+    endif()
+  elseif(NOT no_macs)
+    message(FATAL_ERROR "kernel ${name} (${problem}) is no matrix product but reports multiply_adds:\n${out}")
   endif()
   message(STATUS "${name}: check ${check}, ${ti} thread-instructions")
 endforeach()

@@ -1,6 +1,7 @@
 #include "tools/ptxsim/bench_command.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <array>
@@ -80,11 +81,21 @@ struct Result {
   std::string error;  // why it failed
   uint64_t thread_instr = 0, warp_instr = 0;  // of the fastest repetition
   double seconds = 0;                         // the fastest repetition's launches
+  double cpu_seconds = 0;                     // their CPU time, every thread of the process
+  uint64_t multiply_adds = 0;                 // of the launches, for a matrix product (Case)
   std::vector<double> seconds_each;
   double load_seconds = 0;
   uint32_t threads = 1;  // the most host threads a launch ran on (RunStats::threads)
   double rate() const { return seconds > 0 ? double(thread_instr) / seconds : 0.0; }
+  double mac_rate() const { return seconds > 0 ? double(multiply_adds) / seconds : 0.0; }
 };
+
+// CPU time of the whole process (user + system, every thread) so far.
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -110,18 +121,21 @@ Result run_one(const bench::Benchmark& b, const Options& o) {
   try {
     std::unique_ptr<bench::Case> c = b.make(o.quick);
     r.problem = c->problem();
+    r.multiply_adds = c->multiply_adds();
     for (uint64_t rep = 0; rep < o.repeat; ++rep) {
       model::GlobalMemory memory;
       const std::vector<bench::Launch> launches = c->setup(*program, memory);
       r.launches = launches.size();
       uint64_t ti = 0, wi = 0;
-      double seconds = 0;
+      double seconds = 0, cpu = 0;
       for (bench::Launch l : launches) {
         l.config.threads = o.threads;
         const auto t0 = std::chrono::steady_clock::now();
+        const double cpu0 = process_cpu_seconds();
         const RunResult run = launch(*program, l.kernel, l.config, l.params, memory);
         r.threads = std::max(r.threads, run.stats.threads);
         seconds += since(t0);
+        cpu += process_cpu_seconds() - cpu0;
         ti += run.stats.thread_instructions;
         wi += run.stats.warp_instructions;
         if (run.status != RunStatus::Completed) {
@@ -135,7 +149,7 @@ Result run_one(const bench::Benchmark& b, const Options& o) {
         }
       }
       r.seconds_each.push_back(seconds);
-      if (rep == 0 || seconds < r.seconds) r.seconds = seconds, r.thread_instr = ti, r.warp_instr = wi;
+      if (rep == 0 || seconds < r.seconds) r.seconds = seconds, r.cpu_seconds = cpu, r.thread_instr = ti, r.warp_instr = wi;
       if (std::string mismatch = c->check(memory); !mismatch.empty()) {
         r.error = "CHECK FAILED (result differs from the CPU reference): " + mismatch;
         return r;
@@ -169,7 +183,8 @@ std::string pad(std::string s, size_t w, bool right = false) {
 void print_row(std::ostream& out, const Result& r) {
   out << pad(r.bench->name, 18) << pad(r.problem, 34) << pad(r.passed ? "ok" : "FAILED", 8)
       << pad(std::to_string(r.thread_instr), 14, true) << pad(fixed(r.seconds, 3), 10, true)
-      << pad(sci(r.rate()), 12, true) << "\n";
+      << pad(fixed(r.cpu_seconds, 3), 10, true) << pad(sci(r.rate()), 12, true)
+      << pad(r.multiply_adds ? sci(r.mac_rate()) : "", 12, true) << "\n";
   out.flush();
 }
 
@@ -194,7 +209,12 @@ void print_json(std::ostream& out, const Options& o, const Machine& m, const std
     k["thread_instr"] = r.thread_instr;
     k["warp_instr"] = r.warp_instr;
     k["seconds"] = r.seconds;
+    k["cpu_seconds"] = r.cpu_seconds;
     k["rate"] = r.rate();
+    if (r.multiply_adds) {
+      k["multiply_adds"] = r.multiply_adds;
+      k["multiply_add_rate"] = r.mac_rate();
+    }
     k["seconds_each"] = r.seconds_each;
     k["load_seconds"] = r.load_seconds;
     k["threads"] = r.threads;
@@ -210,7 +230,9 @@ void print_json(std::ostream& out, const Options& o, const Machine& m, const std
                   {"cpu_model", m.cpu_model},
                   {"loadavg_start", m.loadavg[0] < 0 ? OJson(nullptr) : OJson(m.loadavg)}};
   j["kernels"] = ks;
-  j["total"] = {{"thread_instr", ti}, {"seconds", secs}, {"rate", secs > 0 ? double(ti) / secs : 0.0}};
+  double cpu = 0;
+  for (const Result& r : results) cpu += r.cpu_seconds;
+  j["total"] = {{"thread_instr", ti}, {"seconds", secs}, {"cpu_seconds", cpu}, {"rate", secs > 0 ? double(ti) / secs : 0.0}};
   out << j.dump(2, ' ', false, OJson::error_handler_t::replace) << "\n";
   out.flush();
 }
@@ -224,7 +246,8 @@ int bench_command(const std::vector<std::string>& args, std::ostream& out, std::
                  "this binary), on inputs generated in-process. Every result is checked against a CPU reference;\n"
                  "a mismatch, a launch that does not complete or a diagnostic fails the run. Per kernel it\n"
                  "reports the simulated thread-instructions, the wall time of the kernel's launches (not input\n"
-                 "generation, upload or the check) and thread-instructions per second.",
+                 "generation, upload or the check) and their CPU time, thread-instructions per second and, for\n"
+                 "the matrix products, multiply-adds per second (both per wall second).",
                  "Exit codes: 0 every kernel matched its reference, 1 a mismatch or failed run, bad arguments,\n"
                  "or no kernel selected.");
   Options o;
@@ -278,7 +301,8 @@ int bench_command(const std::vector<std::string>& args, std::ostream& out, std::
           << fixed(m.loadavg[2], 2);
     out << "\n"
         << pad("kernel", 18) << pad("problem", 34) << pad("check", 8) << pad("thread-instr", 14, true)
-        << pad("seconds", 10, true) << pad("instr/s", 12, true) << "\n";
+        << pad("seconds", 10, true) << pad("cpu s", 10, true) << pad("instr/s", 12, true)
+        << pad("mul-add/s", 12, true) << "\n";
     out.flush();
   }
   std::vector<Result> results;
@@ -297,10 +321,10 @@ int bench_command(const std::vector<std::string>& args, std::ostream& out, std::
     print_json(out, o, m, results);
   } else {
     uint64_t ti = 0;
-    double secs = 0;
-    for (const Result& r : results) ti += r.thread_instr, secs += r.seconds;
+    double secs = 0, cpu = 0;
+    for (const Result& r : results) ti += r.thread_instr, secs += r.seconds, cpu += r.cpu_seconds;
     out << pad("total", 60) << pad(std::to_string(ti), 14, true) << pad(fixed(secs, 3), 10, true)
-        << pad(sci(secs > 0 ? double(ti) / secs : 0.0), 12, true) << "\n";
+        << pad(fixed(cpu, 3), 10, true) << pad(sci(secs > 0 ? double(ti) / secs : 0.0), 12, true) << "\n";
     if (!all) out << "FAILED: a result differs from its CPU reference or a launch failed (see above)\n";
   }
   return all ? 0 : 1;

@@ -194,6 +194,7 @@ class Sgemm : public Case {
   std::string problem() const override {
     return std::to_string(s_) + "x" + std::to_string(s_) + "x" + std::to_string(s_) + " f32";
   }
+  uint64_t multiply_adds() const override { return uint64_t(s_) * uint64_t(s_) * uint64_t(s_); }
   std::vector<Launch> setup(const Program& p, model::GlobalMemory& m) override {
     const uint64_t da = upload(m, a_, "A"), db = upload(m, b_, "B");
     dc_ = alloc(m, want_.size() * 4, "C");
@@ -289,6 +290,7 @@ class TcGemm : public Case {
   std::string problem() const override {
     return std::to_string(s_) + "x" + std::to_string(s_) + "x" + std::to_string(s_) + " bf16->f32";
   }
+  uint64_t multiply_adds() const override { return uint64_t(s_) * uint64_t(s_) * uint64_t(s_); }
   std::vector<Launch> setup(const Program& p, model::GlobalMemory& m) override {
     const uint64_t da = upload(m, a_, "A"), db = upload(m, bt_, "Bt");
     dc_ = alloc(m, want_.size() * 4, "C");

@@ -33,6 +33,9 @@ class Case {
   // After the launches: "" when every output equals the reference, else what differs (the first
   // mismatch and how many).
   virtual std::string check(model::GlobalMemory& memory) = 0;
+  // The multiply-adds of the launches for a matrix product (M * N * K), 0 for other kernels: one
+  // tensor-core instruction does thousands, so thread-instructions alone understate those kernels.
+  virtual uint64_t multiply_adds() const { return 0; }
 };
 
 struct Benchmark {
