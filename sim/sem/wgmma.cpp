@@ -203,12 +203,17 @@ V take_from(std::vector<V>& pool) {
   return v;
 }
 
-// Completes the oldest in-flight operation: its result reaches the registers.
-void retire_front(ExecCtx& c, WgmmaWarpState& s) {
+// Completes the oldest in-flight operation: its result reaches the registers, unless one of the
+// next `later` operations, which complete in the same wgmma.wait_group, writes the very same
+// registers (a chain of mma_async on one accumulator): that one's result would overwrite this one's
+// before anything could read it.
+void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   WgmmaInFlight& op = s.in_flight.front();
+  bool superseded = false;
+  for (size_t j = 1; j <= later && !superseded; ++j) superseded = s.in_flight[j].d_slots == op.d_slots;
   for (size_t r = 0; r < op.d_slots.size(); ++r) {
     const uint64_t* v = op.d_values.data() + r * 32;
-    std::copy(v, v + 32, c.col(op.d_slots[r]));
+    if (!superseded) std::copy(v, v + 32, c.col(op.d_slots[r]));
     if (s.d_latest[op.d_slots[r]] == v) s.d_latest[op.d_slots[r]] = nullptr;
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[a];
@@ -225,7 +230,9 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
   // At most N committed groups stay pending: groups numbered below committed - N complete.
   const uint64_t n = in.imm;
   const uint64_t done_below = s.committed > n ? s.committed - n : 0;
-  while (!s.in_flight.empty() && s.in_flight.front().group < done_below) retire_front(c, s);
+  size_t count = 0;  // the operations completing now, the oldest first
+  while (count < s.in_flight.size() && s.in_flight[count].group < done_below) ++count;
+  for (; count > 0; --count) retire_front(c, s, count - 1);
   if (c.race) c.race->wgmma_wait(c, done_below);
 }
 
