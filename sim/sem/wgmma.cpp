@@ -203,6 +203,19 @@ V take_from(std::vector<V>& pool) {
   return v;
 }
 
+template <class Reg>
+void scatter_f32_acc(int N, const uint32_t* D, Reg reg);
+
+// An f32 / s32 result in the register layout, made when first read through d_latest: most results
+// are only ever the next chained mma_async's C (d_rows) or scattered straight into the registers
+// when they complete.
+void materialize(WgmmaInFlight& op) {
+  if (op.values_ready) return;
+  scatter_f32_acc(int(op.d_rows.size() / 16), op.d_rows.data(),
+                  [&](int i) { return op.d_values.data() + size_t(i) * 32; });
+  op.values_ready = true;
+}
+
 // Completes the oldest in-flight operation: its result reaches the registers, unless one of the
 // next `later` operations, which complete in the same wgmma.wait_group, writes the very same
 // registers (a chain of mma_async on one accumulator): that one's result would overwrite this one's
@@ -211,9 +224,11 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   WgmmaInFlight& op = s.in_flight.front();
   bool superseded = false;
   for (size_t j = 1; j <= later && !superseded; ++j) superseded = s.in_flight[j].d_slots == op.d_slots;
+  if (!superseded && !op.values_ready)
+    scatter_f32_acc(int(op.d_rows.size() / 16), op.d_rows.data(), [&](int i) { return c.col(op.d_slots[size_t(i)]); });
   for (size_t r = 0; r < op.d_slots.size(); ++r) {
     const uint64_t* v = op.d_values.data() + r * 32;
-    if (!superseded) std::copy(v, v + 32, c.col(op.d_slots[r]));
+    if (!superseded && op.values_ready) std::copy(v, v + 32, c.col(op.d_slots[r]));
     if (s.d_latest[op.d_slots[r]] == v) s.d_latest[op.d_slots[r]] = nullptr;
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[a];
@@ -521,11 +536,12 @@ void gather_f32_acc(int N, Reg reg, uint32_t* C) {
       }
     }
 }
-// The inverse: register i's 32 lanes to values[i * 32 ...].
-void scatter_f32_acc(int N, const uint32_t* D, uint64_t* values) {
+// The inverse: to register i's 32 lanes at reg(i).
+template <class Reg>
+void scatter_f32_acc(int N, const uint32_t* D, Reg reg) {
   for (int g = 0; g < N / 8; ++g)
     for (int h = 0; h < 2; ++h) {
-      uint64_t *d0 = values + size_t(4 * g + 2 * h) * 32, *d1 = d0 + 32;
+      uint64_t *d0 = reg(4 * g + 2 * h), *d1 = reg(4 * g + 2 * h + 1);
       for (int q = 0; q < 8; ++q) {
         const uint32_t* row = D + (q + 8 * h) * N + 8 * g;
         for (int t = 0; t < 4; ++t) {
@@ -644,6 +660,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const WgmmaInFlight* chained = !f16d && scale_d && !s.in_flight.empty() ? &s.in_flight.back() : nullptr;
   if (chained && (chained->d_rows.size() != size_t(16 * N) || chained->d_slots != d_slots)) chained = nullptr;
   const uint32_t* C = chained ? chained->d_rows.data() : Cs.data();
+  if (!chained)  // C read through d_latest below: the in-flight results in the register layout
+    for (WgmmaInFlight& op : s.in_flight) materialize(op);
   if (!f16d && !chained) {
     if (scale_d)
       gather_f32_acc(N, [&](int r) {
@@ -738,10 +756,10 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.a_slots = std::move(a_slots);
   op.d_values = take_from(result_pool().values);
   op.d_values.resize(size_t(nd) * 32);
-  if (!f16d) {
-    scatter_f32_acc(N, D.data(), op.d_values.data());
+  if (!f16d) {  // d_values are filled when first needed (materialize)
     op.d_rows = take_from(result_pool().rows);
     op.d_rows.assign(D.begin(), D.end());
+    op.values_ready = false;
   }
   for (int r = 0; r < nd && f16d; ++r)
     for (int lane = 0; lane < 32; ++lane) {
