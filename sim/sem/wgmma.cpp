@@ -5,8 +5,8 @@
 // D (64 x N) = A (64 x K) * B (K x N) + D, scale-d = false dropping the old D. Warp w%4 of the
 // group holds rows 16*(w%4)..+15 of D (and of A when A comes from registers), so each warp's rows
 // depend only on its own A rows and on B: ptxsim computes each warp's 16 rows when that warp issues
-// the instruction and checks that the warps of the group issue the same sequence of mma_async
-// (.aligned). Operand layouts:
+// the instruction (B, the same for the four, is gathered once per operation: group_b) and checks
+// that the warps of the group issue the same sequence of mma_async (.aligned). Operand layouts:
 //  * D: register i of a lane holds element (row, col) with row = 16*(w%4) + lane/4 + 8*((i/2)%2),
 //    col = 8*(i/4) + 2*(lane%4) + i%2 (PTX ISA "Register Fragments", the m16n8 accumulator tile
 //    repeated N/8 times); an f16 D packs elements 2j (low half) and 2j+1 in register j;
