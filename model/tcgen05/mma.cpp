@@ -18,12 +18,6 @@ namespace ptxsim::model::tcgen05 {
 
 namespace {
 
-uint32_t swizzle(uint32_t layout_type, uint32_t addr) {
-  const uint32_t sw = layout_type == 2 ? 128 : layout_type == 4 ? 64 : layout_type == 6 ? 32 : 16;
-  const uint32_t mask = sw / 16 - 1;  // 7, 3, 1, 0
-  return addr ^ (((addr >> 7) & mask) << 4);
-}
-
 // Element format of an A/B field for a float kind.
 tc::ElemFmt elem_fmt(Kind k, uint32_t code) {
   if (k == Kind::F16) return code == fmt::kBF16 ? tc::ElemFmt::BF16 : tc::ElemFmt::F16;
@@ -94,24 +88,16 @@ ScaleCell sfb_cell(uint32_t d_lane, uint32_t n, uint32_t N, bool layout_b, uint3
   return {{32 * (d_lane / 32) + nn % 32, nn / 32}, sf_id + j};
 }
 
+OperandAddresses::OperandAddresses(const SmemDescriptor& d)
+    : start_(d.start_bytes()), lbo_(d.lbo_bytes()), sbo_(d.sbo_bytes()), sw_(d.swizzle_bytes()),
+      shift_(d.base_offset << 7), xor_mask_(0), swizzled_(d.layout_type != uint32_t(SmemLayout::kNone)) {
+  // The swizzle XORs address bits 4.. with bits 7..: 3, 2, 1 or 0 of them (128B, 64B, 32B, none).
+  const uint32_t lt = d.layout_type;
+  xor_mask_ = (lt == 2 ? 128 : lt == 4 ? 64 : lt == 6 ? 32 : 16) / 16 - 1;
+}
+
 uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t b, uint32_t mn, uint32_t k) {
-  const uint32_t start = d.start_bytes(), lbo = d.lbo_bytes(), sbo = d.sbo_bytes();
-  const bool swz = d.layout_type != uint32_t(SmemLayout::kNone);
-  const uint32_t sw = d.swizzle_bytes();
-  uint32_t off;
-  if (major == Major::K) {
-    const uint32_t kb = k * b;
-    off = swz ? (mn % 8) * sw + (mn / 8) * sbo + kb : (mn % 8) * 16 + (mn / 8) * sbo + kb % 16 + (kb / 16) * lbo;
-  } else {
-    const uint32_t mb = mn * b;
-    off = swz ? mb % sw + (mb / sw) * lbo + (k % 8) * sw + (k / 8) * sbo
-              : mb % 16 + (mb / 16) * sbo + (k % 8) * 16 + (k / 8) * lbo;
-  }
-  if (!swz) return start + off;
-  // The XOR phase comes from the address bits, counted from the pattern's row 0: base offset r puts
-  // row 0 r rows above the aligned boundary (the same reading as wgmma's descriptor).
-  const uint32_t shift = d.base_offset << 7;
-  return swizzle(d.layout_type, start + off - shift) + shift;
+  return OperandAddresses(d).at(major, b, mn, k);
 }
 
 tmem::TmemAddr d_offset(uint32_t M, unsigned cta_group, uint32_t N, uint32_t m, uint32_t n, bool ws) {
@@ -292,25 +278,41 @@ namespace {
 // 16U6_ALIGN16B, which CUTLASS uses to load float_e2m1/e2m3/e3m2_unpacksmem_t operands.
 void gather(std::span<const uint8_t> smem, const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t U,
             uint32_t row0, uint32_t w, std::vector<uint32_t>& out) {
-  for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
-    const uint32_t units = bytes / b;
-    for (uint32_t i = 0; i < units; ++i) {
-      const uint32_t a = addr + i * b;
-      uint32_t v = 0;
-      if (w) {
-        const uint32_t bit = w * (a % 16), at = (a & ~15u) + bit / 8;
-        v = ((uint32_t(smem[at]) | uint32_t(smem[at + 1]) << 8) >> (bit % 8)) & ((1u << w) - 1);
-      } else if (b == 1) {  // fixed-size loads: this is the operand-gathering hot loop
-        v = smem[a];
-      } else if (b == 2) {
-        uint16_t h;
-        std::memcpy(&h, smem.data() + a, 2);
-        v = h;
-      } else {
-        std::memcpy(&v, smem.data() + a, 4);
+  auto unit_at = [&](uint32_t a) -> uint32_t {
+    if (w) {
+      const uint32_t bit = w * (a % 16), at = (a & ~15u) + bit / 8;
+      return ((uint32_t(smem[at]) | uint32_t(smem[at + 1]) << 8) >> (bit % 8)) & ((1u << w) - 1);
+    }
+    uint32_t v = 0;
+    std::memcpy(&v, smem.data() + a, b);  // little-endian
+    return v;
+  };
+  // Unpacked units (the operand-gathering hot loop): a whole chunk is one 16-byte load, widened
+  // with a fixed unit size; a partial chunk (bytes == b) goes unit by unit.
+  auto by_chunks = [&](auto unit) {
+    using E = decltype(unit);
+    constexpr uint32_t n = 16 / sizeof(E);
+    for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
+      uint32_t* o = out.data() + size_t(row0 + mn) * U + k;
+      if (bytes != 16) {
+        *o = unit_at(addr);
+        return;
       }
+      E v[n];
+      std::memcpy(v, smem.data() + addr, 16);
+      if (major == Major::K)
+        for (uint32_t i = 0; i < n; ++i) o[i] = v[i];
+      else
+        for (uint32_t i = 0; i < n; ++i) o[size_t(i) * U] = v[i];
+    });
+  };
+  if (w == 0 && b == 1) return by_chunks(uint8_t{});
+  if (w == 0 && b == 2) return by_chunks(uint16_t{});
+  if (w == 0 && b == 4) return by_chunks(uint32_t{});
+  for_each_chunk(d, major, b, rows, U, [&](uint32_t addr, uint32_t mn, uint32_t k, uint32_t bytes) {
+    for (uint32_t i = 0, units = bytes / b; i < units; ++i) {
       const uint32_t r = major == Major::K ? mn : mn + i, c = major == Major::K ? k + i : k;
-      out[size_t(row0 + r) * U + c] = v;
+      out[size_t(row0 + r) * U + c] = unit_at(addr + i * b);
     }
   });
 }
@@ -371,8 +373,10 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
     gather(ctas[v].smem, bd, bmaj, b, nper + bshift, UB, v * nper, packed_bits(kind, fb), bu);
   if (bshift) bu.erase(bu.begin(), bu.begin() + size_t(bshift) * UB);
   unpack(kind, bu, N, UB, bt);
-  if (kind != Kind::I8)
-    for (uint32_t& x : bt) x = (x & value_mask(fb)) ^ (g.negate_b ? sign_bit(fb) : 0);
+  if (kind != Kind::I8) {
+    const uint32_t keep = value_mask(fb), flip = g.negate_b ? sign_bit(fb) : 0;
+    for (uint32_t& x : bt) x = (x & keep) ^ flip;
+  }
   if (ws) {  // .ws: columns of B the zero-column mask forces to zero (model/tcgen05/ws.h)
     const std::vector<uint8_t> zero = zero_columns(ZeroColumnMaskDescriptor::decode(op.zero_column_mask), M, N);
     for (uint32_t n = 0; n < N; ++n)
@@ -426,8 +430,10 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
       gather(cta.smem, adesc, g.a_mn_major ? Major::MN : Major::K, b, mrows, U, 0, packed_bits(kind, fa), au);
     }
     unpack(kind, au, arows, U, a);
-    if (kind != Kind::I8)
-      for (uint32_t& x : a) x = (x & value_mask(fa)) ^ (g.negate_a ? sign_bit(fa) : 0);
+    if (kind != Kind::I8) {
+      const uint32_t keep = value_mask(fa), flip = g.negate_a ? sign_bit(fa) : 0;
+      for (uint32_t& x : a) x = (x & keep) ^ flip;
+    }
     // The accumulator input: D (scaled by 2^-scale_input_d) or zero, per row of A.
     d.resize(size_t(arows) * N);
     if (!op.enable_input_d) c.assign(size_t(arows) * N, 0);
@@ -439,7 +445,10 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
         const uint32_t m = r % mrows;
         if (runs[m]) {  // one lane, consecutive columns
           const tmem::TmemAddr o = d_offset(M, groups, N, m, 0, ws);
-          for (uint32_t n = 0; n < N; ++n) cp[size_t(r) * N + n] = t.read(dbase.lane + o.lane, dbase.column + o.column + n) & keep;
+          const uint32_t* run = t.cells(dbase.lane + o.lane, dbase.column + o.column);
+          if (!f16_out) std::copy_n(run, N, cp + size_t(r) * N);
+          else
+            for (uint32_t n = 0; n < N; ++n) cp[size_t(r) * N + n] = run[n] & keep;
           continue;
         }
         for (uint32_t n = 0; n < N; ++n) {
@@ -558,7 +567,7 @@ std::optional<std::string> execute(const MmaOp& op, const MmaCta* ctas) {
     for (uint32_t m = 0; m < mrows; ++m) {
       if (runs[m] && !some_disabled && !dup) {
         const tmem::TmemAddr o = d_offset(M, groups, N, m, 0, ws);
-        for (uint32_t n = 0; n < N; ++n) t.write(dbase.lane + o.lane, dbase.column + o.column + n, dp[size_t(m) * N + n]);
+        std::copy_n(dp + size_t(m) * N, N, t.cells(dbase.lane + o.lane, dbase.column + o.column));
         continue;
       }
       for (uint32_t n = 0; n < N; ++n) {

@@ -54,6 +54,33 @@ enum class Major : uint8_t { K, MN };
 // Byte address (shared::cta) of element (mn, k) of an operand described by `d`.
 uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t elem_bytes, uint32_t mn, uint32_t k);
 
+// element_address with the descriptor's fields worked out once: the chunk walks below ask for an
+// address per 16-byte chunk, several times per MMA (checks, hazard scan, gather).
+class OperandAddresses {
+ public:
+  explicit OperandAddresses(const SmemDescriptor& d);
+  uint32_t at(Major major, uint32_t b, uint32_t mn, uint32_t k) const {
+    uint32_t off;
+    if (major == Major::K) {
+      const uint32_t kb = k * b;
+      off = swizzled_ ? (mn % 8) * sw_ + (mn / 8) * sbo_ + kb : (mn % 8) * 16 + (mn / 8) * sbo_ + kb % 16 + (kb / 16) * lbo_;
+    } else {
+      const uint32_t mb = mn * b;
+      off = swizzled_ ? mb % sw_ + (mb / sw_) * lbo_ + (k % 8) * sw_ + (k / 8) * sbo_
+                      : mb % 16 + (mb / 16) * sbo_ + (k % 8) * 16 + (k / 8) * lbo_;
+    }
+    if (!swizzled_) return start_ + off;
+    // The XOR phase comes from the address bits, counted from the pattern's row 0: base offset r
+    // puts row 0 r rows above the aligned boundary (the same reading as wgmma's descriptor).
+    const uint32_t a = start_ + off - shift_;
+    return (a ^ (((a >> 7) & xor_mask_) << 4)) + shift_;
+  }
+
+ private:
+  uint32_t start_, lbo_, sbo_, sw_, shift_, xor_mask_;
+  bool swizzled_;
+};
+
 // Calls f(address, mn, k, bytes) for every 16-byte chunk of an operand of `rows` x `units` storage
 // units of `b` bytes: a chunk holds units (mn, k .. k + 16/b - 1) when K-major, (mn .. mn + 16/b - 1, k)
 // when MN-major, contiguous in shared memory (the canonical layouts and the swizzles move whole
@@ -62,15 +89,16 @@ uint32_t element_address(const SmemDescriptor& d, Major major, uint32_t elem_byt
 template <class F>
 void for_each_chunk(const SmemDescriptor& d, Major major, uint32_t b, uint32_t rows, uint32_t units, F&& f) {
   const uint32_t per = 16 / b;
+  const OperandAddresses at(d);
   if (major == Major::K && units % per == 0) {
     for (uint32_t mn = 0; mn < rows; ++mn)
-      for (uint32_t k = 0; k < units; k += per) f(element_address(d, major, b, mn, k), mn, k, 16u);
+      for (uint32_t k = 0; k < units; k += per) f(at.at(major, b, mn, k), mn, k, 16u);
   } else if (major == Major::MN && rows % per == 0) {
     for (uint32_t k = 0; k < units; ++k)
-      for (uint32_t mn = 0; mn < rows; mn += per) f(element_address(d, major, b, mn, k), mn, k, 16u);
+      for (uint32_t mn = 0; mn < rows; mn += per) f(at.at(major, b, mn, k), mn, k, 16u);
   } else {
     for (uint32_t mn = 0; mn < rows; ++mn)
-      for (uint32_t k = 0; k < units; ++k) f(element_address(d, major, b, mn, k), mn, k, b);
+      for (uint32_t k = 0; k < units; ++k) f(at.at(major, b, mn, k), mn, k, b);
   }
 }
 

@@ -308,7 +308,9 @@ Outcome check_shared(const TensorMap& m, uint64_t bytes, size_t smem_size, uint3
                                         " bytes in shared memory; PTX requires a multiple of 16 bytes");
   if (uint64_t(addr) + bytes > (1ull << 32))
     return err(Status::kSharedOutOfRange, "the box image wraps the 32-bit shared address space");
-  // Swizzles move 8-byte blocks within 128-byte lines; check every block's destination.
+  // Swizzles move 8-byte blocks within 128-byte lines; check every block's destination (all fit
+  // when the lines the image touches do).
+  if (((uint64_t(addr) + bytes + 127) & ~uint64_t(127)) <= smem_size) return {};
   for (uint64_t i = 0; i < bytes; i += 8) {
     uint64_t a = swizzle_address(m.swizzle, uint32_t(addr + i));
     uint64_t n = std::min<uint64_t>(8, bytes - i);
@@ -540,7 +542,9 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
     return err(Status::kUnsupported, "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B with 16U6_ALIGN16B is store-only");
 
   const uint64_t bytes = g.bytes();
-  std::vector<uint8_t> img(bytes, 0), mask(bytes, 1);
+  // mask: which bytes are written (the padded format's padding is not); only that format has one.
+  const bool padded = g.fmt == Fmt::kPadded;
+  std::vector<uint8_t> img(bytes, 0), mask(padded ? bytes : 0, 1);
   const bool nan_fill = m.oob_fill == tmap::OobFill::kNanRequestZeroFma && tmap::is_float(m.dtype) && !tmap::is_packed(m.dtype);
   const uint64_t dim0 = m.global_dim[0];
   // An in-bounds element of a TFLOAT32 map is rounded to tf32 on the way (RNE; a NaN becomes
@@ -600,11 +604,20 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
   }
 
   // Scatter the image through the swizzle (8-byte blocks stay contiguous under every mode).
-  for (uint64_t i = 0; i < bytes; i += 8) {
-    uint32_t a = swizzle_address(m.swizzle, uint32_t(dst + i));
-    uint64_t n = std::min<uint64_t>(8, bytes - i);
-    for (uint64_t k = 0; k < n; ++k)
-      if (mask[i + k]) smem[a + k] = img[i + k];
+  if (!padded && m.swizzle == tmap::Swizzle::kNone) {
+    std::memcpy(smem.data() + dst, img.data(), bytes);
+  } else {
+    for (uint64_t i = 0; i < bytes; i += 8) {
+      uint32_t a = swizzle_address(m.swizzle, uint32_t(dst + i));
+      uint64_t n = std::min<uint64_t>(8, bytes - i);
+      if (!padded) {
+        if (n == 8) std::memcpy(smem.data() + a, img.data() + i, 8);  // a fixed size: one move
+        else std::memcpy(smem.data() + a, img.data() + i, n);
+        continue;
+      }
+      for (uint64_t k = 0; k < n; ++k)
+        if (mask[i + k]) smem[a + k] = img[i + k];
+    }
   }
   Outcome o;
   o.tx_bytes = uint32_t(g.tx_bytes());

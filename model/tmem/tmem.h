@@ -38,6 +38,9 @@ class Tmem {
   static bool in_range(uint32_t lane, uint32_t column) { return lane < kLanes && column < kColumns; }
   uint32_t read(uint32_t lane, uint32_t column) const { return cells_[size_t(lane) * kColumns + column]; }
   void write(uint32_t lane, uint32_t column, uint32_t v) { cells_[size_t(lane) * kColumns + column] = v; }
+  // The cells of `lane` from `column` on, for runs along a lane (the caller keeps the run in range).
+  const uint32_t* cells(uint32_t lane, uint32_t column) const { return cells_.data() + size_t(lane) * kColumns + column; }
+  uint32_t* cells(uint32_t lane, uint32_t column) { return cells_.data() + size_t(lane) * kColumns + column; }
 
  private:
   std::vector<uint32_t> cells_;

@@ -7,6 +7,8 @@
 // operation is complete for all of them at once). The result is kept in flight; the accumulator registers receive it when a
 // wgmma.wait_group covering its group completes. Any instruction touching an in-flight
 // accumulator register (or writing an in-flight A register) in between is reported as a hazard.
+// The B operand, the same for all four warps, is gathered from shared memory by the first of them
+// to compute and reused by the other three (WgmmaGroupB, kept on the warpgroup's first warp).
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -24,7 +26,22 @@ struct WgmmaInFlight {
   const Function* fn = nullptr;       // frame the registers belong to
   std::vector<uint32_t> d_slots;      // accumulator registers, in operand order
   std::vector<uint64_t> d_values;     // d_slots.size() x 32 lanes: the result
+  std::vector<uint32_t> d_rows;       // f32 / s32 D: the warp's 16 x N result, row-major (empty for f16),
+                                      // the next mma_async's C when it names the same registers
+  bool values_ready = true;           // d_values filled (from d_rows when first read, for f32 / s32 D)
   std::vector<uint32_t> a_slots;      // A-fragment registers (register-A forms)
+};
+
+// The warpgroup's B operand of one operation, as the first warp to compute it gathered it (element
+// bits, negated when the instruction says so), and what that read touched in shared memory: the
+// other three warps' reads of the same operation reuse it, and repeat the read's checks.
+struct WgmmaGroupB {
+  uint64_t op = 0;                 // the operation's number + 1 (0: none held)
+  uint64_t desc = 0;               // its B descriptor
+  const void* config = nullptr;    // its interned instruction configuration
+  uint32_t lo = 0, hi = 0;         // the shared-memory range of the chunks read
+  bool generic_written = false;    // a chunk read held a generic-proxy write not yet fenced
+  std::vector<uint32_t> bits;
 };
 
 struct WgmmaWarpState {
@@ -41,6 +58,7 @@ struct WgmmaWarpState {
   std::vector<uint32_t> issued_pcs;   // pc of every mma_async issued (warpgroup .aligned check)
   uint64_t arrived = 0;               // mma_async instructions reached, waiting for peers included
   uint64_t computed = 0;              // mma_async instructions whose rows this warp has computed
+  WgmmaGroupB group_b;                // on the warpgroup's first warp: the B read most recently
 };
 
 // Called by the engine before every instruction of a warp that has used wgmma.

@@ -118,7 +118,22 @@ struct Image {
   uint32_t lo = 0, dst = 0, bytes = 0, tx = 0;
   tmap::Swizzle sw = tmap::Swizzle::kNone;
   void write_to(Cta& cta) const {
+    // Swizzles move 8-byte blocks within 128-byte lines, so the lines the image covers whole are
+    // written whole (data is indexed by shared address): one copy, one clear. Blocks of the lines
+    // at either end that it covers in part go one by one.
+    uint32_t whole_lo = dst, whole_hi = dst;
+    if (mask.empty() && sw == tmap::Swizzle::kNone) {
+      whole_hi = dst + bytes;
+    } else if (mask.empty() && dst % 8 == 0) {
+      whole_lo = (dst + 127) & ~127u;
+      whole_hi = std::max(whole_lo, (dst + bytes) & ~127u);
+    }
+    if (whole_hi > whole_lo) {
+      std::memcpy(cta.smem.data() + whole_lo, data.data() + (whole_lo - lo), whole_hi - whole_lo);
+      sem::tma::async_wrote(cta, whole_lo, whole_hi - whole_lo);
+    }
     for (uint64_t i = 0; i < bytes; i += 8) {
+      if (dst + i >= whole_lo && dst + i < whole_hi) continue;
       uint32_t a = mt::swizzle_address(sw, uint32_t(dst + i));
       uint32_t n = uint32_t(std::min<uint64_t>(8, bytes - i));
       if (mask.empty()) {
@@ -179,8 +194,10 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   }
   // The swizzled image must lie inside the destination CTA's window.
   e.resolve_shared(c, in.space, dst, bytes, l);
-  for (uint64_t i = 0; i < bytes; i += 8)
-    if (mt::swizzle_address(map.swizzle, uint32_t(doff + i)) + std::min<uint64_t>(8, bytes - i) > dcta->smem.size())
+  // (Swizzles stay within 128-byte lines: when the lines it touches fit, every block does.)
+  if (((uint64_t(doff) + bytes + 127) & ~uint64_t(127)) > dcta->smem.size())
+    for (uint64_t i = 0; i < bytes; i += 8)
+      if (mt::swizzle_address(map.swizzle, uint32_t(doff + i)) + std::min<uint64_t>(8, bytes - i) > dcta->smem.size())
       c.fault("illegal address", what + ": the swizzled box image at shared address " + hex(doff) +
                                      " extends beyond the CTA's shared memory");
 

@@ -5,8 +5,8 @@
 // D (64 x N) = A (64 x K) * B (K x N) + D, scale-d = false dropping the old D. Warp w%4 of the
 // group holds rows 16*(w%4)..+15 of D (and of A when A comes from registers), so each warp's rows
 // depend only on its own A rows and on B: ptxsim computes each warp's 16 rows when that warp issues
-// the instruction and checks that the warps of the group issue the same sequence of mma_async
-// (.aligned). Operand layouts:
+// the instruction (B, the same for the four, is gathered once per operation: group_b) and checks
+// that the warps of the group issue the same sequence of mma_async (.aligned). Operand layouts:
 //  * D: register i of a lane holds element (row, col) with row = 16*(w%4) + lane/4 + 8*((i/2)%2),
 //    col = 8*(i/4) + 2*(lane%4) + i%2 (PTX ISA "Register Fragments", the m16n8 accumulator tile
 //    repeated N/8 times); an f16 D packs elements 2j (low half) and 2j+1 in register j;
@@ -187,21 +187,54 @@ void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 // Result buffers of retired operations, reused by the next mma_async on this thread: a fresh
 // allocation per instruction lands on cold cache lines that the accumulator scatter then misses on.
-std::vector<std::vector<uint64_t>>& result_pool() {
-  thread_local std::vector<std::vector<uint64_t>> pool;
+struct ResultPool {
+  std::vector<std::vector<uint64_t>> values;
+  std::vector<std::vector<uint32_t>> rows;
+};
+ResultPool& result_pool() {
+  thread_local ResultPool pool;
   return pool;
 }
+template <class V>
+V take_from(std::vector<V>& pool) {
+  if (pool.empty()) return {};
+  V v = std::move(pool.back());
+  pool.pop_back();
+  return v;
+}
 
-// Completes the oldest in-flight operation: its result reaches the registers.
-void retire_front(ExecCtx& c, WgmmaWarpState& s) {
+template <class Reg>
+void scatter_f32_acc(int N, const uint32_t* D, Reg reg);
+
+// An f32 / s32 result in the register layout, made when first read through d_latest: most results
+// are only ever the next chained mma_async's C (d_rows) or scattered straight into the registers
+// when they complete.
+void materialize(WgmmaInFlight& op) {
+  if (op.values_ready) return;
+  scatter_f32_acc(int(op.d_rows.size() / 16), op.d_rows.data(),
+                  [&](int i) { return op.d_values.data() + size_t(i) * 32; });
+  op.values_ready = true;
+}
+
+// Completes the oldest in-flight operation: its result reaches the registers, unless one of the
+// next `later` operations, which complete in the same wgmma.wait_group, writes the very same
+// registers (a chain of mma_async on one accumulator): that one's result would overwrite this one's
+// before anything could read it.
+void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   WgmmaInFlight& op = s.in_flight.front();
+  bool superseded = false;
+  for (size_t j = 1; j <= later && !superseded; ++j) superseded = s.in_flight[j].d_slots == op.d_slots;
+  if (!superseded && !op.values_ready)
+    scatter_f32_acc(int(op.d_rows.size() / 16), op.d_rows.data(), [&](int i) { return c.col(op.d_slots[size_t(i)]); });
   for (size_t r = 0; r < op.d_slots.size(); ++r) {
     const uint64_t* v = op.d_values.data() + r * 32;
-    std::copy(v, v + 32, c.col(op.d_slots[r]));
+    if (!superseded && op.values_ready) std::copy(v, v + 32, c.col(op.d_slots[r]));
     if (s.d_latest[op.d_slots[r]] == v) s.d_latest[op.d_slots[r]] = nullptr;
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[a];
-  if (result_pool().size() < 64) result_pool().push_back(std::move(op.d_values));
+  ResultPool& pool = result_pool();
+  if (pool.values.size() < 64) pool.values.push_back(std::move(op.d_values));
+  if (pool.rows.size() < 64 && op.d_rows.capacity()) pool.rows.push_back(std::move(op.d_rows));
   s.in_flight.pop_front();
 }
 
@@ -212,7 +245,9 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
   // At most N committed groups stay pending: groups numbered below committed - N complete.
   const uint64_t n = in.imm;
   const uint64_t done_below = s.committed > n ? s.committed - n : 0;
-  while (!s.in_flight.empty() && s.in_flight.front().group < done_below) retire_front(c, s);
+  size_t count = 0;  // the operations completing now, the oldest first
+  while (count < s.in_flight.size() && s.in_flight[count].group < done_below) ++count;
+  for (; count > 0; --count) retire_front(c, s, count - 1);
   if (c.race) c.race->wgmma_wait(c, done_below);
 }
 
@@ -324,9 +359,38 @@ void warpgroup_computed(ExecCtx& c, WgmmaWarpState& s, uint64_t nth) {
     c.eng->wake(WaitKind::Custom, warpgroup_key(cta, base + 1), ~0ull);
 }
 
-// Reads an operand matrix (rows x K, `row0` the first row) through a descriptor into element bits.
+// What reading an operand from shared memory touched: the address range of its chunks, and
+// whether one of them held a generic-proxy write not yet fenced for the async proxy.
+struct SmemSpan {
+  uint32_t lo = ~0u, hi = 0;
+  bool generic_written = false;
+};
+
+// The checks of an operand read (rows x K from `row0` through descriptor `desc_word`) that `span`
+// describes: reported after the read (the operand's chunks are interleaved with others, so
+// [lo, hi) may be much wider than the chunks read).
+void after_smem_read(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e, int row0, int rows, int K,
+                     const SmemSpan& span) {
+  Cta& cta = *c.cta;
+  if (span.generic_written)
+    sem::tma::check_generic_writes(c, cta, span.lo, span.hi - span.lo, model::tma::Swizzle::kNone,
+                                   std::string("wgmma.mma_async operand ") + which);
+  if (cta.async_dst) c.eng->check_async_race(c, cta, span.lo, span.hi - span.lo, false);
+  // --racecheck: the chunks read, until a wgmma.wait_group covers the operation.
+  if (c.race) [[unlikely]] {
+    const wg::SmemDesc d = wg::decode(desc_word);
+    const wg::Operand op{mn_major, elem_bits(e)};
+    const int per_chunk = 128 / elem_bits(e);
+    for (int r = 0; r < rows; r += mn_major ? per_chunk : 1)
+      for (int k = 0; k < K; k += mn_major ? 1 : per_chunk)
+        c.race->wgmma_read(c, wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k)), 16);
+  }
+}
+
+// Reads an operand matrix (rows x K, `row0` the first row) through a descriptor into element bits,
+// then checks the read (after_smem_read); returns what it touched.
 template <class T>
-void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e, int row0, int rows, int K,
+SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e, int row0, int rows, int K,
                T* out) {
   const wg::SmemDesc d = wg::decode(desc_word);
   const auto problems = wg::validate(d);
@@ -408,18 +472,9 @@ void read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, Elem e
         unpack_chunk(p, &out[r * cols + k], cols);
       }
   }
-  // Generic-proxy writes not yet fenced for the async proxy (a check per chunk read above, the
-  // report second: the operand's chunks are interleaved with others, so [lo, hi) may be much wider).
-  if (generic_written)
-    sem::tma::check_generic_writes(c, cta, lo, hi - lo, model::tma::Swizzle::kNone,
-                                   std::string("wgmma.mma_async operand ") + which);
-  if (cta.async_dst) c.eng->check_async_race(c, cta, lo, hi - lo, false);
-  // --racecheck: the chunks read, until a wgmma.wait_group covers the operation.
-  if (c.race) [[unlikely]] {
-    for (int r = 0; r < rows; r += mn_major ? per_chunk : 1)
-      for (int k = 0; k < K; k += mn_major ? 1 : per_chunk)
-        c.race->wgmma_read(c, wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k)), 16);
-  }
+  const SmemSpan span{lo, hi, generic_written};
+  after_smem_read(c, desc_word, which, mn_major, e, row0, rows, K, span);
+  return span;
 }
 
 frag::MmaShape a_frag_shape(Elem e) {
@@ -481,11 +536,12 @@ void gather_f32_acc(int N, Reg reg, uint32_t* C) {
       }
     }
 }
-// The inverse: register i's 32 lanes to values[i * 32 ...].
-void scatter_f32_acc(int N, const uint32_t* D, uint64_t* values) {
+// The inverse: to register i's 32 lanes at reg(i).
+template <class Reg>
+void scatter_f32_acc(int N, const uint32_t* D, Reg reg) {
   for (int g = 0; g < N / 8; ++g)
     for (int h = 0; h < 2; ++h) {
-      uint64_t *d0 = values + size_t(4 * g + 2 * h) * 32, *d1 = d0 + 32;
+      uint64_t *d0 = reg(4 * g + 2 * h), *d1 = reg(4 * g + 2 * h + 1);
       for (int q = 0; q < 8; ++q) {
         const uint32_t* row = D + (q + 8 * h) * N + 8 * g;
         for (int t = 0; t < 4; ++t) {
@@ -524,6 +580,43 @@ std::vector<int> sparse_cols(ExecCtx& c, const Operand& meta, Elem e, int sp_sel
   return cols;
 }
 
+// The warpgroup's B (N x K element bits, negated under imm-scale-b = -1) of the operation this warp
+// computes: gathered by the first of the four warps to compute it and kept on the warpgroup's first
+// warp, whose copy the other three reuse after repeating the read's checks (one operation reads
+// its operands once; gathering B four times cost more than the rows' own A). The key is the
+// operation's number, its B descriptor and its configuration, so a warpgroup that diverged (which
+// check_warpgroup reports) never shares a B.
+const std::vector<uint32_t>& group_b(ExecCtx& c, const WgmmaWarpState& s, const Config& cfg, uint64_t bdesc) {
+  const uint32_t base = c.warp->index & ~3u;
+  Warp& first = c.cta->warps[base];
+  thread_local std::vector<uint32_t> own;  // without a first warp's state to keep it on
+  if (!first.wgmma) {
+    own.resize(size_t(cfg.n) * size_t(cfg.k));
+    read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, cfg.n, cfg.k, own.data());
+    if (cfg.neg_b)
+      for (uint32_t& x : own) x ^= sign_mask(cfg.b);
+    return own;
+  }
+  WgmmaGroupB& g = first.wgmma->group_b;
+  const uint64_t op = s.issued_pcs.size();  // this operation's number + 1
+  if (g.op == op && g.desc == bdesc && g.config == &cfg) {
+    after_smem_read(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, cfg.n, cfg.k, {g.lo, g.hi, g.generic_written});
+    return g.bits;
+  }
+  g.op = 0;  // until the read below has succeeded
+  g.bits.resize(size_t(cfg.n) * size_t(cfg.k));
+  const SmemSpan span = read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, cfg.n, cfg.k, g.bits.data());
+  if (cfg.neg_b)
+    for (uint32_t& x : g.bits) x ^= sign_mask(cfg.b);
+  g.op = op;
+  g.desc = bdesc;
+  g.config = &cfg;
+  g.lo = span.lo;
+  g.hi = span.hi;
+  g.generic_written = span.generic_written;
+  return g.bits;
+}
+
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!mask) return;
   require_full_warp(c, mask, "wgmma.mma_async");
@@ -558,18 +651,25 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   bool scale_d = sd_lane0 & 1;
   const int wrow0 = 16 * int(c.warp->index % 4);
   // (C and D are per-thread scratch: every element is written before it is read.)
-  thread_local std::vector<uint32_t> C, D;
-  C.resize(size_t(16 * N));
+  thread_local std::vector<uint32_t> Cs, D;
+  Cs.resize(size_t(16 * N));
   D.resize(size_t(16 * N));
   const bool f16d = cfg.d == DType::F16;
-  if (!f16d) {
+  // C of a chained mma_async naming the same registers as the newest one in flight is that one's
+  // D: taken as it was computed, row-major, instead of gathered back from the register layout.
+  const WgmmaInFlight* chained = !f16d && scale_d && !s.in_flight.empty() ? &s.in_flight.back() : nullptr;
+  if (chained && (chained->d_rows.size() != size_t(16 * N) || chained->d_slots != d_slots)) chained = nullptr;
+  const uint32_t* C = chained ? chained->d_rows.data() : Cs.data();
+  if (!chained)  // C read through d_latest below: the in-flight results in the register layout
+    for (WgmmaInFlight& op : s.in_flight) materialize(op);
+  if (!f16d && !chained) {
     if (scale_d)
       gather_f32_acc(N, [&](int r) {
         const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
         return src ? src : c.col(d_slots[size_t(r)]);
-      }, C.data());
+      }, Cs.data());
     else
-      std::fill(C.begin(), C.end(), 0u);
+      std::fill(Cs.begin(), Cs.end(), 0u);
   }
   for (int r = 0; r < nd && f16d; ++r) {
     const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
@@ -580,7 +680,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
         int row, col;
         d_map(lane, f16d ? 2 * r + h : r, row, col);
         const uint32_t v = f16d ? uint32_t(src[lane] >> (16 * h)) & 0xFFFFu : uint32_t(src[lane]);
-        C[size_t(row * N + col)] = sd ? v : 0;
+        Cs[size_t(row * N + col)] = sd ? v : 0;
       }
     }
   }
@@ -597,16 +697,13 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (cfg.is_float()) {
     // A as stored: 16 x K, or packed 16 x K/2 when sparse (negated before the zeros are placed).
     const int KA = cfg.sparse ? K / 2 : K;
-    thread_local std::vector<uint32_t> A, Bt;  // scratch: read_smem / read_a_regs write every element
+    thread_local std::vector<uint32_t> A;  // scratch: read_smem / read_a_regs write every element
     A.resize(size_t(16 * KA));
-    Bt.resize(size_t(N * K));
     if (cfg.a_in_regs) read_a_regs(c, in.op[1], cfg.a, KA, A.data());
     else read_smem(c, adesc, 'A', cfg.trans_a, cfg.a, wrow0, 16, KA, A.data());
-    read_smem(c, bdesc, 'B', cfg.trans_b, cfg.b, 0, N, K, Bt.data());
     if (cfg.neg_a)
       for (uint32_t& x : A) x ^= sign_mask(cfg.a);
-    if (cfg.neg_b)
-      for (uint32_t& x : Bt) x ^= sign_mask(cfg.b);
+    const std::vector<uint32_t>& Bt = group_b(c, s, cfg, bdesc);
     if (cfg.sparse) {
       // Row by row: the B elements the row's metadata selects, then one dense dot of K/2 products
       // (sim/sem/sparse_a.h).
@@ -616,10 +713,10 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
         for (int n = 0; n < N; ++n)
           for (int p = 0; p < KA; ++p) Bsel[size_t(n * KA + p)] = Bt[size_t(n * K + cols[size_t(r * KA + p)])];
         tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 1, N, KA, A.data() + r * KA, Bsel.data(),
-                     C.data() + r * N, D.data() + r * N);
+                     C + r * N, D.data() + r * N);
       }
     } else {
-      tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C.data(), D.data());
+      tc::mma_tile(*cfg.model, elem_fmt(cfg.a), elem_fmt(cfg.b), 16, N, K, A.data(), Bt.data(), C, D.data());
     }
   } else if (cfg.a != Elem::B1) {
     const int KA = cfg.sparse ? K / 2 : K;
@@ -635,7 +732,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
       A.swap(dense);
     }
     tc::mma_tile_int(cfg.a == Elem::S8, cfg.b == Elem::S8, cfg.satfinite, 16, N, K, A.data(), Bt.data(),
-                     reinterpret_cast<const int32_t*>(C.data()), reinterpret_cast<int32_t*>(D.data()));
+                     reinterpret_cast<const int32_t*>(C), reinterpret_cast<int32_t*>(D.data()));
   } else {
     // .b1 .and.popc: D = C + sum_k popc(a_k AND b_k), 32 bytes of 8 elements per row, wrapping.
     const int KB = K / 8;
@@ -657,12 +754,13 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.fn = c.fn;
   op.d_slots = std::move(d_slots);
   op.a_slots = std::move(a_slots);
-  if (!result_pool().empty()) {
-    op.d_values = std::move(result_pool().back());
-    result_pool().pop_back();
-  }
+  op.d_values = take_from(result_pool().values);
   op.d_values.resize(size_t(nd) * 32);
-  if (!f16d) scatter_f32_acc(N, D.data(), op.d_values.data());
+  if (!f16d) {  // d_values are filled when first needed (materialize)
+    op.d_rows = take_from(result_pool().rows);
+    op.d_rows.assign(D.begin(), D.end());
+    op.values_ready = false;
+  }
   for (int r = 0; r < nd && f16d; ++r)
     for (int lane = 0; lane < 32; ++lane) {
       uint64_t v = 0;
@@ -684,32 +782,14 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
 
 // ---- the hazard watch -----------------------------------------------------------------------------
 
-void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
-  if (is_wgmma(in)) return;
-  WgmmaWarpState& s = *c.warp->wgmma;
-  if (s.fn != c.fn) return;
-  const bool track = !s.in_flight.empty();
-  const bool op0_dest = form_facts().op0_dest[in.form];
-  if (!track) {
-    // Nothing in flight: only the registers written matter (for the fence check), and only
-    // operand 0 is ever written.
-    if (!op0_dest || in.nops == 0) return;
-    const Operand& o = in.op[0];
-    auto mark = [&](uint32_t slot) {
-      if (slot < s.written_line.size()) s.written_line[slot] = in.line;
-    };
-    if (o.kind == Operand::Kind::Reg) mark(o.slot);
-    else if (o.kind == Operand::Kind::Vec)
-      for (uint32_t e = 0; e < o.count; ++e) {
-        const Operand& el = sem::vec_elem(c, o, e);
-        if (el.kind == Operand::Kind::Reg) mark(el.slot);
-      }
-    return;
-  }
+namespace {
+
+// wgmma_watch with operations in flight: every register the instruction reads or writes is checked
+// against their accumulators and A fragments.
+[[gnu::noinline]] void watch_in_flight(ExecCtx& c, const Instr& in, WgmmaWarpState& s, bool op0_dest) {
   auto touch = [&](uint32_t slot, bool write) {
     if (slot >= s.written_line.size()) return;
     if (write) s.written_line[slot] = in.line;
-    if (!track) return;
     const bool acc = s.d_latest[slot] != nullptr;
     if (!acc && !(write && s.a_in_flight[slot])) return;
     uint32_t issued = 0;
@@ -723,7 +803,7 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
                        "until then)");
   };
   if (in.guard != kNoSlot) touch(in.guard, false);
-  if (track && form_facts().ends[in.form] && c.fn->is_entry)
+  if (form_facts().ends[in.form] && c.fn->is_entry)
     c.eng->warn(c, "the warp ends with the wgmma.mma_async at line " + std::to_string(s.in_flight.front().line) +
                        " still in flight (no wgmma.wait_group covers it)");
   for (uint32_t i = 0; i < in.nops; ++i) {
@@ -741,6 +821,32 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
       default: break;
     }
   }
+}
+
+}  // namespace
+
+// Runs before every instruction of a warp that has used wgmma, so the common case (nothing in
+// flight) stays small; the hazard checks are out of line in watch_in_flight.
+void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
+  if (is_wgmma(in)) return;
+  WgmmaWarpState& s = *c.warp->wgmma;
+  if (s.fn != c.fn) return;
+  static const FormFacts& facts = form_facts();  // (a guard test here, not a call)
+  const bool op0_dest = facts.op0_dest[in.form];
+  if (!s.in_flight.empty()) return watch_in_flight(c, in, s, op0_dest);
+  // Nothing in flight: only the registers written matter (for the fence check), and only operand 0
+  // is ever written.
+  if (!op0_dest || in.nops == 0) return;
+  const Operand& o = in.op[0];
+  auto mark = [&](uint32_t slot) {
+    if (slot < s.written_line.size()) s.written_line[slot] = in.line;
+  };
+  if (o.kind == Operand::Kind::Reg) mark(o.slot);
+  else if (o.kind == Operand::Kind::Vec)
+    for (uint32_t e = 0; e < o.count; ++e) {
+      const Operand& el = sem::vec_elem(c, o, e);
+      if (el.kind == Operand::Kind::Reg) mark(el.slot);
+    }
 }
 
 // ---- binders --------------------------------------------------------------------------------------
