@@ -369,7 +369,9 @@ TEST_P(RacecheckTest, GlobalScopes) {
     } else {
       // Mode 10's last CTA reads every partial in its own instruction (the loop is unrolled): one
       // report per partial of another CTA it reads, up to one per instruction pair; the others one.
-      if (k.mode != 10) ASSERT_EQ(v.size(), 1u) << list(v);
+      if (k.mode != 10) {
+        ASSERT_EQ(v.size(), 1u) << list(v);
+      }
       ASSERT_FALSE(v.empty());
       bool first_writer = false;
       for (const auto& x : v) {
@@ -378,7 +380,9 @@ TEST_P(RacecheckTest, GlobalScopes) {
             << x.message;
         first_writer |= has(x.message, std::string("the write by thread 0 (warp 0, lane 0) of ") + k.writer + " at ");
         // Within mode 10's last cluster of 2 the atomic orders CTA 6's partial (same cluster).
-        if (k.mode == 10 && k.cluster == 2) EXPECT_FALSE(has(x.message, "of CTA (6,0,0)")) << x.message;
+        if (k.mode == 10 && k.cluster == 2) {
+          EXPECT_FALSE(has(x.message, "of CTA (6,0,0)")) << x.message;
+        }
         EXPECT_TRUE(has(x.second, "ld.global") && has(x.first, "st.global")) << list(v);
       }
       EXPECT_TRUE(first_writer) << list(v);
@@ -475,7 +479,9 @@ TEST_P(RacecheckTest, OffByDefault) {
   const std::string k = h.kernel_named("race_missing_sync");
   RunResult r = h.launch(k, {1}, {64}, h.params(k, din, dout, int32_t(1)));
   ASSERT_EQ(r.status, RunStatus::Completed) << describe(r);
-  if (!std::getenv("PTXSIM_RACECHECK")) EXPECT_TRUE(races(h, r).empty());
+  if (!std::getenv("PTXSIM_RACECHECK")) {
+    EXPECT_TRUE(races(h, r).empty());
+  }
 }
 
 }  // namespace

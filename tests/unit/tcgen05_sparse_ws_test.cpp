@@ -270,7 +270,7 @@ struct Case {
   uint32_t a_code, d_code, M, N;
   Layout la, lb;
   uint32_t id2 = 0;          // sparse: metadata at column 256 + id2, address 256
-  std::string collector0, collector1;  // qualifiers of the two MMAs
+  std::string collector0 = {}, collector1 = {};  // qualifiers of the two MMAs
   bool second_names_other = false;     // MMA1 names the other A (collector::a) / B (collector::bN)
   // Between the MMAs thread 0 waits for MMA0, zeroes the first 32 bytes of the A image (row 0, K
   // 0..15 of step 0 with the 128B swizzle and 16-bit A) and fences (CUTLASS's collector example).
@@ -283,7 +283,7 @@ struct Case {
   std::function<void(std::vector<uint32_t>& meta)> edit_meta = {};
   uint32_t idesc_xor = 0;
   uint64_t zmask = 0, bdesc_xor = 0;
-  std::string zero_cols;  // the columns zmask forces to zero ('1'), from zero_pattern
+  std::string zero_cols = {};  // the columns zmask forces to zero ('1'), from zero_pattern
   bool a_tmem = false;  // A at TMEM column 256 (lane m, K packed little-endian) for both MMAs
   std::string error = {};
   bool error_at_mma1 = false;
@@ -485,7 +485,9 @@ $mma0_done:
   } else if (!g.warning.empty()) {
     EXPECT_EQ(r.warning_count(), 2u) << r.all_diagnostics();
     for (const auto& d : r.result.diagnostics)
-      if (d.severity == ptxsim::Diagnostic::Severity::Warning) EXPECT_EQ(d.message, g.warning);
+      if (d.severity == ptxsim::Diagnostic::Severity::Warning) {
+        EXPECT_EQ(d.message, g.warning);
+      }
   } else {
     EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
   }
@@ -494,7 +496,9 @@ $mma0_done:
   // Which K steps of A and B MMA1 multiplies: the ones it names (a collector changes nothing).
   const uint32_t a_step1 = (a_coll && !g.second_names_other) || g.a_tmem ? 0 : 1;
   const uint32_t b_step1 = b_coll && !g.second_names_other ? 0 : 1;
-  if (g.zero_a_row0) ASSERT_TRUE(g.e == Elem::F16 && g.la == Layout::K128B && a_step1 == 0);
+  if (g.zero_a_row0) {
+    ASSERT_TRUE(g.e == Elem::F16 && g.la == Layout::K128B && a_step1 == 0);
+  }
   for (uint32_t m = 0; m < g.M; ++m)
     for (uint32_t n = 0; n < g.N; ++n) {
       int64_t sum0 = 0, sum1 = 0;

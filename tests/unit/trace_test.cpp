@@ -415,7 +415,9 @@ TEST(Timeline, AccountsForTheRun) {
         ++ends;
         end_ts = e.at("ts").get<uint64_t>();
         EXPECT_EQ(e.at("name"), hang ? "end: deadlock" : "end: completed");
-        if (hang) EXPECT_NE(e.at("args").at("report").get<std::string>().find("try_wait"), std::string::npos);
+        if (hang) {
+          EXPECT_NE(e.at("args").at("report").get<std::string>().find("try_wait"), std::string::npos);
+        }
       }
     }
     // One warp runs at a time: slices never overlap, and all lie within the run's clock (which

@@ -407,7 +407,9 @@ void run_case(const Case& cs, uint64_t seed) {
   const tc::DotModel* model = nullptr;
   if (!ki.is_int)
     model = tc::find_model(tc::Arch::SM90, tc::Unit::Wgmma, ki.fa, ki.fb, ki.f16_acc ? tc::AccFmt::F16 : tc::AccFmt::F32);
-  if (!ki.is_int) ASSERT_NE(model, nullptr);
+  if (!ki.is_int) {
+    ASSERT_NE(model, nullptr);
+  }
   const uint32_t sa = ki.ebits == 32 ? 0x80000000u : ki.ebits == 16 ? 0x8000u : 0x80u;
   int bad = 0;
   for (int t = 0; t < 128 && bad < 5; ++t)
@@ -720,7 +722,6 @@ uint32_t small_int_bits(SpType t, int v) {
   const uint32_t sign = t == SpType::F16 || t == SpType::BF16 ? 0x8000u : 0x80u;
   return v < 0 ? mag | sign : mag;
 }
-uint32_t small_int_bits(bool bf16, int v) { return small_int_bits(bf16 ? SpType::BF16 : SpType::F16, v); }
 
 const char* sp_name(SpType t) {
   static const char* n[] = {"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8"};
