@@ -103,6 +103,14 @@ class GlobalView {
     }
     return p;
   }
+  // The allocation that holds [addr, addr+bytes), found (and cached) as translate() finds it, or
+  // null. A warp's access resolves its first lane here and checks the other lanes against the same
+  // allocation with one comparison each (sim/exec/warp_access.h).
+  const GlobalMemory::Allocation* holding(uint64_t addr, size_t bytes) {
+    if (inside(recent_, addr, bytes)) return recent_;
+    if (inside(older_, addr, bytes)) return older_;
+    return translate(addr, bytes) ? recent_ : nullptr;
+  }
   const GlobalMemory::Allocation* find(uint64_t addr) const { return mem_.find(addr); }
   const GlobalMemory::Allocation* nearest_below(uint64_t addr) const { return mem_.nearest_below(addr); }
 

@@ -777,34 +777,40 @@ bool Engine::time_out_try_waits() {
   return any;
 }
 
-// After a diverged warp's group gi ran one instruction: while it stays strictly below every other
-// group's pc (all in frames of one depth), pick would choose it again and no merge can involve it,
-// so it runs on without the per-instruction passes over the groups. Exactly the schedule of the
-// plain loop: it stops where pick would rotate, and on any split, block, exit, call or return.
-void Engine::run_lowest(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
+// One step of the diverged warp's group gi (pick's choice): false when it could not execute. Then,
+// while it stays strictly below every other group's pc (all in frames of one depth), pick would
+// choose it again and no merge can involve it, so it runs on without the per-instruction passes
+// over the groups. Exactly the schedule of the plain loop: it stops where pick would rotate, and on
+// any split, block, exit, call or return. One context serves the first step and the run after it.
+bool Engine::run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
+  Group& g = w.groups[gi];  // stays in place: nothing is erased while it runs, and groups has room for 32
+  const Frame* const first_frame = g.frame.get();
+  ExecCtx c = context(w, g);
+  LaneCounter lc;
+  if (!execute(c, w, &g, lc)) return false;
+  ++n;
   const size_t count = w.groups.size();
-  if (count < 2 || gi >= count) return;
-  const Frame* frame = w.groups[gi].frame.get();
+  if (count < 2) return true;
+  const Frame* frame = g.frame.get();
   uint32_t limit = ~0u;
   for (size_t j = 0; j < count; ++j) {
     if (j == gi) continue;
     const Group& o = w.groups[j];
-    if (o.frame->depth != frame->depth) return;  // pick weighs depths: leave it to the plain loop
+    if (o.frame->depth != frame->depth) return true;  // pick weighs depths: leave it to the plain loop
     limit = std::min(limit, o.pc);
   }
   // Steps until pick's next rotation (it rotates at the step that makes diverged_steps a multiple
-  // of kRotateEvery), and the context of the group's frame, built once: the loop stops when the frame
-  // changes.
+  // of kRotateEvery). The loop stops when the frame changes, so a first step that called or
+  // returned needs the context of its new frame.
   const uint64_t stop = n + std::min<uint64_t>(budget - std::min(budget, n), kRotateEvery - 1 - w.diverged_steps % kRotateEvery);
-  Group& g = w.groups[gi];  // stays in place while the group count does not change
-  ExecCtx c = context(w, g);
-  LaneCounter lc;
+  if (frame != first_frame) c = context(w, g);
   while (n < stop && w.groups.size() == count) {
-    if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) return;
+    if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) return true;
     ++w.diverged_steps;  // as pick would count it
-    if (!execute(c, w, &g, lc)) return;
+    if (!execute(c, w, &g, lc)) return true;
     ++n;
   }
+  return true;
 }
 
 void Engine::remove_empty(Warp& w) {
@@ -902,7 +908,7 @@ ExecCtx Engine::context(Warp& w, Group& g) {
   return c;
 }
 
-// Inlined into the loops that run one group step after step (run_alone, run_lowest), which build
+// Inlined into the loops that run one group step after step (run_alone, run_picked), which build
 // the context once for many steps.
 [[gnu::always_inline]] inline bool Engine::execute(ExecCtx& c, Warp& w, Group* g, LaneCounter& lc) {
   const Function& fn = *c.fn;
@@ -946,13 +952,6 @@ ExecCtx Engine::context(Warp& w, Group& g) {
   return true;
 }
 
-bool Engine::step(Warp& w, int gi) {
-  Group& g = w.groups[size_t(gi)];
-  ExecCtx c = context(w, g);
-  LaneCounter lc;
-  return execute(c, w, &g, lc);
-}
-
 bool Engine::run_alone(Warp& w, uint64_t budget, uint64_t& n) {
   Group& g = w.groups[0];  // stays in place: nothing is erased while it runs, and groups has room for 32
   const Frame* frame = g.frame.get();
@@ -991,11 +990,7 @@ uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
       check_stuck_warp(w);
       break;
     }
-    bool ran = step(w, gi);
-    if (ran) {
-      ++n;
-      run_lowest(w, size_t(gi), budget, n);
-    }
+    run_picked(w, size_t(gi), budget, n);
     remove_empty(w);
     merge_all(w);
   }

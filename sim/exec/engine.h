@@ -395,8 +395,6 @@ class Engine {
   std::shared_ptr<Frame> new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base);
   int pick(Warp& w);
   uint64_t run_warp(Warp& w, uint64_t budget);
-  // One warp-step of group gi: false when it could not execute (a collective waiting for lanes).
-  bool step(Warp& w, int gi);
   // What semantics see while group g runs in its current frame (ExecCtx). It stays valid while the
   // group keeps running in that frame, so the loops below build it once for many steps.
   ExecCtx context(Warp& w, Group& g);
@@ -412,7 +410,8 @@ class Engine {
       return lanes;
     }
   };
-  // step() with a context already built for g's frame.
+  // One warp-step of group g with a context already built for g's frame: false when it could not
+  // execute (a collective waiting for lanes).
   bool execute(ExecCtx& c, Warp& w, Group* g, LaneCounter& lc);
   // A converged warp (one group) runs on until the budget is spent, the group waits, splits or
   // exits; false when it could not run (run_warp then ends the warp's turn).
@@ -433,7 +432,9 @@ class Engine {
     if (parked_too)
       for (auto& p : parked) in(p.ctas);
   }
-  void run_lowest(Warp& w, size_t gi, uint64_t budget, uint64_t& n);
+  // A diverged warp's group gi (pick's choice) runs one warp-step, and on while nothing else could
+  // be picked; false when its step could not execute (a collective waiting for lanes).
+  bool run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n);
   void merge_all(Warp& w);
   void remove_empty(Warp& w);
   void on_threads_exit(Cta& cta, Warp& w, uint32_t lanes);

@@ -30,20 +30,22 @@ inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, u
   const uint64_t imm = uint64_t(a.imm);
   const int first = std::countr_zero(mask);
   const uint64_t addr0 = base[first] + imm;
-  enum { Shared, Global, Param } where;
+  enum { Shared, Global, Param, Local } where;
   switch (sp) {
     case Space::Shared:
     case Space::SharedCluster: where = Shared; break;
     case Space::Global:
     case Space::Const: where = Global; break;
     case Space::Param: where = Param; break;
+    case Space::Local: where = Local; break;
     case Space::Generic:
       // Every lane must be in the space the first lane is in; a lane that is not fails the checks
       // below (a global allocation never lies in a window, a window address is not this CTA's
-      // shared memory unless it is in the shared window, nor a parameter unless in theirs).
+      // shared memory unless it is in the shared window, nor a parameter or a lane's local memory
+      // unless in theirs: a local stack is at most 1 MiB, far below a window's size).
       if (in_window(addr0, kSharedWindow)) where = Shared;
       else if (in_window(addr0, kParamWindow)) where = Param;
-      else if (in_window(addr0, kLocalWindow)) return false;
+      else if (in_window(addr0, kLocalWindow)) where = Local;
       else where = Global;
       break;
     default: return false;
@@ -97,16 +99,43 @@ inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, u
       if (!ok) return false;
     }
     if (acc != Access::Read) for_lanes(mask, [&](int l) { own.generic_writes.mark(uint32_t(p[l] - smem), size); });
-  } else {
-    model::GlobalView& g = *c.global;
+  } else if (where == Local) {  // each lane's own stack: a lane's address is an offset into it
+    const uint64_t window = sp == Space::Generic ? kLocalWindow : 0;
     bool ok = true;
     for_lanes(mask, [&](int l) {
       const uint64_t addr = base[l] + imm;
-      uint8_t* q = (addr & misaligned) ? nullptr : g.translate(addr, size);
-      ok &= q != nullptr;
-      p[l] = q;
+      const uint64_t off = addr - window;
+      std::vector<uint8_t>& st = c.warp->stack[size_t(l)];
+      ok &= !(addr & misaligned) && off <= st.size() && size <= st.size() - off;
+      p[l] = st.data() + off;
     });
     if (!ok) return false;
+  } else {
+    // Lanes almost always address one allocation (a table, an array): found once for the first
+    // lane, each lane then costs a subtraction and a comparison. A warp spread over several
+    // allocations resolves lane by lane.
+    model::GlobalView& g = *c.global;
+    const model::GlobalMemory::Allocation* al = (addr0 & misaligned) ? nullptr : g.holding(addr0, size);
+    if (!al) return false;
+    const uint64_t lo = al->base, last = al->bytes.size() - size;  // holding() ensured size fits
+    uint8_t* const host = al->bytes.data();
+    uint64_t bad = 0;
+    for_lanes(mask, [&](int l) {
+      const uint64_t addr = base[l] + imm;
+      const uint64_t off = addr - lo;
+      bad |= uint64_t(off > last) | (addr & misaligned);
+      p[l] = host + off;
+    });
+    if (bad) {
+      bool ok = true;
+      for_lanes(mask, [&](int l) {
+        const uint64_t addr = base[l] + imm;
+        uint8_t* q = (addr & misaligned) ? nullptr : g.translate(addr, size);
+        ok &= q != nullptr;
+        p[l] = q;
+      });
+      if (!ok) return false;
+    }
   }
   if (acc == Access::Write) c.events->writes += lane_count(mask);
   else c.events->last_read = base[31 - std::countl_zero(mask)] + imm;

@@ -792,6 +792,130 @@ TEST(MemFault, OneBadLaneOfAFullWarpStoresTheLanesBelowIt) {
   }
 }
 
+// Local memory addressed through registers (ld/st.local [%rd] and generic addresses in the local
+// window) is resolved for a whole warp at once too (sim/exec/warp_access.h): every lane reaches its
+// own stack at the same offset, and one lane beyond its local memory gets the per-lane fault, for
+// the .local and the generic form alike.
+TEST(MemLdSt, LocalThroughRegistersIsPerLaneAndOneBadLaneFaults) {
+  const std::string body = R"(
+.visible .entry k(.param .u64 out, .param .u32 bad, .param .u32 seed, .param .u32 generic) {
+  .local .align 4 .b8 lo[160];
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [bad];
+  ld.param.u32 %r2, [seed];
+  ld.param.u32 %r8, [generic];
+  mov.u32 %r3, %tid.x;
+  mul.lo.u32 %r4, %r3, %r2;
+  mov.u64 %rd3, lo;
+  mul.wide.u32 %rd2, %r3, 4;
+  add.u64 %rd4, %rd3, %rd2;
+  st.local.u32 [%rd3], %r4;
+  st.local.u32 [%rd4+4], %r3;
+  cvta.local.u64 %rd5, %rd3;
+  ld.u32 %r6, [%rd5];
+  ld.local.u32 %r7, [%rd4+4];
+  ld.local.u32 %r9, [%rd3];
+  add.u32 %r7, %r7, %r9;
+  mul.wide.u32 %rd6, %r3, 8;
+  add.u64 %rd7, %rd1, %rd6;
+  st.global.v2.u32 [%rd7], {%r6, %r7};
+  setp.eq.u32 %p1, %r3, %r1;
+  selp.u64 %rd8, 2097152, 0, %p1;
+  add.u64 %rd9, %rd4, %rd8;
+  setp.ne.u32 %p2, %r8, 0;
+  @%p2 bra GENERIC;
+  st.local.u32 [%rd9], %r4;
+  ret;
+GENERIC:
+  cvta.local.u64 %rd10, %rd9;
+  st.u32 [%rd10], %r4;
+  ret;
+}
+)";
+  std::mt19937_64 rng(test_seed());
+  const uint32_t seed = uint32_t(rng()) | 1;
+  for (int round = 0; round < 4; ++round) {
+    const bool generic = round & 1;
+    const uint32_t bad = round < 2 ? 32 : uint32_t(rng() % 32);  // 32: no bad lane
+    SCOPED_TRACE("bad lane " + std::to_string(bad) + (generic ? ", generic" : ", .local"));
+    Launch L(body);
+    const uint64_t out = L.alloc(32 * 8, "out");
+    L.arg(out).arg(bad).arg(seed).arg(generic);
+    RunResult r = L.run();
+    const std::vector<uint32_t> got = L.read<uint32_t>(out, 64);
+    for (uint32_t l = 0; l < 32; ++l) {
+      EXPECT_EQ(got[2 * l], l * seed) << "lane " << l;
+      EXPECT_EQ(got[2 * l + 1], l + l * seed) << "lane " << l;
+    }
+    if (bad == 32) {
+      EXPECT_COMPLETED(r);
+      continue;
+    }
+    EXPECT_FAULT(r);
+    EXPECT_NE(r.report.find(std::string(generic ? "generic" : "local") + " write of 4 bytes at "), std::string::npos) << r.report;
+    EXPECT_NE(r.report.find("(lane " + std::to_string(bad) + "): beyond the thread's local memory"), std::string::npos)
+        << r.report;
+  }
+}
+
+// A load whose lanes all read one address (a table entry) reads it once for the whole warp
+// (sim/sem/ldst.cpp): the odd lanes of a warp read entry k of a global table (signed bytes,
+// sign-extended) and of a shared copy; the even lanes' destinations keep their old values.
+TEST(MemLdSt, OneAddressForEveryLaneOfADivergedGroup) {
+  const std::string body = R"(
+.visible .entry k(.param .u64 table, .param .u64 out, .param .u32 k) {
+  .shared .align 4 .b8 sh[64];
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [table];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [k];
+  mov.u32 %r2, %tid.x;
+  cvt.u64.u32 %rd3, %r2;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.s8 %r3, [%rd4];
+  mov.u32 %r4, sh;
+  add.u32 %r5, %r4, %r2;
+  st.shared.u8 [%r5], %r3;
+  bar.sync 0;
+  cvt.u64.u32 %rd5, %r1;
+  add.u64 %rd6, %rd1, %rd5;
+  add.u32 %r6, %r4, %r1;
+  mov.u32 %r7, 7;
+  mov.u32 %r8, 9;
+  and.b32 %r9, %r2, 1;
+  setp.eq.u32 %p1, %r9, 0;
+  @%p1 bra EVEN;
+  ld.global.s8 %r7, [%rd6];
+  ld.shared.u8 %r8, [%r6];
+EVEN:
+  mul.wide.u32 %rd7, %r2, 8;
+  add.u64 %rd8, %rd2, %rd7;
+  st.global.v2.u32 [%rd8], {%r7, %r8};
+  ret;
+}
+)";
+  std::mt19937_64 rng(test_seed());
+  std::vector<uint8_t> table(32);
+  for (auto& t : table) t = uint8_t(rng());
+  const uint32_t k = uint32_t(rng() % 32);
+  Launch L(body);
+  const uint64_t dt = L.alloc_data(table, "table");
+  const uint64_t out = L.alloc(32 * 8, "out");
+  L.arg(dt).arg(out).arg(k);
+  RunResult r = L.run();
+  EXPECT_COMPLETED(r);
+  const std::vector<uint32_t> got = L.read<uint32_t>(out, 64);
+  for (uint32_t l = 0; l < 32; ++l) {
+    EXPECT_EQ(got[2 * l], l % 2 ? uint32_t(int32_t(int8_t(table[k]))) : 7u) << "lane " << l << ", k " << k;
+    EXPECT_EQ(got[2 * l + 1], l % 2 ? uint32_t(table[k]) : 9u) << "lane " << l << ", k " << k;
+  }
+}
+
 // Loads from three allocations in turn (the view of global memory remembers the last two it used):
 // each lane sums a[i] + b[i] + c[i] into d[i].
 TEST(MemLdSt, LoadsCyclingThroughThreeAllocations) {
