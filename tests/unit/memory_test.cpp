@@ -1003,7 +1003,9 @@ TEST(MemShared, EachKernelOfAModuleHasItsOwnStaticSharedMemory) {
     const auto got = L.read<uint32_t>(out, 2);
     EXPECT_GE(got[0], kSharedReserved);
     EXPECT_TRUE(got[1] >= got[0] + 150000 || got[1] + 4 <= got[0]) << hex(got[0]) << " " << hex(got[1]);
-    if (common) EXPECT_EQ(got[1], common);  // one address for the .func in both kernels
+    if (common) {
+      EXPECT_EQ(got[1], common);  // one address for the .func in both kernels
+    }
     common = got[1];
   }
   // ka uses big_a and common: the word after common is beyond its shared memory.
