@@ -207,8 +207,8 @@ void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs)
     if (t % 11 == 10) b[rng() % b.size()] = elem(rng, fb, false) | uint32_t((uint64_t{1} << width(fb)) - 1) >> 1;
     if (t % 13 == 12) a[rng() % a.size()] = uint32_t((uint64_t{1} << width(fa)) - 1) >> 1;  // NaN (or max)
     if (t % 17 == 16) {  // full groups of the largest significand at one exponent: sums near 2^31
-      for (auto& x : a) x = widest_at(fa, ca);
-      for (auto& x : b) x = widest_at(fb, cb);
+      std::fill(a.begin(), a.end(), widest_at(fa, ca));
+      std::fill(b.begin(), b.end(), widest_at(fb, cb));
     }
     for (auto& x : c) {
       const uint64_t r = rng();
