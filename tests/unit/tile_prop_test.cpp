@@ -141,14 +141,16 @@ uint32_t elem_in(std::mt19937_64& rng, ElemFmt f, int lo, int hi) {
 // int32 the narrow lanes sum in (with c's term, beyond it).
 uint32_t widest_at(ElemFmt f, int e) {
   uint32_t best = 0;
-  int best_e = INT32_MIN;
+  int best_e = 0;
   uint64_t best_m = 0;
+  bool found = false;
   for (uint32_t x = 0; x < (uint32_t{1} << std::min(width(f), 16)); ++x) {
     const uint32_t bits = width(f) == 32 ? x << 16 : x;  // tf32: the top 16 bits of an f32 suffice here
     const Value v = decode(f, bits);
     if (v.cls != Value::Finite || v.neg) continue;
     const int d = std::abs(v.e - e), bd = std::abs(best_e - e);
-    if (best_e == INT32_MIN || d < bd || (d == bd && v.e == best_e && v.m > best_m)) {
+    if (!found || d < bd || (d == bd && v.e == best_e && v.m > best_m)) {
+      found = true;
       best = bits;
       best_e = v.e;
       best_m = v.m;
