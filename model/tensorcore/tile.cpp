@@ -421,7 +421,9 @@ template <int G, bool kZeros>
   // changed); where it rounded away from zero (the integer it gives back lies beyond S), one step
   // down in magnitude is the truncation. e8m13 then clears the low 10 of those 24 bits.
   const F32s f = convert<F32s>(S);
-  const I32s back = convert<I32s>(f), dif = back - S;
+  // (Wrapping: a lane already marked bad may hold any S, and its conversion back may overflow.)
+  const I32s back = convert<I32s>(f);
+  const I32s dif = std::bit_cast<I32s>(std::bit_cast<U32s>(back) - std::bit_cast<U32s>(S));
   const I32s away = (dif != 0) & ((dif ^ S) >= 0);
   const U32s fb = (std::bit_cast<U32s>(f) + std::bit_cast<U32s>(away)) & keep;
   // Times 2^lsb: exact when the result is a normal float (a zero S gives +0); a subnormal or an
