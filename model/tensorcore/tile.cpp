@@ -369,7 +369,7 @@ template <int G>
       }
 }
 
-// Whether the rows of `model` can take narrow_lanes: an f32 accumulator with an RZ output (f32 or
+// Whether the rows of `model` can take the narrow lanes: an f32 accumulator with an RZ output (f32 or
 // e8m13), and groups whose L truncated terms, each below 2^(F+2), sum in an int32.
 bool narrow_model(const DotModel& model) {
   const FdpaParams& p = model.fdpa;
@@ -377,7 +377,7 @@ bool narrow_model(const DotModel& model) {
          (int64_t{p.L} << (p.F + 2)) <= (int64_t{1} << 31);
 }
 
-// Whether the tile can take narrow_lanes: narrow_model, and operands whose every product a * b is
+// Whether the tile can take the narrow lanes: narrow_model, and operands whose every product a * b is
 // exact in a float (below 2^128, a multiple of 2^-149).
 bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
   if (!narrow_model(model)) return false;
@@ -385,17 +385,15 @@ bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
   return A.emax + B.emax <= 125 && A.emin + B.emin - A.mbits - B.mbits >= -149;
 }
 
-// Outputs (m, n0 .. n0 + kLanes - 1) in single precision, for a narrow tile (narrow_tile): the same
-// steps as group() with the products and the scaling by 2^-lsb in floats (eight per vector instead
-// of four) and no per-lane branch. Each term x * 2^-lsb is exact when 2^-lsb is a normal float (a
-// term that lands below 2^-126 truncates to 0 however it was rounded). Step 4 keeps the top 24 (f32)
-// or 14 (e8m13) bits of the exact double S, times 2^lsb; converting that to a float is exact exactly
-// when it is the RZ result (a normal float, or a subnormal whose bits all fit: truncating at the
-// subnormal quantum 2^-149 of a value already truncated to a finer grid changes nothing). So a
-// lane is done when that conversion round-trips; otherwise (an overflow, a subnormal that needs
-// coarser truncation, a 2^-lsb out of range, an Inf or NaN in c or B) it returns false and writes
-// nothing, and the caller runs lanes_dot on the block.
-// One group of narrow_lanes: products k0 .. k0 + len - 1 (G > 0: len == G, unrolled) and the lanes'
+// The narrow lanes: outputs (m, n0 .. n0 + kLanes - 1) of a narrow tile (narrow_tile) in single
+// precision, the same steps as group() with the products and the scaling by 2^-lsb in floats
+// (eight per vector instead of four) and no per-lane branch. Each term x * 2^-lsb is exact when
+// 2^-lsb is a normal float (a term that lands below 2^-126 truncates to 0 however it was rounded).
+// S is summed in int32 and turned into the RZ result in float (step 4 below). A lane the float
+// steps cannot finish exactly (an int32 overflow, a subnormal or overflowing result, a 2^lsb out of
+// range, an Inf or NaN in c or B) marks its block bad: nothing is written, and the caller runs
+// lanes_dot on the block.
+// One group of the narrow lanes: products k0 .. k0 + len - 1 (G > 0: len == G, unrolled) and the lanes'
 // c (cv, ce) become the next c; `bad` collects the lanes that must be redone.
 template <int G, bool kZeros>
 [[gnu::always_inline]] inline void narrow_group(const FdpaParams& p, const float* va, const int32_t* ea,

@@ -861,9 +861,9 @@ GENERIC:
   }
 }
 
-// A load whose lanes all read one address (a table entry) reads it once for the whole warp
-// (sim/sem/ldst.cpp): the odd lanes of a warp read entry k of a global table (signed bytes,
-// sign-extended) and of a shared copy; the even lanes' destinations keep their old values.
+// A load whose lanes all read one address (a table entry, as in curand's skip-ahead) by a diverged
+// group: the odd lanes of a warp read entry k of a global table (signed bytes, sign-extended) and of
+// a shared copy; the even lanes' destinations keep their old values.
 TEST(MemLdSt, OneAddressForEveryLaneOfADivergedGroup) {
   const std::string body = R"(
 .visible .entry k(.param .u64 table, .param .u64 out, .param .u32 k) {
