@@ -4,7 +4,9 @@
 // When the kernel tests' PTX for tests/kernels/wgmma_gemm.cu is built, the same GEMM also runs
 // through the engine: wgmma_gemm_bf16 (64 x 64 tiles, 128B-swizzled shared memory, four
 // m64n64k16 wgmma per 64-wide K block), and its result must equal the mma_tile result bit for bit.
-// Single-threaded (Eigen is asked for one thread). Usage: ptxsim_gemm_bench [size [wgmma|tcgen05|none]]
+// The TMA-fed variants of both kernels (wgmma_gemm_bf16_tma, tc5_gemm_bf16_tma: the way CUTLASS feeds
+// them) run too. Single-threaded (Eigen is asked for one thread).
+// Usage: ptxsim_gemm_bench [size [wgmma|wgmma_tma|tcgen05|tcgen05_tma|none]]
 // (the second argument runs only that engine GEMM, or none, after the mma_tile one; for profiling).
 #include <Eigen/Dense>
 
@@ -22,6 +24,7 @@
 #include <string>
 
 #include "model/memory/global_memory.h"
+#include "model/tensormap/encoder.h"
 #include "model/tensorcore/tensorcore.h"
 #include "model/tensorcore/tile.h"
 #include "sim/api.h"
@@ -35,11 +38,30 @@ static double thread_cpu_seconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-// Runs `kernel` (params: a, bt, d as u64, then ints S, S, S) of the PTX file at `path` on A and Bt
-// (bf16 bits) through the engine and checks that D is bit-identical to the mma_tile result.
+// A 2-D tensor map over an S x S bf16 matrix at `addr` (dims {K, rows}), box {64, box_rows}, 128B
+// swizzle: what the TMA-fed kernels' tests give them.
+static ptxsim::model::tmap::CUtensorMap tensor_map(uint64_t addr, int S, uint32_t box_rows) {
+  namespace tmap = ptxsim::model::tmap;
+  tmap::CUtensorMap map{};
+  const uint64_t dims[2] = {uint64_t(S), uint64_t(S)}, strides[1] = {uint64_t(S) * 2};
+  const uint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
+  const auto r = tmap::encode_tiled(&map, tmap::DataType::kBFloat16, 2, addr, dims, strides, box, es,
+                                    tmap::Interleave::kNone, tmap::Swizzle::k128B, tmap::L2Promotion::kNone,
+                                    tmap::OobFill::kNone);
+  if (!r.ok()) {
+    std::fprintf(stderr, "tensor map: %s\n", r.message.c_str());
+    std::exit(2);
+  }
+  return map;
+}
+
+// Runs `kernel` of the PTX file at `path` on A and Bt (bf16 bits) through the engine and checks that
+// D is bit-identical to the mma_tile result. Its params: a, bt, d as u64, then ints S, S, S; or, with
+// tma_box_rows > 0, tensor maps over A and Bt (box {64, tma_box_rows}) in place of a and bt.
 [[maybe_unused]] static bool run_engine(const char* path, const char* kernel, const char* what, ptxsim::Dim3 grid, int S,
-                                        const std::vector<uint32_t>& A, const std::vector<uint32_t>& Bt,
-                                        const std::vector<uint32_t>& D, double eigen_cpu) {
+                                        uint32_t tma_box_rows, const std::vector<uint32_t>& A,
+                                        const std::vector<uint32_t>& Bt, const std::vector<uint32_t>& D,
+                                        double eigen_cpu) {
   std::ifstream f(path);
   if (!f) {
     std::printf("  engine: %s not built; skipped\n", path);
@@ -61,8 +83,13 @@ static double thread_cpu_seconds() {
   std::vector<uint8_t> params(info.param_bytes, 0);
   const uint64_t args64[3] = {da, db, dc};
   const int32_t args32[3] = {S, S, S};
+  ptxsim::model::tmap::CUtensorMap maps[2];
+  if (tma_box_rows) maps[0] = tensor_map(da, S, tma_box_rows), maps[1] = tensor_map(db, S, tma_box_rows);
   for (size_t i = 0; i < info.params.size(); ++i)
-    std::memcpy(params.data() + info.params[i].offset, i < 3 ? static_cast<const void*>(&args64[i]) : &args32[i - 3],
+    std::memcpy(params.data() + info.params[i].offset,
+                i < 2 && tma_box_rows ? static_cast<const void*>(&maps[i])
+                : i < 3               ? static_cast<const void*>(&args64[i])
+                                      : &args32[i - 3],
                 info.params[i].size);
   ptxsim::LaunchConfig cfg;
   cfg.grid = grid;
@@ -163,13 +190,19 @@ int main(int argc, char** argv) {
   bool ok = max_err < 1e-2 * S;
 #ifdef PTXSIM_WGMMA_PTX
   if (only.empty() || only == "wgmma")
-    ok = run_engine(PTXSIM_WGMMA_PTX, "wgmma_gemm_bf16", "wgmma.mma_async m64n64k16 kernel", {uint32_t(S / 64), uint32_t(S / 64), 1},
-                    S, A, Bt, D, c2 - c1) && ok;
+    ok = run_engine(PTXSIM_WGMMA_PTX, "wgmma_gemm_bf16", "wgmma.mma_async m64n64k16 kernel, operands staged by threads",
+                    {uint32_t(S / 64), uint32_t(S / 64), 1}, S, 0, A, Bt, D, c2 - c1) && ok;
+  if (only.empty() || only == "wgmma_tma")
+    ok = run_engine(PTXSIM_WGMMA_PTX, "wgmma_gemm_bf16_tma", "wgmma.mma_async m64n64k16 kernel, TMA-fed",
+                    {uint32_t(S / 64), uint32_t(S / 64), 1}, S, 64, A, Bt, D, c2 - c1) && ok;
 #endif
 #ifdef PTXSIM_TCGEN05_PTX
   if (only.empty() || only == "tcgen05")
-    ok = run_engine(PTXSIM_TCGEN05_PTX, "tc5_gemm_bf16_tiled", "tcgen05.mma kind::f16 m128n128k16 kernel",
-                    {uint32_t(S / 128), uint32_t(S / 128), 1}, S, A, Bt, D, c2 - c1) && ok;
+    ok = run_engine(PTXSIM_TCGEN05_PTX, "tc5_gemm_bf16_tiled", "tcgen05.mma kind::f16 m128n128k16 kernel, operands staged by threads",
+                    {uint32_t(S / 128), uint32_t(S / 128), 1}, S, 0, A, Bt, D, c2 - c1) && ok;
+  if (only.empty() || only == "tcgen05_tma")
+    ok = run_engine(PTXSIM_TCGEN05_PTX, "tc5_gemm_bf16_tma", "tcgen05.mma kind::f16 m128n128k16 kernel, TMA-fed",
+                    {uint32_t(S / 128), uint32_t(S / 128), 1}, S, 128, A, Bt, D, c2 - c1) && ok;
 #endif
   return ok ? 0 : 1;
 }

@@ -393,77 +393,113 @@ bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
 // steps cannot finish exactly (an int32 overflow, a subnormal or overflowing result, a 2^lsb out of
 // range, an Inf or NaN in c or B) marks its block bad: nothing is written, and the caller runs
 // lanes_dot on the block.
-// One group of the narrow lanes: products k0 .. k0 + len - 1 (G > 0: len == G, unrolled) and the lanes'
-// c (cv, ce) become the next c; `bad` collects the lanes that must be redone.
-template <int G, bool kZeros>
+// One group of the narrow lanes on NB blocks of kLanes outputs at once (block b's B at vb + b *
+// bstep, eb + b * bstep): products k0 .. k0 + len - 1 (G > 0: len == G, unrolled) and the lanes' c
+// (cv, ce) become the next c; `bad` collects the lanes that must be redone. The blocks are
+// independent chains (exponent maximum, sum, step 4); running several in one loop body lets the
+// processor overlap their latencies.
+template <int G, bool kZeros, int NB>
 [[gnu::always_inline]] inline void narrow_group(const FdpaParams& p, const float* va, const int32_t* ea,
-                                                const float* vb, const int32_t* eb, int n, const U32s& keep, F32s& cv,
-                                                I32s& ce, I32s& bad) {
+                                                const float* vb, const int32_t* eb, size_t bstep, int n,
+                                                const U32s& keep, F32s (&cv)[NB], I32s (&ce)[NB], I32s (&bad)[NB]) {
   const int len = G > 0 ? G : n;
-  const I32s lsb = group_exponent<kZeros>(p, ea, eb, kLanes, len, ce) - p.F;
-  bad |= lsb < -127;
-  const F32s scale = std::bit_cast<F32s>(convert<U32s>(127 - lsb) << 23);
-  // The sum wraps in unsigned lanes: a lane marked bad above may hold garbage terms (its scale out of
+  I32s lsb[NB];
+  F32s scale[NB];
+  // The sum wraps in unsigned lanes: a lane marked bad below may hold garbage terms (its scale out of
   // range) whose int32 sum would overflow; its result is discarded, and the others' sums fit an int32.
-  U32s part = {};
+  U32s part[NB] = {};
+#pragma GCC unroll 4
+  for (int b = 0; b < NB; ++b) {
+    lsb[b] = group_exponent<kZeros>(p, ea, eb + size_t(b) * bstep, kLanes, len, ce[b]) - p.F;
+    bad[b] |= lsb[b] < -127;
+    scale[b] = std::bit_cast<F32s>(convert<U32s>(127 - lsb[b]) << 23);
+  }
 #pragma GCC unroll 32
   for (int k = 0; k < len; ++k)
-    part += std::bit_cast<U32s>(convert<I32s>(va[k] * load<F32s>(vb + size_t(k) * kLanes) * scale));
-  // S = c's term (below 2^(F+1)) + the products' terms, in int32; a lane whose sum overflows, or
-  // comes within 2^7 of 2^31 (where the float conversion below reaches 2^31), is redone.
-  const I32s cterm = convert<I32s>(cv * scale), P = std::bit_cast<I32s>(part);
-  const I32s S = std::bit_cast<I32s>(part + std::bit_cast<U32s>(cterm));
-  bad |= ((P ^ S) & (cterm ^ S)) < 0;
-  bad |= S > 0x7FFFFF80;
-  // Step 4, RZ to 24 significant bits: the conversion rounds to nearest (the host's mode is never
-  // changed); where it rounded away from zero (the integer it gives back lies beyond S), one step
-  // down in magnitude is the truncation. e8m13 then clears the low 10 of those 24 bits.
-  const F32s f = convert<F32s>(S);
-  // (Wrapping: a lane already marked bad may hold any S, and its conversion back may overflow.)
-  const I32s back = convert<I32s>(f);
-  const I32s dif = std::bit_cast<I32s>(std::bit_cast<U32s>(back) - std::bit_cast<U32s>(S));
-  const I32s away = (dif != 0) & ((dif ^ S) >= 0);
-  const U32s fb = (std::bit_cast<U32s>(f) + std::bit_cast<U32s>(away)) & keep;
-  // Times 2^lsb: exact when the result is a normal float (a zero S gives +0); a subnormal or an
-  // overflowing result, or a 2^lsb outside the normal floats, is redone.
-  bad |= lsb < -126;
-  const F32s r = std::bit_cast<F32s>(fb) * std::bit_cast<F32s>(convert<U32s>(lsb + 127) << 23);
-  const U32s rb = std::bit_cast<U32s>(r);
-  const I32s rexp = convert<I32s>((rb >> 23) & 0xFF);
-  bad |= (rexp == 0xFF) | ((rexp == 0) & (S != 0));
-  cv = r;
-  ce = S == 0 ? splat<I32s>(p.e_zero) : rexp - 127;
+#pragma GCC unroll 4
+    for (int b = 0; b < NB; ++b)
+      part[b] += std::bit_cast<U32s>(
+          convert<I32s>(va[k] * load<F32s>(vb + size_t(b) * bstep + size_t(k) * kLanes) * scale[b]));
+#pragma GCC unroll 4
+  for (int b = 0; b < NB; ++b) {
+    // S = c's term (below 2^(F+1)) + the products' terms, in int32; a lane whose sum overflows, or
+    // comes within 2^7 of 2^31 (where the float conversion below reaches 2^31), is redone.
+    const I32s cterm = convert<I32s>(cv[b] * scale[b]), P = std::bit_cast<I32s>(part[b]);
+    const I32s S = std::bit_cast<I32s>(part[b] + std::bit_cast<U32s>(cterm));
+    bad[b] |= ((P ^ S) & (cterm ^ S)) < 0;
+    bad[b] |= S > 0x7FFFFF80;
+    // Step 4, RZ to 24 significant bits: the conversion rounds to nearest (the host's mode is never
+    // changed); where it rounded away from zero (the integer it gives back lies beyond S), one step
+    // down in magnitude is the truncation. e8m13 then clears the low 10 of those 24 bits.
+    const F32s f = convert<F32s>(S);
+    // (Wrapping: a lane already marked bad may hold any S, and its conversion back may overflow.)
+    const I32s back = convert<I32s>(f);
+    const I32s dif = std::bit_cast<I32s>(std::bit_cast<U32s>(back) - std::bit_cast<U32s>(S));
+    const I32s away = (dif != 0) & ((dif ^ S) >= 0);
+    const U32s fb = (std::bit_cast<U32s>(f) + std::bit_cast<U32s>(away)) & keep;
+    // Times 2^lsb: exact when the result is a normal float (a zero S gives +0); a subnormal or an
+    // overflowing result, or a 2^lsb outside the normal floats, is redone.
+    bad[b] |= lsb[b] < -126;
+    const F32s r = std::bit_cast<F32s>(fb) * std::bit_cast<F32s>(convert<U32s>(lsb[b] + 127) << 23);
+    const U32s rb = std::bit_cast<U32s>(r);
+    const I32s rexp = convert<I32s>((rb >> 23) & 0xFF);
+    bad[b] |= (rexp == 0xFF) | ((rexp == 0) & (S != 0));
+    cv[b] = r;
+    ce[b] = S == 0 ? splat<I32s>(p.e_zero) : rexp - 127;
+  }
 }
 
-// Row m of a narrow tile, every whole block of kLanes outputs (n0 + kLanes <= N): the blocks whose
-// lanes all finish are written to d; the others are left alone (d may alias c) and their n0 appended
-// to `redo` for lanes_dot. The operands come as plain pointers and p as a local copy, so that the
+// NB blocks of kLanes outputs of row m of a narrow tile, from column n0: the blocks whose lanes all
+// finish are written to d; the others are left alone (d may alias c) and their first column appended
+// to `redo` for lanes_dot.
+template <int L, bool kZeros, int NB>
+[[gnu::always_inline]] inline void narrow_blocks(const FdpaParams& p, const float* va, const int32_t* ea,
+                                                 const float* Bv, const int32_t* Be, const int32_t* Bspecial,
+                                                 const U32s& keep, int n0, int K, const uint32_t* crow,
+                                                 uint32_t* drow, std::vector<int>& redo, uint64_t& done) {
+  F32s cv[NB];
+  I32s ce[NB], bad[NB];
+#pragma GCC unroll 4
+  for (int b = 0; b < NB; ++b) {
+    const U32s cb = load<U32s>(crow + n0 + b * kLanes);
+    const I32s cexp = convert<I32s>((cb >> 23) & 0xFF);
+    bad[b] = load<I32s>(Bspecial + n0 + b * kLanes) | (cexp == 0xFF);
+    cv[b] = std::bit_cast<F32s>(cb);
+    ce[b] = (cb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : cexp != 0 ? cexp - 127 : splat<I32s>(-126);
+  }
+  const size_t bstep = size_t(kLanes) * size_t(K);  // panel(n0 + kLanes, k, K) - panel(n0, k, K)
+  for (int k0 = 0; k0 < K; k0 += p.L) {
+    const int n = std::min(p.L, K - k0);
+    const size_t b0 = panel(n0, k0, K);
+    if (L > 0 && n == L) narrow_group<L, kZeros, NB>(p, va + k0, ea + k0, Bv + b0, Be + b0, bstep, n, keep, cv, ce, bad);
+    else narrow_group<0, kZeros, NB>(p, va + k0, ea + k0, Bv + b0, Be + b0, bstep, n, keep, cv, ce, bad);
+  }
+#pragma GCC unroll 4
+  for (int b = 0; b < NB; ++b) {
+    if (any(bad[b])) {
+      redo.push_back(n0 + b * kLanes);
+      continue;
+    }
+    std::memcpy(drow + n0 + b * kLanes, &cv[b], sizeof cv[b]);
+    ++done;
+  }
+}
+
+// Row m of a narrow tile, every whole block of kLanes outputs (n0 + kLanes <= N), kBlocks blocks at
+// a time while they last. The operands come as plain pointers and p as a local copy, so that the
 // stores to d (which may alias anything) do not make the loop reload them.
 template <int L, bool kZeros>
 [[gnu::always_inline]] inline void narrow_row(const FdpaParams p, const float* va, const int32_t* ea,
                                               const float* Bv, const int32_t* Be, const int32_t* Bspecial,
                                               const U32s keep, int N, int K, const uint32_t* crow, uint32_t* drow,
                                               std::vector<int>& redo) {
+  constexpr int kBlocks = 2;
   uint64_t done = 0;
-  for (int n0 = 0; n0 + kLanes <= N; n0 += kLanes) {
-    const U32s cb = load<U32s>(crow + n0);
-    const I32s cexp = convert<I32s>((cb >> 23) & 0xFF);
-    I32s bad = load<I32s>(Bspecial + n0) | (cexp == 0xFF);
-    F32s cv = std::bit_cast<F32s>(cb);
-    I32s ce = (cb & 0x7FFFFFFF) == 0 ? splat<I32s>(p.e_zero) : cexp != 0 ? cexp - 127 : splat<I32s>(-126);
-    for (int k0 = 0; k0 < K; k0 += p.L) {
-      const int n = std::min(p.L, K - k0);
-      const size_t b0 = panel(n0, k0, K);
-      if (L > 0 && n == L) narrow_group<L, kZeros>(p, va + k0, ea + k0, Bv + b0, Be + b0, n, keep, cv, ce, bad);
-      else narrow_group<0, kZeros>(p, va + k0, ea + k0, Bv + b0, Be + b0, n, keep, cv, ce, bad);
-    }
-    if (any(bad)) {
-      redo.push_back(n0);
-      continue;
-    }
-    std::memcpy(drow + n0, &cv, sizeof cv);
-    ++done;
-  }
+  int n0 = 0;
+  for (; n0 + kBlocks * kLanes <= N; n0 += kBlocks * kLanes)
+    narrow_blocks<L, kZeros, kBlocks>(p, va, ea, Bv, Be, Bspecial, keep, n0, K, crow, drow, redo, done);
+  for (; n0 + kLanes <= N; n0 += kLanes)
+    narrow_blocks<L, kZeros, 1>(p, va, ea, Bv, Be, Bspecial, keep, n0, K, crow, drow, redo, done);
   t_narrow_blocks += done;
 }
 
