@@ -121,6 +121,26 @@ template <typename To, typename From>
 // 2^x per lane, x in the normal range.
 [[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
 
+// The 8 x 8 transpose of x (x[j][k] becomes x[k][j]): pairs, then quads interleaved within each
+// half, then the halves exchanged (unpack, unpack, permute on AVX2).
+[[gnu::always_inline]] inline void transpose(U32s (&x)[kLanes]) {
+  static_assert(kLanes == 8);
+  U32s t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = __builtin_shufflevector(x[i], x[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[i + 1] = __builtin_shufflevector(x[i], x[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 8; i += 4)
+    for (int h = 0; h < 2; ++h) {
+      u[i + 2 * h] = __builtin_shufflevector(t[i + h], t[i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[i + 2 * h + 1] = __builtin_shufflevector(t[i + h], t[i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  for (int k = 0; k < 4; ++k) {
+    x[k] = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    x[k + 4] = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
 // Where element (n0 + j, k) of a k-major decoded B is (n0 a multiple of kLanes, j < kLanes): B is
 // stored in panels of kLanes rows, each panel k-major, so a lane block reads one contiguous run.
 inline size_t panel(int n0, int k, int K) { return size_t(n0) * size_t(K) + size_t(k) * kLanes; }
@@ -163,7 +183,16 @@ struct Decoded {
     if (k_major) {
       if (rows % kLanes) panels.assign(n, 0);  // padding rows read as zeros
       else panels.resize(n);                   // every element is written below
-      for (int r = 0; r < rows; ++r) {
+      int r0 = 0;
+      if (K % kLanes == 0)  // whole 8 x 8 blocks: eight rows' runs of eight elements, transposed
+        for (; r0 + kLanes <= rows; r0 += kLanes)
+          for (int k0 = 0; k0 < K; k0 += kLanes) {
+            U32s x[kLanes];
+            for (int j = 0; j < kLanes; ++j) x[j] = load<U32s>(bits + size_t(r0 + j) * size_t(K) + size_t(k0));
+            transpose(x);
+            std::memcpy(panels.data() + panel(r0, k0, K), x, sizeof x);
+          }
+      for (int r = r0; r < rows; ++r) {
         uint32_t* dst = panels.data() + panel(r - r % kLanes, 0, K) + size_t(r % kLanes);
         const uint32_t* row = bits + size_t(r) * size_t(K);
         for (int k = 0; k < K; ++k) dst[size_t(k) * kLanes] = row[k];
@@ -632,29 +661,46 @@ void tile_fast(const DotModel& model, ElemFmt fa, ElemFmt fb, const Decoded& A, 
   tile_body(model, fa, fb, A, B, stride, M, N, K, a, bt, c, d);
 }
 
-// B decoded k-major. The warps of a warpgroup (wgmma) each multiply their rows of A by the same B,
-// so the last few decoded B are kept with their raw bits and reused when the bits are identical.
-const Decoded& decoded_b(ElemFmt fb, const Layout& lb, int N, int K, const uint32_t* bt, int stride) {
+// Decoded operands, kept with their raw bits: the last few of each operand are reused when the bits
+// are identical. The warps of a warpgroup (wgmma) each multiply their rows of A by the same B; a
+// warp's mma.sync main loop multiplies each A fragment by several B fragments and each B fragment
+// by several A fragments. A miss costs a few comparisons that stop at the first differing word.
+class DecodeCache {
+ public:
+  const Decoded& get(ElemFmt fmt, const Layout& l, int rows, int K, const uint32_t* bits, bool k_major, int stride) {
+    const size_t n = size_t(rows) * size_t(K);
+    for (Entry& e : entries_)
+      if (e.rows == rows && e.K == K && e.fmt == fmt && std::memcmp(e.raw.data(), bits, n * 4) == 0) return e.dec;
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % kEntries;
+    e.fmt = fmt;
+    e.rows = rows;
+    e.K = K;
+    e.raw.assign(bits, bits + n);
+    e.dec.fill(l, rows, K, bits, k_major, stride);
+    return e.dec;
+  }
+
+ private:
   struct Entry {
     ElemFmt fmt;
-    int N = -1, K = -1;
+    int rows = -1, K = -1;
     std::vector<uint32_t> raw;
     Decoded dec;
   };
-  constexpr size_t kEntries = 8;
-  thread_local std::vector<Entry> cache(kEntries);
-  thread_local size_t next = 0;
-  const size_t n = size_t(N) * size_t(K);
-  for (Entry& e : cache)
-    if (e.N == N && e.K == K && e.fmt == fb && std::memcmp(e.raw.data(), bt, n * 4) == 0) return e.dec;
-  Entry& e = cache[next];
-  next = (next + 1) % kEntries;
-  e.fmt = fb;
-  e.N = N;
-  e.K = K;
-  e.raw.assign(bt, bt + n);
-  e.dec.fill(lb, N, K, bt, true, stride);
-  return e.dec;
+  static constexpr size_t kEntries = 8;
+  std::vector<Entry> entries_ = std::vector<Entry>(kEntries);
+  size_t next_ = 0;
+};
+
+// A row-major (no padding) and B k-major (rows padded to `stride`); each with its own cache.
+const Decoded& decoded_a(ElemFmt fa, const Layout& la, int M, int K, const uint32_t* a) {
+  thread_local DecodeCache cache;
+  return cache.get(fa, la, M, K, a, false, 0);
+}
+const Decoded& decoded_b(ElemFmt fb, const Layout& lb, int N, int K, const uint32_t* bt, int stride) {
+  thread_local DecodeCache cache;
+  return cache.get(fb, lb, N, K, bt, true, stride);
 }
 
 }  // namespace
@@ -682,10 +728,9 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
                                                             c[size_t(m) * size_t(N) + size_t(n)]);
     return;
   }
-  thread_local Decoded A;
   const int stride = (N + kLanes - 1) / kLanes * kLanes;
-  A.fill(la, M, K, a, false, 0);
-  tile_fast(model, fa, fb, A, decoded_b(fb, lb, N, K, bt, stride), stride, M, N, K, a, bt, c, d);
+  tile_fast(model, fa, fb, decoded_a(fa, la, M, K, a), decoded_b(fb, lb, N, K, bt, stride), stride, M, N, K, a, bt, c,
+            d);
 }
 
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,
