@@ -21,7 +21,16 @@ std::string fault_message(const KernelFault& kf) {
 namespace {
 
 constexpr uint64_t kQuantum = 256;          // warp-steps a warp runs before the next warp's turn
-constexpr uint64_t kRotateEvery = 64;       // diverged steps before rotating to the oldest group
+// Rotation in a diverged warp (Engine::pick): every kRotateEvery diverged steps the least recently
+// run group gets a step in place of the lowest-pc one when that one looks like a spin (it keeps
+// taking one backward branch, its iterations reading the same address last, with no memory write
+// anywhere in between), and every kRotateAlways steps in any case, so a spin the test misses is
+// still left in time. Rotating a warp that only computes lets lanes waiting at a join point (a
+// loop's exit, the end of an if) run on ahead: the warp then stays split into groups at different
+// iterations of one loop and runs each apart (CUTLASS's random fills took 1.5 times the
+// warp-steps of the unrotated schedule when every warp rotated every 64 steps).
+constexpr uint64_t kRotateEvery = 64;
+constexpr uint64_t kRotateAlways = 4096;
 
 // Timeline hooks (sim/exec/timeline.h): the CTA's linear index in the grid.
 uint64_t cta_linear(const Cta& cta, const Dim3& grid) {
@@ -820,22 +829,24 @@ void Engine::remove_empty(Warp& w) {
 
 int Engine::pick(Warp& w) {
   if (w.groups.size() == 1) return w.groups[0].state == GroupState::Ready ? 0 : -1;
-  int best = -1;
-  bool rotate = ++w.diverged_steps % kRotateEvery == 0;
+  int low = -1, oldest = -1;  // the deepest frame's lowest pc; the least recently run
+  const bool tick = ++w.diverged_steps % kRotateEvery == 0;
   for (size_t i = 0; i < w.groups.size(); ++i) {
     const Group& g = w.groups[i];
     if (g.state != GroupState::Ready) continue;
-    if (best < 0) {
-      best = int(i);
+    if (low < 0) {
+      low = oldest = int(i);
       continue;
     }
-    const Group& b = w.groups[size_t(best)];
-    bool better = rotate ? g.last_run < b.last_run
-                 : g.frame == b.frame || g.frame->depth == b.frame->depth ? g.pc < b.pc
-                                                                           : g.frame->depth > b.frame->depth;
-    if (better) best = int(i);
+    const Group& b = w.groups[size_t(low)];
+    if (g.frame == b.frame || g.frame->depth == b.frame->depth ? g.pc < b.pc : g.frame->depth > b.frame->depth)
+      low = int(i);
+    if (g.last_run < w.groups[size_t(oldest)].last_run) oldest = int(i);
   }
-  return best;
+  if (!tick || low < 0) return low;
+  const Group& l = w.groups[size_t(low)];
+  const bool spin_like = l.loop_count > 0 && l.loop_polls && l.loop_writes == mem_events.writes;
+  return spin_like || w.diverged_steps % kRotateAlways == 0 ? oldest : low;
 }
 
 // bar.warp.sync on sm_70+: lanes may meet at different bar.warp.sync instructions (and frames).

@@ -5,8 +5,8 @@
 // path is a warp with a single group). A branch that splits lanes creates a second group; groups
 // that reach the same pc in the same frame merge again. The scheduler runs the group with the
 // deepest frame and lowest pc first (which reconverges if/else shapes early) and, while a warp is
-// diverged, periodically rotates to the least recently run group so a spinning path never starves
-// another. Groups that wait (barriers, warp-collectives missing lanes, later mbarriers) are
+// diverged, rotates to the least recently run group now and then (often when the lowest-pc group
+// looks like a spin, Engine::pick) so a spinning path never starves another. Groups that wait (barriers, warp-collectives missing lanes, later mbarriers) are
 // Blocked and cost nothing until woken; when nothing can run, the launch is a deadlock.
 #pragma once
 #include <algorithm>
@@ -72,6 +72,10 @@ struct Group {
   uint32_t loop_pc = ~0u, loop_count = 0;
   uint64_t loop_writes = ~0ull, loop_hash = 0;
   bool spinning = false;
+  // The address its last iteration (up to that backward branch) read last, and whether the
+  // iteration before read the same one: what a loop polling a flag does (Engine::pick).
+  uint64_t loop_read = ~0ull;
+  bool loop_polls = false;
   uint64_t spin_addr = 0;           // the address its last load in the loop read
 };
 

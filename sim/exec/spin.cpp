@@ -41,6 +41,8 @@ void Engine::back_edge(ExecCtx& c) {
   // What this iteration read (the loop body ran since the previous backward branch).
   const uint64_t read = mem_events.last_read;
   mem_events.last_read = MemEvents::kNoRead;
+  g.loop_polls = read != MemEvents::kNoRead && read == g.loop_read;
+  g.loop_read = read;
   if (g.loop_pc != c.pc || g.loop_writes != mem_events.writes) {
     g.loop_pc = c.pc;
     g.loop_writes = mem_events.writes;
