@@ -1,5 +1,6 @@
 #include "model/numerics/fp_formats.h"
 
+#include <bit>
 #include <cmath>
 
 #include "model/numerics/bits.h"
@@ -59,9 +60,17 @@ uint64_t convert_float(const FloatFormat& dst, const FloatFormat& src, uint64_t 
 }
 
 // ---- decoders ----------------------------------------------------------------------------------
+// Every f16 value is an f32 value, so the widening only moves fields: the exponent re-biased (15
+// to 127), the fraction shifted up 13 bits, a subnormal's fraction normalised (its value is M *
+// 2^-24, M below 2^10). It runs for every cvt.f32.f16 and f16 operand, hence no general path here.
 uint32_t f16_to_f32_bits(uint16_t h) {
   if (f16_is_nan(h)) return kF32CanonicalNaN;
-  return static_cast<uint32_t>(sf_convert(kF32, kF16, h, Round::RN).bits);
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, E = (h >> 10) & 0x1Fu, M = h & 0x3FFu;
+  if (E == 0x1F) return sign | 0x7F800000u;                       // infinity
+  if (E != 0) return sign | (E + 112) << 23 | M << 13;             // normal: 127 - 15 = 112
+  if (M == 0) return sign;                                         // signed zero
+  const int top = std::bit_width(M) - 1;                           // M = 2^top * 1.f
+  return sign | uint32_t(top - 24 + 127) << 23 | (M << (23 - top) & 0x7FFFFFu);
 }
 float f16_to_f32(uint16_t h) { return f32_from(f16_to_f32_bits(h)); }
 uint32_t bf16_to_f32_bits(uint16_t h) {
@@ -103,7 +112,14 @@ uint64_t f32_to_f64(uint32_t a, bool ftz) {
     uint64_t payload = static_cast<uint64_t>(a & 0x007FFFFFu) << 29;
     return sign | kF64Inf | payload | (uint64_t{1} << 51);
   }
-  return sf_convert(kF64, kF32, a, Round::RN).bits;
+  // Exact, so only the fields move (as f16_to_f32_bits): re-biased by 1023 - 127 = 896, the fraction
+  // shifted up 29 bits, a subnormal's (M * 2^-149) normalised.
+  const uint64_t sign = uint64_t(a >> 31) << 63, E = a >> 23 & 0xFFu, M = a & 0x7FFFFFu;
+  if (E == 0xFF) return sign | kF64Inf;
+  if (E != 0) return sign | (E + 896) << 52 | M << 29;
+  if (M == 0) return sign;
+  const int top = std::bit_width(M) - 1;
+  return sign | uint64_t(top - 149 + 1023) << 52 | (M << (52 - top) & ((uint64_t{1} << 52) - 1));
 }
 uint64_t f16_to_f64(uint16_t h) { return f32_to_f64(f16_to_f32_bits(h)); }
 uint64_t bf16_to_f64(uint16_t h) { return f32_to_f64(bf16_to_f32_bits(h)); }

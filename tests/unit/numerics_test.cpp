@@ -8,6 +8,7 @@
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -417,6 +418,44 @@ TEST(NumCvt, F32ToHalf) {
   EXPECT_EQ(cvt_f16x2_f32(F(1), F(2), Round::RN), 0x3C004000u);
   EXPECT_EQ(cvt_bf16x2_f32(F(1), F(-2), Round::RZ), 0x3F80C000u);
   EXPECT_EQ(cvt_f16x2_f32(F(-1), F(2), Round::RN, {.relu = true}), 0x00004000u);
+}
+
+TEST(NumCvt, EveryF16WidensToTheF32OfItsValue) {
+  // All 65536 inputs of f16 -> f32 (cvt.f32.f16, and every f16 operand read as f32): the value
+  // (-1)^s * 2^(E-15) * 1.M (E = 0: 2^-14 * 0.M) computed in double with ldexp and narrowed (exact),
+  // Inf kept, every NaN the canonical NaN; -0 stays -0.
+  for (uint32_t h = 0; h < 0x10000u; ++h) {
+    const uint32_t E = h >> 10 & 0x1F, M = h & 0x3FF;
+    const double sign = (h & 0x8000) ? -1.0 : 1.0;
+    uint32_t want;
+    if (E == 0x1F) {
+      want = M ? 0x7FFFFFFFu : ((h & 0x8000) ? 0xFF800000u : 0x7F800000u);
+    } else {
+      const double v = sign * (E ? std::ldexp(1024.0 + M, int(E) - 25) : std::ldexp(double(M), -24));
+      const float f = float(v);
+      std::memcpy(&want, &f, 4);
+    }
+    ASSERT_EQ(f16_to_f32_bits(uint16_t(h)), want) << "f16 0x" << std::hex << h;
+    ASSERT_EQ(f16_to_f32_cvt(uint16_t(h), false), want) << "f16 0x" << std::hex << h;
+  }
+}
+
+TEST(NumCvt, F32WidensToTheF64OfItsValue) {
+  // f32 -> f64 is exact: the host's conversion is the reference (the host environment is the
+  // default one, NumEnv: no flush of subnormals). Every exponent with edge and random fractions.
+  std::mt19937_64 rng(20261128);
+  for (uint32_t e = 0; e < 256; ++e)
+    for (int i = 0; i < 600; ++i) {
+      const uint32_t frac = i == 0 ? 0u : i == 1 ? 1u : i == 2 ? 0x7FFFFFu : i == 3 ? 0x400000u : uint32_t(rng()) & 0x7FFFFFu;
+      const uint32_t a = (i & 1) << 31 | e << 23 | frac;
+      float f;
+      std::memcpy(&f, &a, 4);
+      if (std::isnan(f)) continue;  // NaNs: NumF64.NaNPropagationAndDefaultNaN
+      const double d = double(f);
+      uint64_t want;
+      std::memcpy(&want, &d, 8);
+      ASSERT_EQ(f32_to_f64(a, false), want) << "f32 0x" << std::hex << a;
+    }
 }
 
 TEST(NumCvt, F64AndTf32) {
