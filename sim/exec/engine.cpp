@@ -796,7 +796,7 @@ bool Engine::run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
   for (size_t j = 0; j < count; ++j) {
     if (j == gi) continue;
     const Group& o = w.groups[j];
-    if (o.frame->depth != frame->depth) return true;  // pick weighs depths: leave it to the plain loop
+    if (o.frame.get() != frame && o.frame->depth != frame->depth) return true;  // pick weighs depths: leave it to the plain loop
     limit = std::min(limit, o.pc);
   }
   // Steps until pick's next rotation (it rotates at the step that makes diverged_steps a multiple
@@ -804,13 +804,38 @@ bool Engine::run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
   // returned needs the context of its new frame.
   const uint64_t stop = n + std::min<uint64_t>(budget - std::min(budget, n), kRotateEvery - 1 - w.diverged_steps % kRotateEvery);
   if (frame != first_frame) c = context(w, g);
-  while (n < stop && w.groups.size() == count) {
-    if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) return true;
+  uint64_t steps_run = n;  // a local the indirect calls cannot change: not re-read from memory each step
+  while (steps_run < stop && w.groups.size() == count) {
+    if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) break;
     ++w.diverged_steps;  // as pick would count it
-    if (!execute(c, w, &g, lc)) return true;
-    ++n;
+    if (!execute(c, w, &g, lc)) break;
+    ++steps_run;
   }
+  n = steps_run;
   return true;
+}
+
+void Engine::settle(Warp& w) {
+  // Usually no group is empty and no two share a pc. One branch-free pass over the groups finds that
+  // out from their masks and a 64-bit set of their pcs modulo 64 (`shared`: residues seen twice).
+  uint64_t seen = 0, shared = 0;
+  bool empty = false;
+  for (const Group& g : w.groups) {
+    const uint64_t bit = 1ull << (g.pc & 63);
+    empty |= g.mask == 0;
+    shared |= seen & bit;
+    seen |= bit;
+  }
+  if (empty) {
+    remove_empty(w);
+    merge_all(w);
+    return;
+  }
+  // merge_all's pass, skipping the groups whose pc no other group has (merge would find no partner;
+  // merges only remove groups, so a pc alone stays alone).
+  if (!shared) return;
+  for (size_t i = 0; i < w.groups.size(); ++i)
+    if (shared >> (w.groups[i].pc & 63) & 1) merge(w, i);
 }
 
 void Engine::remove_empty(Warp& w) {
@@ -821,19 +846,25 @@ void Engine::remove_empty(Warp& w) {
 int Engine::pick(Warp& w) {
   if (w.groups.size() == 1) return w.groups[0].state == GroupState::Ready ? 0 : -1;
   int best = -1;
-  bool rotate = ++w.diverged_steps % kRotateEvery == 0;
+  if (++w.diverged_steps % kRotateEvery == 0) {  // rotate: the group that ran least recently
+    for (size_t i = 0; i < w.groups.size(); ++i) {
+      const Group& g = w.groups[i];
+      if (g.state == GroupState::Ready && (best < 0 || g.last_run < w.groups[size_t(best)].last_run)) best = int(i);
+    }
+    return best;
+  }
+  // The deepest frame first, then the lowest pc; the best so far is kept in locals, not re-read.
+  const Frame* best_frame = nullptr;
+  uint32_t best_pc = 0;
   for (size_t i = 0; i < w.groups.size(); ++i) {
     const Group& g = w.groups[i];
     if (g.state != GroupState::Ready) continue;
-    if (best < 0) {
-      best = int(i);
+    const Frame* f = g.frame.get();
+    if (best >= 0 && !(f == best_frame || f->depth == best_frame->depth ? g.pc < best_pc : f->depth > best_frame->depth))
       continue;
-    }
-    const Group& b = w.groups[size_t(best)];
-    bool better = rotate ? g.last_run < b.last_run
-                 : g.frame == b.frame || g.frame->depth == b.frame->depth ? g.pc < b.pc
-                                                                           : g.frame->depth > b.frame->depth;
-    if (better) best = int(i);
+    best = int(i);
+    best_frame = f;
+    best_pc = g.pc;
   }
   return best;
 }
@@ -991,8 +1022,7 @@ uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
       break;
     }
     run_picked(w, size_t(gi), budget, n);
-    remove_empty(w);
-    merge_all(w);
+    settle(w);
   }
   return n;
 }
