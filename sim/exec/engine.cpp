@@ -805,7 +805,8 @@ bool Engine::run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
   const uint64_t stop = n + std::min<uint64_t>(budget - std::min(budget, n), kRotateEvery - 1 - w.diverged_steps % kRotateEvery);
   if (frame != first_frame) c = context(w, g);
   uint64_t steps_run = n;  // a local the indirect calls cannot change: not re-read from memory each step
-  while (steps_run < stop && w.groups.size() == count) {
+  const Group* const groups_end = w.groups.data() + count;  // compared as pointers: no division per step
+  while (steps_run < stop && w.groups.data() + w.groups.size() == groups_end) {
     if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) break;
     ++w.diverged_steps;  // as pick would count it
     if (!execute(c, w, &g, lc)) break;
@@ -947,7 +948,10 @@ ExecCtx Engine::context(Warp& w, Group& g) {
   c.pc = g->pc;
   c.hold = false;
   g->last_run = steps;
-  if (c.pc >= fn.code.size()) {  // fell off the end: return
+  // pc is at most the code's size (branch targets are labels, pc + 1 past the last instruction is the
+  // end): a pointer comparison, not a division by the record's size.
+  const Instr* const code_end = fn.code.data() + fn.code.size();
+  if (fn.code.data() + c.pc >= code_end) {  // fell off the end: return
     ret(c);
     return true;
   }
