@@ -805,7 +805,7 @@ bool Engine::run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
   for (size_t j = 0; j < count; ++j) {
     if (j == gi) continue;
     const Group& o = w.groups[j];
-    if (o.frame->depth != frame->depth) return true;  // pick weighs depths: leave it to the plain loop
+    if (o.frame.get() != frame && o.frame->depth != frame->depth) return true;  // pick weighs depths: leave it to the plain loop
     limit = std::min(limit, o.pc);
   }
   // Steps until pick's next rotation (it rotates at the step that makes diverged_steps a multiple
@@ -813,13 +813,39 @@ bool Engine::run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
   // returned needs the context of its new frame.
   const uint64_t stop = n + std::min<uint64_t>(budget - std::min(budget, n), kRotateEvery - 1 - w.diverged_steps % kRotateEvery);
   if (frame != first_frame) c = context(w, g);
-  while (n < stop && w.groups.size() == count) {
-    if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) return true;
+  uint64_t steps_run = n;  // a local the indirect calls cannot change: not re-read from memory each step
+  const Group* const groups_end = w.groups.data() + count;  // compared as pointers: no division per step
+  while (steps_run < stop && w.groups.data() + w.groups.size() == groups_end) {
+    if (g.state != GroupState::Ready || g.mask == 0 || g.frame.get() != frame || g.pc >= limit) break;
     ++w.diverged_steps;  // as pick would count it
-    if (!execute(c, w, &g, lc)) return true;
-    ++n;
+    if (!execute(c, w, &g, lc)) break;
+    ++steps_run;
   }
+  n = steps_run;
   return true;
+}
+
+void Engine::settle(Warp& w) {
+  // Usually no group is empty and no two share a pc. One branch-free pass over the groups finds that
+  // out from their masks and a 64-bit set of their pcs modulo 64 (`shared`: residues seen twice).
+  uint64_t seen = 0, shared = 0;
+  bool empty = false;
+  for (const Group& g : w.groups) {
+    const uint64_t bit = 1ull << (g.pc & 63);
+    empty |= g.mask == 0;
+    shared |= seen & bit;
+    seen |= bit;
+  }
+  if (empty) {
+    remove_empty(w);
+    merge_all(w);
+    return;
+  }
+  // merge_all's pass, skipping the groups whose pc no other group has (merge would find no partner;
+  // merges only remove groups, so a pc alone stays alone).
+  if (!shared) return;
+  for (size_t i = 0; i < w.groups.size(); ++i)
+    if (shared >> (w.groups[i].pc & 63) & 1) merge(w, i);
 }
 
 void Engine::remove_empty(Warp& w) {
@@ -829,19 +855,22 @@ void Engine::remove_empty(Warp& w) {
 
 int Engine::pick(Warp& w) {
   if (w.groups.size() == 1) return w.groups[0].state == GroupState::Ready ? 0 : -1;
-  int low = -1, oldest = -1;  // the deepest frame's lowest pc; the least recently run
+  // The deepest frame first, then the lowest pc (the best so far kept in locals, not re-read); and
+  // the least recently run group, for a rotation.
+  int low = -1, oldest = -1;
   const bool tick = ++w.diverged_steps % kRotateEvery == 0;
+  const Frame* low_frame = nullptr;
+  uint32_t low_pc = 0;
   for (size_t i = 0; i < w.groups.size(); ++i) {
     const Group& g = w.groups[i];
     if (g.state != GroupState::Ready) continue;
-    if (low < 0) {
-      low = oldest = int(i);
+    if (tick && (oldest < 0 || g.last_run < w.groups[size_t(oldest)].last_run)) oldest = int(i);
+    const Frame* f = g.frame.get();
+    if (low >= 0 && !(f == low_frame || f->depth == low_frame->depth ? g.pc < low_pc : f->depth > low_frame->depth))
       continue;
-    }
-    const Group& b = w.groups[size_t(low)];
-    if (g.frame == b.frame || g.frame->depth == b.frame->depth ? g.pc < b.pc : g.frame->depth > b.frame->depth)
-      low = int(i);
-    if (g.last_run < w.groups[size_t(oldest)].last_run) oldest = int(i);
+    low = int(i);
+    low_frame = f;
+    low_pc = g.pc;
   }
   if (!tick || low < 0) return low;
   const Group& l = w.groups[size_t(low)];
@@ -927,7 +956,10 @@ ExecCtx Engine::context(Warp& w, Group& g) {
   c.pc = g->pc;
   c.hold = false;
   g->last_run = steps;
-  if (c.pc >= fn.code.size()) {  // fell off the end: return
+  // pc is at most the code's size (branch targets are labels, pc + 1 past the last instruction is the
+  // end): a pointer comparison, not a division by the record's size.
+  const Instr* const code_end = fn.code.data() + fn.code.size();
+  if (fn.code.data() + c.pc >= code_end) {  // fell off the end: return
     ret(c);
     return true;
   }
@@ -1002,8 +1034,7 @@ uint64_t Engine::run_warp(Warp& w, uint64_t budget) {
       break;
     }
     run_picked(w, size_t(gi), budget, n);
-    remove_empty(w);
-    merge_all(w);
+    settle(w);
   }
   return n;
 }

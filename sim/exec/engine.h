@@ -441,6 +441,8 @@ class Engine {
   bool run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n);
   void merge_all(Warp& w);
   void remove_empty(Warp& w);
+  // After a diverged group's run: remove_empty, then merge_all (skipping both when they would do nothing).
+  void settle(Warp& w);
   void on_threads_exit(Cta& cta, Warp& w, uint32_t lanes);
   std::string describe_cluster_barrier();
   void complete_barrier(CtaBarrier& b);

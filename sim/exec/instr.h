@@ -5,6 +5,7 @@
 // instruction's types and modifiers.
 #pragma once
 #include <bitset>
+#include <cstddef>
 #include <cstdint>
 
 #include "sim/isa/types.h"
@@ -52,7 +53,11 @@ enum InstrFlag : uint32_t {
                              // (vote/match/redux: "all non-exited threads corresponding to membermask")
 };
 
-struct Instr {
+// Cache-line aligned, with what every step reads first: the header (fn through imm, 40 bytes) and
+// the register slots and offsets of the first three operands fill two lines, so a step of an ALU
+// instruction or a load touches two lines of its record, not three (a diverged warp's loop runs
+// through hundreds of instructions, more records than the host's first-level cache holds).
+struct alignas(64) Instr {
   ExecFn fn = nullptr;
   uint32_t flags = 0;
   uint32_t guard = kNoSlot;   // predicate slot, or kNoSlot when unguarded
@@ -66,12 +71,14 @@ struct Instr {
   uint8_t a = 0, b = 0, c = 0, d = 0;
   Space space = Space::Generic;
   uint16_t form = 0;          // index of the form in the instruction table
-  uint32_t line = 0, col = 0; // PTX source position
   uint64_t imm = 0;           // a decoded constant the semantics need (e.g. a mask or size)
   Operand op[10];             // wgmma.mma_async.sp has ten, wgmma.mma_async eight
+  uint32_t line = 0, col = 0; // PTX source position
   ModSet mods;                // every modifier written, for rarely-needed checks at run time
 
   DType type() const { return types[0]; }
 };
+static_assert(offsetof(Instr, op) == 40 && offsetof(Instr, op) + 2 * sizeof(Operand) + offsetof(Operand, imm) + 8 <= 128,
+              "the header and the first three operands' slots and offsets fill two cache lines");
 
 }  // namespace ptxsim

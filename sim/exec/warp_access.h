@@ -143,4 +143,41 @@ inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, u
   return true;
 }
 
+// A scalar load of `Bytes` per lane from .global or .const memory straight into register column
+// `dst` (which must not be the address column `a`): one pass that checks each lane against the
+// first lane's allocation and loads, instead of warp_access's resolving pass plus a loading pass.
+// False at the first lane (ascending) that needs a closer look: lanes below it were written with
+// exactly what the careful path then writes again (the addresses, read from another column, and
+// memory are unchanged), and that path writes them too before any fault, so the outcome is the
+// same. With --racecheck or a frame variable it answers false at once, having written nothing.
+template <uint32_t Bytes, bool Signed>
+inline bool warp_load_global(ExecCtx& c, const Operand& a, uint32_t mask, uint64_t* dst) {
+  if (!mask || a.frame_rel || c.race) return false;
+  const uint64_t* base = c.col(a);
+  const uint64_t imm = uint64_t(a.imm);
+  const uint64_t addr0 = base[std::countr_zero(mask)] + imm;
+  const model::GlobalMemory::Allocation* al = c.global->holding(addr0, Bytes);
+  if (!al || (al->base & (Bytes - 1))) return false;
+  const uint64_t lo = al->base;
+  // Lane l's offset in the allocation is base[l] + rel. Rotated right by log2(Bytes) bits, an
+  // aligned offset becomes its element index and a misaligned one a number above every index, so
+  // one comparison with the last element's index checks both bounds and alignment.
+  constexpr int k = std::countr_zero(Bytes);
+  const uint64_t rel = imm - lo, last = (al->bytes.size() - Bytes) >> k;  // holding() ensured Bytes fits
+  const uint8_t* const host = al->bytes.data();
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    const uint64_t off = base[l] + rel;
+    if (std::rotr(off, k) > last) [[unlikely]] return false;
+    uint64_t v = load_le(host + off, Bytes);
+    if constexpr (Signed) {
+      constexpr uint32_t shift = 64 - Bytes * 8;
+      if constexpr (shift) v = uint64_t(int64_t(v << shift) >> shift);
+    }
+    dst[l] = v;
+  }
+  c.events->last_read = base[31 - std::countl_zero(mask)] + imm;  // the highest lane's, as the per-lane path leaves it
+  return true;
+}
+
 }  // namespace ptxsim

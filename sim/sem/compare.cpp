@@ -92,13 +92,10 @@ uint32_t fp_mask(uint8_t op, uint32_t mask, const In& a, const In& b, Get get) {
   return 0;
 }
 
-template <uint32_t N>
-uint32_t int_mask(uint8_t op, uint32_t mask, const In& a, const In& b) {
-  auto run = [&](auto f) {
-    uint32_t t = 0;
-    for_lanes(mask, [&](int l) { t |= uint32_t(f(a[l], b[l])) << l; });
-    return t;
-  };
+// out(l, a[l] op b[l]) for the lanes in mask.
+template <uint32_t N, class Out>
+void int_compare(uint8_t op, uint32_t mask, const In& a, const In& b, Out out) {
+  auto run = [&](auto f) { for_lanes(mask, [&](int l) { out(l, f(a[l], b[l])); }); };
   auto s = [](uint64_t v) { return int64_t(sext(v, N)); };
   auto u = [](uint64_t v) { return zext(v, N); };
   switch (op) {
@@ -113,7 +110,12 @@ uint32_t int_mask(uint8_t op, uint32_t mask, const In& a, const In& b) {
     case Hi: return run([&](uint64_t x, uint64_t y) { return u(x) > u(y); });
     case Hs: return run([&](uint64_t x, uint64_t y) { return u(x) >= u(y); });
   }
-  return 0;
+}
+template <uint32_t N>
+uint32_t int_mask(uint8_t op, uint32_t mask, const In& a, const In& b) {
+  uint32_t t = 0;
+  int_compare<N>(op, mask, a, b, [&](int l, bool v) { t |= uint32_t(v) << l; });
+  return t;
 }
 
 // The comparison masks: t0 (the scalar, or the low halves) and t1 (the high halves of x2 kinds).
@@ -158,6 +160,14 @@ constexpr bool is_x2(K k) { return k == K::F16x2 || k == K::BF16x2; }
 // setp: in.a cmp, in.b BoolOp, in.imm = p slot | q slot << 32 (the sink when absent).
 template <K Kind, bool Ftz>
 void exec_setp(ExecCtx& c, const Instr& in, uint32_t mask) {
+  constexpr uint32_t int_bits = Kind == K::I16 ? 16 : Kind == K::I32 ? 32 : Kind == K::I64 ? 64 : 0;
+  if constexpr (int_bits != 0) {
+    if (!in.b && uint32_t(in.imm >> 32) == c.fn->sink_slot) {  // one integer comparison, one destination:
+      uint64_t* pd = c.col(uint32_t(in.imm));                 // each lane's result stored as computed
+      int_compare<int_bits>(in.a, mask, in_of(c, in.op[1]), in_of(c, in.op[2]), [&](int l, bool v) { pd[l] = v; });
+      return;
+    }
+  }
   auto [t0, t1] = compare<Kind, Ftz>(c, in, mask);
   uint32_t cm = in.b ? pred_mask(c, in.op[3], mask) : 0;
   uint32_t p = combine(in.b, t0, cm);

@@ -63,8 +63,13 @@ void exec_un(ExecCtx& c, const Instr& in, uint32_t mask) {
 }
 template <class Op>
 void exec_bin(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]);
   uint64_t* d = c.col(in.op[0]);
+  if (!(in.op[1].frame_rel | in.op[2].frame_rel)) {  // plain register values: no base to add per lane
+    const uint64_t *a = c.col(in.op[1]), *b = c.col(in.op[2]);
+    for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l]); });
+    return;
+  }
+  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]);
   for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l]); });
 }
 template <class Op>

@@ -71,6 +71,11 @@ void exec_ld(ExecCtx& c, const Instr& in, uint32_t mask) {
   const Space sp = access_space(in);
   const uint32_t n = in.c;
   const uint32_t total = Bytes * n;
+  if constexpr (Bytes <= 8) {
+    if ((sp == Space::Global || sp == Space::Const) && n == 1 && d.kind == Operand::Kind::Reg && d.slot != a.slot &&
+        warp_load_global<Bytes, Signed>(c, a, mask, c.col(d)))
+      return;
+  }
   uint8_t* ptrs[32];
   const bool resolved = warp_access(c, sp, a, mask, total, total, Access::Read, ptrs);
   if (resolved && n == 1 && d.kind != Operand::Kind::Vec && Bytes != 16) {

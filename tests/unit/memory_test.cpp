@@ -955,6 +955,93 @@ TEST(MemLdSt, LoadsCyclingThroughThreeAllocations) {
   for (size_t i = 0; i < 64; ++i) EXPECT_EQ(got[i], a[i] + b[i] + c[i]) << "element " << i;
 }
 
+// A scalar global load checks and loads each lane in one pass against the first lane's allocation
+// (sim/exec/warp_access.h, warp_load_global) and hands the warp to the careful path at the first
+// lane outside it. The odd lanes (a diverged group) load a signed half-word from allocation A below
+// lane `split` and from B from there on, then follow a pointer of A's to a 64-bit value in B with a
+// load whose destination is its own address register; a lane `bad` (when below 32) reads past B's
+// end and the launch faults naming it.
+TEST(MemLdSt, ScalarGlobalLoadsSpreadOverTwoAllocations) {
+  const std::string body = R"(
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 out, .param .u32 split, .param .u32 bad) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [out];
+  ld.param.u32 %r1, [split];
+  ld.param.u32 %r2, [bad];
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd4, %r3, 8;
+  add.u64 %rd5, %rd3, %rd4;
+  mov.u32 %r4, 77;
+  mov.u64 %rd6, 88;
+  and.b32 %r5, %r3, 1;
+  setp.eq.u32 %p1, %r5, 0;
+  @%p1 bra STORE;
+  setp.lt.u32 %p2, %r3, %r1;
+  selp.u64 %rd7, %rd1, %rd2, %p2;
+  setp.eq.u32 %p3, %r3, %r2;
+  selp.u64 %rd8, 4096, 0, %p3;
+  add.u64 %rd7, %rd7, %rd8;
+  mul.wide.u32 %rd9, %r3, 2;
+  add.u64 %rd10, %rd7, %rd9;
+  ld.global.s16 %r4, [%rd10];
+  add.u64 %rd6, %rd1, %rd4;
+  add.u64 %rd6, %rd6, 64;
+  ld.global.u64 %rd6, [%rd6];
+  ld.global.u64 %rd6, [%rd6];
+STORE:
+  st.global.u32 [%rd5], %r4;
+  cvt.u32.u64 %r6, %rd6;
+  st.global.u32 [%rd5+4], %r6;
+  ret;
+}
+)";
+  std::mt19937_64 rng(test_seed());
+  for (int round = 0; round < 4; ++round) {
+    const uint32_t split = uint32_t(rng() % 33);
+    const uint32_t bad = round < 2 ? 32 : 1 + 2 * uint32_t(rng() % 16);  // 32: no bad lane
+    SCOPED_TRACE("split " + std::to_string(split) + ", bad lane " + std::to_string(bad));
+    Launch L(body);
+    std::vector<uint16_t> halves_a(32 + 256), halves_b(32 * 4);
+    for (auto& h : halves_a) h = uint16_t(rng());
+    for (auto& h : halves_b) h = uint16_t(rng());
+    const uint64_t da = L.alloc_data(halves_a, "a"), db = L.alloc_data(halves_b, "b");
+    // A's bytes 64 + 8l: lane l's pointer to B's 64-bit word 4 + (l % 12).
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint64_t ptr = db + 8 * (4 + l % 12);
+      L.mem.write(da + 64 + 8 * l, &ptr, 8);
+    }
+    const uint64_t out = L.alloc(32 * 8, "out");
+    L.arg(da).arg(db).arg(out).arg(split).arg(bad);
+    const RunResult r = L.run();
+    if (bad < 32) {
+      EXPECT_FAULT(r);
+      EXPECT_NE(r.report.find("global read of 2 bytes at " + hex((bad < split ? da : db) + 4096 + 2 * bad) + " (lane " +
+                              std::to_string(bad) + ")"),
+                std::string::npos)
+          << r.report;
+      continue;
+    }
+    EXPECT_COMPLETED(r);
+    const std::vector<uint32_t> got = L.read<uint32_t>(out, 64);
+    std::vector<uint8_t> b_bytes(halves_b.size() * 2);
+    std::memcpy(b_bytes.data(), halves_b.data(), b_bytes.size());
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (l % 2 == 0) {
+        EXPECT_EQ(got[2 * l], 77u) << "lane " << l;
+        EXPECT_EQ(got[2 * l + 1], 88u) << "lane " << l;
+        continue;
+      }
+      const uint16_t h = l < split ? halves_a[l] : halves_b[l];
+      EXPECT_EQ(got[2 * l], uint32_t(int32_t(int16_t(h)))) << "lane " << l;
+      EXPECT_EQ(got[2 * l + 1], uint32_t(get<uint64_t>(b_bytes, 8 * (4 + l % 12)))) << "lane " << l;
+    }
+  }
+}
+
 TEST(MemShared, EachKernelOfAModuleHasItsOwnStaticSharedMemory) {
   const std::string body = R"(
 .shared .align 16 .b8 big_a[150000];
