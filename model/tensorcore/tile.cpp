@@ -113,12 +113,10 @@ template <typename V, typename T>
 }
 template <typename To, typename From>
 [[gnu::always_inline]] inline To convert(From v) { return __builtin_convertvector(v, To); }
-// Whether any lane is nonzero: the two halves ORed, then one 128-bit test (vptest on x86-64-v3).
 [[gnu::always_inline]] inline bool any(I32s mask) {
-  static_assert(kLanes == 8);
-  using Half [[gnu::vector_size(16)]] = int32_t;
-  const Half h = __builtin_shufflevector(mask, mask, 0, 1, 2, 3) | __builtin_shufflevector(mask, mask, 4, 5, 6, 7);
-  return std::bit_cast<unsigned __int128>(h) != 0;
+  uint64_t w[kLanes / 2];
+  std::memcpy(w, &mask, sizeof w);
+  return (w[0] | w[1] | w[2] | w[3]) != 0;
 }
 // 2^x per lane, x in the normal range.
 [[gnu::always_inline]] inline F64s pow2(I32s x) { return std::bit_cast<F64s>(convert<U64s>(convert<I64s>(x) + 1023) << 52); }
