@@ -6,8 +6,9 @@
 // that reach the same pc in the same frame merge again. The scheduler runs the group with the
 // deepest frame and lowest pc first (which reconverges if/else shapes early) and, while a warp is
 // diverged, rotates to the least recently run group now and then (often when the lowest-pc group
-// looks like a spin, Engine::pick) so a spinning path never starves another. Groups that wait (barriers, warp-collectives missing lanes, later mbarriers) are
-// Blocked and cost nothing until woken; when nothing can run, the launch is a deadlock.
+// looks like a spin, Engine::pick) so a spinning path never starves another. Groups that wait
+// (barriers, warp-collectives missing lanes, later mbarriers) are Blocked and cost nothing until
+// woken; when nothing can run, the launch is a deadlock.
 #pragma once
 #include <algorithm>
 #include <array>
