@@ -41,13 +41,8 @@ static double thread_cpu_seconds() {
 // A 2-D tensor map over an S x S bf16 matrix at `addr` (dims {K, rows}), box {64, box_rows}, 128B
 // swizzle: what the TMA-fed kernels' tests give them.
 static ptxsim::model::tmap::CUtensorMap tensor_map(uint64_t addr, int S, uint32_t box_rows) {
-  namespace tmap = ptxsim::model::tmap;
-  tmap::CUtensorMap map{};
-  const uint64_t dims[2] = {uint64_t(S), uint64_t(S)}, strides[1] = {uint64_t(S) * 2};
-  const uint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
-  const auto r = tmap::encode_tiled(&map, tmap::DataType::kBFloat16, 2, addr, dims, strides, box, es,
-                                    tmap::Interleave::kNone, tmap::Swizzle::k128B, tmap::L2Promotion::kNone,
-                                    tmap::OobFill::kNone);
+  ptxsim::model::tmap::CUtensorMap map{};
+  const auto r = ptxsim::model::tmap::encode_bf16_sw128_tiles(&map, addr, uint64_t(S), uint64_t(S), box_rows);
   if (!r.ok()) {
     std::fprintf(stderr, "tensor map: %s\n", r.message.c_str());
     std::exit(2);

@@ -295,4 +295,12 @@ EncodeResult replace_address(CUtensorMap* map, uint64_t global_address) {
   return {};
 }
 
+EncodeResult encode_bf16_sw128_tiles(CUtensorMap* out, uint64_t global_address, uint64_t rows, uint64_t cols,
+                                     uint32_t box_rows) {
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {cols * 2};
+  const uint32_t box[2] = {64, box_rows}, element_strides[2] = {1, 1};
+  return encode_tiled(out, DataType::kBFloat16, 2, global_address, dims, strides, box, element_strides,
+                      Interleave::kNone, Swizzle::k128B, L2Promotion::kNone, OobFill::kNone);
+}
+
 }  // namespace ptxsim::model::tmap

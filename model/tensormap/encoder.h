@@ -55,6 +55,12 @@ EncodeResult encode_im2col_wide(CUtensorMap* out, DataType dtype, uint32_t rank,
 // alignment the map's element type and interleave require.
 EncodeResult replace_address(CUtensorMap* map, uint64_t global_address);
 
+// A row-major rows x cols bf16 matrix as a 2-D tiled map with boxes of 64 elements (128 bytes) by
+// box_rows and the 128-byte swizzle: the K-major operand tile that wgmma and tcgen05 kernels load
+// through TMA (the GEMM benchmarks' A and B^T).
+EncodeResult encode_bf16_sw128_tiles(CUtensorMap* out, uint64_t global_address, uint64_t rows, uint64_t cols,
+                                     uint32_t box_rows);
+
 // The TensorMap the encoder builds from the (already validated) parameters, without validation.
 // Used by encode_* and by tests that want the decoded form of a parameter set.
 TensorMap tiled_map(DataType dtype, uint32_t rank, uint64_t global_address, const uint64_t* global_dim,

@@ -746,31 +746,6 @@ void Engine::merge(Warp& w, size_t gi) {
   }
 }
 
-void Engine::merge_all(Warp& w) {
-  // Only groups at the same pc can merge, and after most steps of a diverged warp no two are: find
-  // that out from the pcs alone before the pairwise pass (pairwise for a few groups, else a
-  // 64-entry open-addressing set: a warp has at most 32 groups).
-  const size_t n = w.groups.size();
-  bool same_pc = false;
-  if (n <= 8) {
-    for (size_t i = 0; i + 1 < n && !same_pc; ++i)
-      for (size_t j = i + 1; j < n && !same_pc; ++j) same_pc = w.groups[i].pc == w.groups[j].pc;
-  } else {
-    uint32_t seen[64] = {};
-    for (const Group& g : w.groups) {
-      uint32_t h = (g.pc * 2654435761u) >> 26;
-      while (seen[h] && seen[h] != g.pc + 1) h = (h + 1) & 63;
-      if (seen[h]) {
-        same_pc = true;
-        break;
-      }
-      seen[h] = g.pc + 1;
-    }
-  }
-  if (!same_pc) return;
-  for (size_t i = 0; i < w.groups.size(); ++i) merge(w, i);
-}
-
 bool Engine::time_out_try_waits() {
   bool any = false;
   each_group(true, [&](Group& g) {
@@ -826,23 +801,27 @@ bool Engine::run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n) {
 }
 
 void Engine::settle(Warp& w) {
-  // Usually no group is empty and no two share a pc. One branch-free pass over the groups finds that
-  // out from their masks and a 64-bit set of their pcs modulo 64 (`shared`: residues seen twice).
-  uint64_t seen = 0, shared = 0;
+  // Only groups at the same pc can merge, and usually no group is empty and no two share a pc. One
+  // branch-free pass over the groups finds that out from their masks and a 64-bit set of their pcs
+  // modulo 64 (`shared`: residues seen twice; a warp has at most 32 groups).
+  const auto scan = [&w](bool& empty) {
+    uint64_t seen = 0, shared = 0;
+    for (const Group& g : w.groups) {
+      const uint64_t bit = 1ull << (g.pc & 63);
+      empty |= g.mask == 0;
+      shared |= seen & bit;
+      seen |= bit;
+    }
+    return shared;
+  };
   bool empty = false;
-  for (const Group& g : w.groups) {
-    const uint64_t bit = 1ull << (g.pc & 63);
-    empty |= g.mask == 0;
-    shared |= seen & bit;
-    seen |= bit;
-  }
+  uint64_t shared = scan(empty);
   if (empty) {
     remove_empty(w);
-    merge_all(w);
-    return;
+    shared = scan(empty);
   }
-  // merge_all's pass, skipping the groups whose pc no other group has (merge would find no partner;
-  // merges only remove groups, so a pc alone stays alone).
+  // Merge the groups whose pc residue another group shares (merge would find no partner for the
+  // others; merges only remove groups, so a pc alone stays alone).
   if (!shared) return;
   for (size_t i = 0; i < w.groups.size(); ++i)
     if (shared >> (w.groups[i].pc & 63) & 1) merge(w, i);

@@ -440,9 +440,9 @@ class Engine {
   // A diverged warp's group gi (pick's choice) runs one warp-step, and on while nothing else could
   // be picked; false when its step could not execute (a collective waiting for lanes).
   bool run_picked(Warp& w, size_t gi, uint64_t budget, uint64_t& n);
-  void merge_all(Warp& w);
   void remove_empty(Warp& w);
-  // After a diverged group's run: remove_empty, then merge_all (skipping both when they would do nothing).
+  // After a diverged group's run: drops empty groups and merges groups at the same pc (skipping the
+  // work when there is none).
   void settle(Warp& w);
   void on_threads_exit(Cta& cta, Warp& w, uint32_t lanes);
   std::string describe_cluster_barrier();

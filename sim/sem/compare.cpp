@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "sim/exec/program.h"
+#include "sim/sem/lane_drivers.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -29,12 +30,8 @@ namespace {
 using sem::sext;
 using sem::zext;
 
-struct In {
-  const uint64_t* p;
-  uint64_t add;
-  uint64_t operator[](int l) const { return p[l] + add; }
-};
-inline In in_of(const ExecCtx& c, const Operand& o) { return {c.col(o), o.frame_rel ? uint64_t(c.local_base) : 0}; }
+using sem::SrcColumn;
+using sem::src_column;
 
 enum Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan, kNumCmp };
 constexpr const char* kCmpNames[kNumCmp] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi",
@@ -64,7 +61,7 @@ inline float f32_value(uint32_t v, bool ftz) {
 
 // Bit l of the result is (a[l] op b[l]) for the lanes in mask, values read through get().
 template <class V, class Get>
-uint32_t fp_mask(uint8_t op, uint32_t mask, const In& a, const In& b, Get get) {
+uint32_t fp_mask(uint8_t op, uint32_t mask, const SrcColumn& a, const SrcColumn& b, Get get) {
   auto run = [&](auto f) {
     uint32_t t = 0;
     for_lanes(mask, [&](int l) {
@@ -94,7 +91,7 @@ uint32_t fp_mask(uint8_t op, uint32_t mask, const In& a, const In& b, Get get) {
 
 // out(l, a[l] op b[l]) for the lanes in mask.
 template <uint32_t N, class Out>
-void int_compare(uint8_t op, uint32_t mask, const In& a, const In& b, Out out) {
+void int_compare(uint8_t op, uint32_t mask, const SrcColumn& a, const SrcColumn& b, Out out) {
   auto run = [&](auto f) { for_lanes(mask, [&](int l) { out(l, f(a[l], b[l])); }); };
   auto s = [](uint64_t v) { return int64_t(sext(v, N)); };
   auto u = [](uint64_t v) { return zext(v, N); };
@@ -112,7 +109,7 @@ void int_compare(uint8_t op, uint32_t mask, const In& a, const In& b, Out out) {
   }
 }
 template <uint32_t N>
-uint32_t int_mask(uint8_t op, uint32_t mask, const In& a, const In& b) {
+uint32_t int_mask(uint8_t op, uint32_t mask, const SrcColumn& a, const SrcColumn& b) {
   uint32_t t = 0;
   int_compare<N>(op, mask, a, b, [&](int l, bool v) { t |= uint32_t(v) << l; });
   return t;
@@ -121,7 +118,7 @@ uint32_t int_mask(uint8_t op, uint32_t mask, const In& a, const In& b) {
 // The comparison masks: t0 (the scalar, or the low halves) and t1 (the high halves of x2 kinds).
 template <K Kind, bool Ftz>
 std::pair<uint32_t, uint32_t> compare(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]);
   const uint8_t op = in.a;
   if constexpr (Kind == K::I16) return {int_mask<16>(op, mask, a, b), 0};
   else if constexpr (Kind == K::I32) return {int_mask<32>(op, mask, a, b), 0};
@@ -164,7 +161,7 @@ void exec_setp(ExecCtx& c, const Instr& in, uint32_t mask) {
   if constexpr (int_bits != 0) {
     if (!in.b && uint32_t(in.imm >> 32) == c.fn->sink_slot) {  // one integer comparison, one destination:
       uint64_t* pd = c.col(uint32_t(in.imm));                 // each lane's result stored as computed
-      int_compare<int_bits>(in.a, mask, in_of(c, in.op[1]), in_of(c, in.op[2]), [&](int l, bool v) { pd[l] = v; });
+      int_compare<int_bits>(in.a, mask, src_column(c, in.op[1]), src_column(c, in.op[2]), [&](int l, bool v) { pd[l] = v; });
       return;
     }
   }
@@ -208,7 +205,7 @@ void exec_set(ExecCtx& c, const Instr& in, uint32_t mask) {
 // selp: d = c ? a : b, stored extended as the type says.
 template <uint32_t N, bool Signed>
 void exec_selp(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]);
   const uint64_t* p = c.col(in.op[3]);
   const uint64_t neg = in.op[3].neg;
   uint64_t* d = c.col(in.op[0]);
@@ -221,7 +218,7 @@ void exec_selp(ExecCtx& c, const Instr& in, uint32_t mask) {
 // slct: d = (c >= 0) ? a : b; CKind 0: c is .s32, 1: .f32, 2: .f32 with .ftz (NaN selects b).
 template <uint32_t N, bool Signed, int CKind>
 void exec_slct(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), s = in_of(c, in.op[3]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]), s = src_column(c, in.op[3]);
   uint64_t* d = c.col(in.op[0]);
   for_lanes(mask, [&](int l) {
     bool ge = CKind == 0 ? int32_t(s[l]) >= 0 : f32_value(uint32_t(s[l]), CKind == 2) >= 0.0f;

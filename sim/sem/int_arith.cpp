@@ -11,6 +11,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "sim/sem/lane_drivers.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -27,12 +28,11 @@ using sem::int_dst;
 using sem::int_src;
 
 // A source column: the slot's values plus the frame base for frame-variable operands.
-struct In {
-  const uint64_t* p;
-  uint64_t add;
-  uint64_t operator[](int l) const { return p[l] + add; }
-};
-inline In in_of(const ExecCtx& c, const Operand& o) { return {c.col(o), o.frame_rel ? uint64_t(c.local_base) : 0}; }
+using sem::SrcColumn;
+using sem::src_column;
+using sem::exec_bin;
+using sem::exec_ter;
+using sem::exec_un;
 
 // Unsigned arithmetic type for T, at least 32 bits wide so that no operation promotes to int.
 template <class T>
@@ -51,33 +51,6 @@ inline T get(uint64_t v) { return T(v); }  // truncation (modular for signed typ
 
 template <class T>
 constexpr T tmin() { return std::numeric_limits<T>::min(); }
-
-// ---- generic element-wise drivers ------------------------------------------------------------------
-// Op::f(a, b[, c]) receives the raw 64-bit register values and returns the register image to store.
-
-template <class Op>
-void exec_un(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]);
-  uint64_t* d = c.col(in.op[0]);
-  for_lanes(mask, [&](int l) { d[l] = Op::f(a[l]); });
-}
-template <class Op>
-void exec_bin(ExecCtx& c, const Instr& in, uint32_t mask) {
-  uint64_t* d = c.col(in.op[0]);
-  if (!(in.op[1].frame_rel | in.op[2].frame_rel)) {  // plain register values: no base to add per lane
-    const uint64_t *a = c.col(in.op[1]), *b = c.col(in.op[2]);
-    for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l]); });
-    return;
-  }
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]);
-  for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l]); });
-}
-template <class Op>
-void exec_ter(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), cc = in_of(c, in.op[3]);
-  uint64_t* d = c.col(in.op[0]);
-  for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l], cc[l]); });
-}
 
 // ---- add / sub -----------------------------------------------------------------------------------
 template <class T>
@@ -134,7 +107,7 @@ inline U<T> carry_op(U<T> x, U<T> y, uint64_t& cf) {
 // in.imm: the carry-flag slot.
 template <class T, bool Sub, bool Cin, bool Cout>
 void exec_addcc(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]);
   uint64_t* d = c.col(in.op[0]);
   uint64_t* cf = c.col(uint32_t(in.imm));
   for_lanes(mask, [&](int l) {
@@ -208,7 +181,7 @@ struct MadHiSatS32 {
 // mad{.lo,.hi}.cc / madc: in.imm = carry-flag slot.
 template <class T, bool Hi, bool Cin, bool Cout>
 void exec_madcc(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), cc = in_of(c, in.op[3]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]), cc = src_column(c, in.op[3]);
   uint64_t* d = c.col(in.op[0]);
   uint64_t* cf = c.col(uint32_t(in.imm));
   for_lanes(mask, [&](int l) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sim/exec/program.h"
+#include "sim/sem/lane_drivers.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -24,40 +25,14 @@ using sem::int_src;
 using sem::sext;
 using sem::zext;
 
-struct In {
-  const uint64_t* p;
-  uint64_t add;
-  uint64_t operator[](int l) const { return p[l] + add; }
-};
-inline In in_of(const ExecCtx& c, const Operand& o) { return {c.col(o), o.frame_rel ? uint64_t(c.local_base) : 0}; }
+using sem::SrcColumn;
+using sem::src_column;
+using sem::exec_bin;
+using sem::exec_ter;
+using sem::exec_un;
 
 // Low n bits set (n ≤ 64).
 inline uint64_t ones(uint32_t n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
-
-// ---- drivers (Op::f gets raw register values and returns the register image) ----------------------
-template <class Op>
-void exec_un(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]);
-  uint64_t* d = c.col(in.op[0]);
-  for_lanes(mask, [&](int l) { d[l] = Op::f(a[l]); });
-}
-template <class Op>
-void exec_bin(ExecCtx& c, const Instr& in, uint32_t mask) {
-  uint64_t* d = c.col(in.op[0]);
-  if (!(in.op[1].frame_rel | in.op[2].frame_rel)) {  // plain register values: no base to add per lane
-    const uint64_t *a = c.col(in.op[1]), *b = c.col(in.op[2]);
-    for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l]); });
-    return;
-  }
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]);
-  for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l]); });
-}
-template <class Op>
-void exec_ter(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), cc = in_of(c, in.op[3]);
-  uint64_t* d = c.col(in.op[0]);
-  for_lanes(mask, [&](int l) { d[l] = Op::f(a[l], b[l], cc[l]); });
-}
 
 // ---- popc / clz / bfind / brev ---------------------------------------------------------------------
 template <uint32_t N>
@@ -110,7 +85,7 @@ struct Bfe {
 // bfi d, a, b, c, e: d = b with bits [pos, pos+len) (clipped at the msb) replaced by a's low bits.
 template <uint32_t N>
 void exec_bfi(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), p = in_of(c, in.op[3]), n = in_of(c, in.op[4]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]), p = src_column(c, in.op[3]), n = src_column(c, in.op[4]);
   uint64_t* d = c.col(in.op[0]);
   for_lanes(mask, [&](int l) {
     uint32_t pos = uint32_t(p[l]) & 0xff, len = uint32_t(n[l]) & 0xff;
@@ -163,7 +138,7 @@ constexpr uint16_t kPrmtModes[6][4] = {
 };
 // in.a: 0 generic, 1..6 the modes above.
 void exec_prmt(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), s = in_of(c, in.op[3]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]), s = src_column(c, in.op[3]);
   uint64_t* d = c.col(in.op[0]);
   const uint32_t mode = in.a;
   for_lanes(mask, [&](int l) {
@@ -190,7 +165,7 @@ inline uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut) {
 }
 // in.a: immLut.
 void exec_lop3(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), cc = in_of(c, in.op[3]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]), cc = src_column(c, in.op[3]);
   uint64_t* d = c.col(in.op[0]);
   const uint32_t lut = in.a;
   for_lanes(mask, [&](int l) { d[l] = lop3(uint32_t(a[l]), uint32_t(b[l]), uint32_t(cc[l]), lut); });
@@ -198,7 +173,7 @@ void exec_lop3(ExecCtx& c, const Instr& in, uint32_t mask) {
 // lop3.BoolOp d|p, a, b, c, immLut, q: p = (d != 0) BoolOp q. in.imm = d slot | p slot << 32;
 // in.b: 1 and, 2 or.
 void exec_lop3_pred(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), cc = in_of(c, in.op[3]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]), cc = src_column(c, in.op[3]);
   const Operand& q = in.op[5];
   const uint64_t* qv = c.col(q);
   uint64_t* d = c.col(uint32_t(in.imm));

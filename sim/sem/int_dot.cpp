@@ -3,6 +3,7 @@
 //   dp2a: d = c + Σ a.half[i] * b.byte[s + i], s = 0 (.lo) or 2 (.hi)  (i = 0..1)
 // Elements are sign- or zero-extended as their type says; c and d are .u32 when both types are
 // .u32, else .s32; the sum wraps modulo 2^32.
+#include "sim/sem/lane_drivers.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -14,12 +15,8 @@ void int_src(Binder& b, size_t i, uint32_t bits);
 
 namespace {
 
-struct In {
-  const uint64_t* p;
-  uint64_t add;
-  uint64_t operator[](int l) const { return p[l] + add; }
-};
-inline In in_of(const ExecCtx& c, const Operand& o) { return {c.col(o), o.frame_rel ? uint64_t(c.local_base) : 0}; }
+using sem::SrcColumn;
+using sem::src_column;
 
 // Element i of `bits` width from v, extended to 64 bits.
 template <bool Signed, uint32_t Bits>
@@ -31,7 +28,7 @@ inline int64_t elem(uint64_t v, uint32_t i) {
 // Template arguments: a signed, b signed, dp2a (false: dp4a), .hi.
 template <bool As, bool Bs, bool Dp2, bool Hi>
 void exec_dp(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const In a = in_of(c, in.op[1]), b = in_of(c, in.op[2]), acc = in_of(c, in.op[3]);
+  const SrcColumn a = src_column(c, in.op[1]), b = src_column(c, in.op[2]), acc = src_column(c, in.op[3]);
   uint64_t* d = c.col(in.op[0]);
   for_lanes(mask, [&](int l) {
     uint32_t sum = uint32_t(acc[l]);

@@ -313,15 +313,10 @@ class TcGemm : public Case {
   }
 
  private:
-  // A 2-D tensor map over an s x s bf16 matrix (dims {K, rows}), box {64, box_rows}, 128B swizzle.
+  // A 2-D tensor map over an s x s bf16 matrix: boxes {64, box_rows}, 128B swizzle.
   model::tmap::CUtensorMap tensor_map(uint64_t addr, uint32_t box_rows) const {
-    namespace tmap = model::tmap;
-    tmap::CUtensorMap map{};
-    const uint64_t dims[2] = {uint64_t(s_), uint64_t(s_)}, strides[1] = {uint64_t(s_) * 2};
-    const uint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
-    const auto r = tmap::encode_tiled(&map, tmap::DataType::kBFloat16, 2, addr, dims, strides, box, es,
-                                      tmap::Interleave::kNone, tmap::Swizzle::k128B, tmap::L2Promotion::kNone,
-                                      tmap::OobFill::kNone);
+    model::tmap::CUtensorMap map{};
+    const auto r = model::tmap::encode_bf16_sw128_tiles(&map, addr, uint64_t(s_), uint64_t(s_), box_rows);
     if (!r.ok()) throw std::runtime_error("tensor map: " + r.message);
     return map;
   }
