@@ -14,7 +14,10 @@
 // truncating it through an int32 conversion is exact, 16 of them sum below 2^31 in an int32, and
 // S (below 2^33) is exact in a double. Step 4 for an RZ output whose result is a normal f32 is the
 // double S with its significand cut to the output's precision (clearing low bits truncates toward
-// zero), times 2^(E-F); other results (zero, subnormal, overflow, f16 outputs) use fdpa_round.
+// zero), times 2^(E-F); f16 outputs round in round_f16; other results (zero, subnormal, overflow)
+// use fdpa_round.
+// Tiles whose products are all exact in a float take narrower lanes (narrow_tile below): the same
+// steps on floats and int32 sums, sixteen outputs per loop body, for f32 RZ and f16 RNE outputs.
 // A zero operand has value 0 and e = kZeroExp far below every real exponent, so it adds nothing to
 // S or to the maximum; the group's smallest e_a + e_b tells whether a zero product brings e_zero in.
 //
@@ -400,11 +403,13 @@ template <int G>
 }
 
 // Whether the rows of `model` can take the narrow lanes: an f32 accumulator with an RZ output (f32 or
-// e8m13), and groups whose L truncated terms, each below 2^(F+2), sum in an int32.
+// e8m13) or an f16 accumulator with its RNE output, and groups whose L truncated terms, each below
+// 2^(F+2), sum in an int32.
 bool narrow_model(const DotModel& model) {
   const FdpaParams& p = model.fdpa;
-  return model.acc == AccFmt::F32 && p.out != OutRound::RNE_F16 && p.F <= 25 && p.L > 0 &&
-         (int64_t{p.L} << (p.F + 2)) <= (int64_t{1} << 31);
+  const bool f32_rz = model.acc == AccFmt::F32 && p.out != OutRound::RNE_F16;
+  const bool f16_rne = model.acc == AccFmt::F16 && p.out == OutRound::RNE_F16;
+  return (f32_rz || f16_rne) && p.F <= 25 && p.L > 0 && (int64_t{p.L} << (p.F + 2)) <= (int64_t{1} << 31);
 }
 
 // Whether the tile can take the narrow lanes: narrow_model, and operands whose every product a * b is
@@ -415,11 +420,46 @@ bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
   return A.emax + B.emax <= 125 && A.emin + B.emin - A.mbits - B.mbits >= -149;
 }
 
+// Step 4 of the narrow lanes for an f16 output (fdpa_round's RNE_F16) on the int32 sum S: the
+// result S * 2^lsb rounded to 11 significant bits, to nearest, ties to even, in integers, as the
+// next group's c (cv: its value, exact in a float; ce: its exponent, e_zero for zero). Only normal
+// f16 results are made here: a lane whose result is subnormal, rounds to zero or overflows is marked
+// bad (fdpa_round's underflow and Inf rules then apply per element). S == 0 gives +0.
+[[gnu::always_inline]] inline void f16_step4(const FdpaParams& p, const I32s& S, const I32s& lsb, F32s& cv, I32s& ce,
+                                             I32s& bad) {
+  const I32s zero = S == 0;
+  const U32s Su = std::bit_cast<U32s>(S);
+  const U32s M = S < 0 ? 0u - Su : Su;  // |S| <= 2^31 (the most negative S included)
+  // floor(log2 M): the float conversion's exponent, one less where the conversion rounded up to a
+  // power of two (then M >> w is 0). Zero lanes shift by 0 and are set apart below.
+  I32s w = convert<I32s>((std::bit_cast<U32s>(convert<F32s>(S)) >> 23) & 0xFF) - 127;
+  w = zero ? 0 : w;
+  w += I32s((M >> std::bit_cast<U32s>(w)) == 0);  // a comparison's true is -1
+  I32s x = w + lsb;  // floor(log2 |S * 2^lsb|)
+  // Keep the top 11 bits of M: a right shift by w - 10 with round to nearest even (the bias
+  // 2^(sh-1) - 1 plus the kept part's low bit carries exactly the ties and beyond), or a left shift
+  // when M has fewer bits (exact).
+  const I32s sh = w - 10;
+  const U32s right = std::bit_cast<U32s>(sh > 0 ? sh : 0), left = std::bit_cast<U32s>(sh < 0 ? -sh : 0);
+  const U32s half = std::bit_cast<U32s>(sh > 0 ? sh - 1 : 0);
+  const U32s bias = sh > 0 ? (splat<U32s>(1u) << half) - 1u + ((M >> right) & 1u) : 0;
+  U32s r = ((M << left) + bias) >> right;
+  const I32s carry = r == (1u << 11);  // rounded up to the next power of two
+  r = carry ? splat<U32s>(1u << 10) : r;
+  x -= carry;
+  bad |= ~zero & ((x < -14) | (x > 15));  // subnormal, zero or Inf results
+  const U32s sign = Su & 0x80000000u;
+  const U32s fbits = sign | std::bit_cast<U32s>(x + 127) << 23 | (r & 0x3FFu) << 13;
+  cv = std::bit_cast<F32s>(zero ? 0u : fbits);
+  ce = zero ? splat<I32s>(p.e_zero) : x;
+}
+
 // The narrow lanes: outputs (m, n0 .. n0 + kLanes - 1) of a narrow tile (narrow_tile) in single
 // precision, the same steps as group() with the products and the scaling by 2^-lsb in floats
 // (eight per vector instead of four) and no per-lane branch. Each term x * 2^-lsb is exact when
 // 2^-lsb is a normal float (a term that lands below 2^-126 truncates to 0 however it was rounded).
-// S is summed in int32 and turned into the RZ result in float (step 4 below). A lane the float
+// S is summed in int32 and turned into the RZ result in float (step 4 below), or, kF16, into the
+// RNE f16 result in integers (f16_step4). A lane the float
 // steps cannot finish exactly (an int32 overflow, a subnormal or overflowing result, a 2^lsb out of
 // range, an Inf or NaN in c or B) marks its block bad: nothing is written, and the caller runs
 // lanes_dot on the block.
@@ -428,7 +468,7 @@ bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& B) {
 // (cv, ce) become the next c; `bad` collects the lanes that must be redone. The blocks are
 // independent chains (exponent maximum, sum, step 4); running several in one loop body lets the
 // processor overlap their latencies.
-template <int G, bool kZeros, int NB>
+template <int G, bool kZeros, bool kF16, int NB>
 [[gnu::always_inline]] inline void narrow_group(const FdpaParams& p, const float* va, const int32_t* ea,
                                                 const float* vb, const int32_t* eb, size_t bstep, int n,
                                                 const U32s& keep, F32s (&cv)[NB], I32s (&ce)[NB], I32s (&bad)[NB]) {
@@ -457,6 +497,10 @@ template <int G, bool kZeros, int NB>
     const I32s cterm = convert<I32s>(cv[b] * scale[b]), P = std::bit_cast<I32s>(part[b]);
     const I32s S = std::bit_cast<I32s>(part[b] + std::bit_cast<U32s>(cterm));
     bad[b] |= ((P ^ S) & (cterm ^ S)) < 0;
+    if constexpr (kF16) {
+      f16_step4(p, S, lsb[b], cv[b], ce[b], bad[b]);
+      continue;
+    }
     bad[b] |= S > 0x7FFFFF80;
     // Step 4, RZ to 24 significant bits: the conversion rounds to nearest (the host's mode is never
     // changed); where it rounded away from zero (the integer it gives back lies beyond S), one step
@@ -479,10 +523,29 @@ template <int G, bool kZeros, int NB>
   }
 }
 
+// An f16 accumulator (the low 16 bits of each lane) as the narrow lanes' c: its value (exact in a
+// float), alignment exponent (e_zero for zero, -14 for subnormals) and bad where it is Inf or NaN.
+[[gnu::always_inline]] inline void f16_c(const FdpaParams& p, const U32s& bits, F32s& cv, I32s& ce, I32s& bad) {
+  const U32s E = (bits >> 10) & 0x1Fu, M = bits & 0x3FFu;
+  const U32s sign = (bits & 0x8000u) << 16;
+  // A subnormal is M * 2^-24, a normal float; for the other lanes the product is a harmless normal.
+  const U32s sub = std::bit_cast<U32s>(convert<F32s>(convert<I32s>(M)) * 0x1p-24f);
+  cv = std::bit_cast<F32s>(sign | (E != 0 ? (E + 112u) << 23 | M << 13 : sub));
+  bad = E == 0x1Fu;
+  ce = (bits & 0x7FFFu) == 0 ? splat<I32s>(p.e_zero) : E != 0 ? convert<I32s>(E) - 15 : splat<I32s>(-14);
+}
+
+// The f16 bits of the narrow lanes' results: normal f16 values or +0, held exactly in floats.
+[[gnu::always_inline]] inline U32s f16_bits(const F32s& v) {
+  const U32s b = std::bit_cast<U32s>(v);
+  const U32s h = (b >> 16 & 0x8000u) | (((b >> 23) & 0xFFu) - 112u) << 10 | (b >> 13 & 0x3FFu);
+  return (b & 0x7FFFFFFFu) == 0 ? 0u : h;
+}
+
 // NB blocks of kLanes outputs of row m of a narrow tile, from column n0: the blocks whose lanes all
 // finish are written to d; the others are left alone (d may alias c) and their first column appended
 // to `redo` for lanes_dot.
-template <int L, bool kZeros, int NB>
+template <int L, bool kZeros, bool kF16, int NB>
 [[gnu::always_inline]] inline void narrow_blocks(const FdpaParams& p, const float* va, const int32_t* ea,
                                                  const float* Bv, const int32_t* Be, const int32_t* Bspecial,
                                                  const U32s& keep, int n0, int K, const uint32_t* crow,
@@ -491,6 +554,11 @@ template <int L, bool kZeros, int NB>
   I32s ce[NB], bad[NB];
 #pragma GCC unroll 4
   for (int b = 0; b < NB; ++b) {
+    if constexpr (kF16) {
+      f16_c(p, load<U32s>(crow + n0 + b * kLanes), cv[b], ce[b], bad[b]);
+      bad[b] |= load<I32s>(Bspecial + n0 + b * kLanes);
+      continue;
+    }
     const U32s cb = load<U32s>(crow + n0 + b * kLanes);
     const I32s cexp = convert<I32s>((cb >> 23) & 0xFF);
     bad[b] = load<I32s>(Bspecial + n0 + b * kLanes) | (cexp == 0xFF);
@@ -501,8 +569,9 @@ template <int L, bool kZeros, int NB>
   for (int k0 = 0; k0 < K; k0 += p.L) {
     const int n = std::min(p.L, K - k0);
     const size_t b0 = panel(n0, k0, K);
-    if (L > 0 && n == L) narrow_group<L, kZeros, NB>(p, va + k0, ea + k0, Bv + b0, Be + b0, bstep, n, keep, cv, ce, bad);
-    else narrow_group<0, kZeros, NB>(p, va + k0, ea + k0, Bv + b0, Be + b0, bstep, n, keep, cv, ce, bad);
+    if (L > 0 && n == L)
+      narrow_group<L, kZeros, kF16, NB>(p, va + k0, ea + k0, Bv + b0, Be + b0, bstep, n, keep, cv, ce, bad);
+    else narrow_group<0, kZeros, kF16, NB>(p, va + k0, ea + k0, Bv + b0, Be + b0, bstep, n, keep, cv, ce, bad);
   }
 #pragma GCC unroll 4
   for (int b = 0; b < NB; ++b) {
@@ -510,7 +579,12 @@ template <int L, bool kZeros, int NB>
       redo.push_back(n0 + b * kLanes);
       continue;
     }
-    std::memcpy(drow + n0 + b * kLanes, &cv[b], sizeof cv[b]);
+    if constexpr (kF16) {
+      const U32s out = f16_bits(cv[b]);
+      std::memcpy(drow + n0 + b * kLanes, &out, sizeof out);
+    } else {
+      std::memcpy(drow + n0 + b * kLanes, &cv[b], sizeof cv[b]);
+    }
     ++done;
   }
 }
@@ -518,7 +592,7 @@ template <int L, bool kZeros, int NB>
 // Row m of a narrow tile, every whole block of kLanes outputs (n0 + kLanes <= N), kBlocks blocks at
 // a time while they last. The operands come as plain pointers and p as a local copy, so that the
 // stores to d (which may alias anything) do not make the loop reload them.
-template <int L, bool kZeros>
+template <int L, bool kZeros, bool kF16>
 [[gnu::always_inline]] inline void narrow_row(const FdpaParams p, const float* va, const int32_t* ea,
                                               const float* Bv, const int32_t* Be, const int32_t* Bspecial,
                                               const U32s keep, int N, int K, const uint32_t* crow, uint32_t* drow,
@@ -527,9 +601,9 @@ template <int L, bool kZeros>
   uint64_t done = 0;
   int n0 = 0;
   for (; n0 + kBlocks * kLanes <= N; n0 += kBlocks * kLanes)
-    narrow_blocks<L, kZeros, kBlocks>(p, va, ea, Bv, Be, Bspecial, keep, n0, K, crow, drow, redo, done);
+    narrow_blocks<L, kZeros, kF16, kBlocks>(p, va, ea, Bv, Be, Bspecial, keep, n0, K, crow, drow, redo, done);
   for (; n0 + kLanes <= N; n0 += kLanes)
-    narrow_blocks<L, kZeros, 1>(p, va, ea, Bv, Be, Bspecial, keep, n0, K, crow, drow, redo, done);
+    narrow_blocks<L, kZeros, kF16, 1>(p, va, ea, Bv, Be, Bspecial, keep, n0, K, crow, drow, redo, done);
   t_narrow_blocks += done;
 }
 
@@ -602,6 +676,7 @@ template <int L>
                                              const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   // d may alias c: every output reads its own c before writing its own d, so in-place is fine.
   const bool narrow = narrow_tile(model, A, B), zeros = A.has_zero || B.has_zero;
+  const bool f16 = model.acc == AccFmt::F16;  // narrow f16 rows: an f16 accumulator, RNE (narrow_model)
   // The bits of an f32 that step 4 keeps (24 significant bits for f32, 14 for e8m13).
   const U32s keep = splat<U32s>(model.fdpa.out == OutRound::RZ_F32 ? ~0u : ~0x3FFu);
   const float* Av = A.v.data();
@@ -624,12 +699,15 @@ template <int L>
     }
     redo.clear();
     const size_t row = size_t(m) * size_t(K);
-    if (zeros)
-      narrow_row<L, true>(model.fdpa, Av + row, Ae + row, Bv, Be, Bspecial, keep, N, K, c + size_t(m) * size_t(N),
-                          d + size_t(m) * size_t(N), redo);
-    else
-      narrow_row<L, false>(model.fdpa, Av + row, Ae + row, Bv, Be, Bspecial, keep, N, K, c + size_t(m) * size_t(N),
-                           d + size_t(m) * size_t(N), redo);
+    const uint32_t* crow = c + size_t(m) * size_t(N);
+    uint32_t* drow = d + size_t(m) * size_t(N);
+    // (Four plain calls, not a templated lambda: a lambda would not inherit the v3 target.)
+    const float* va = Av + row;
+    const int32_t* ea = Ae + row;
+    if (f16 && zeros) narrow_row<L, true, true>(model.fdpa, va, ea, Bv, Be, Bspecial, keep, N, K, crow, drow, redo);
+    else if (f16) narrow_row<L, false, true>(model.fdpa, va, ea, Bv, Be, Bspecial, keep, N, K, crow, drow, redo);
+    else if (zeros) narrow_row<L, true, false>(model.fdpa, va, ea, Bv, Be, Bspecial, keep, N, K, crow, drow, redo);
+    else narrow_row<L, false, false>(model.fdpa, va, ea, Bv, Be, Bspecial, keep, N, K, crow, drow, redo);
     for (const int n0 : redo) lanes_dot<L>(model, fa, fb, A, B, stride, m, n0, N, K, a, bt, c, d);
     if (N % kLanes) lanes_dot<L>(model, fa, fb, A, B, stride, m, N - N % kLanes, N, K, a, bt, c, d);
   }

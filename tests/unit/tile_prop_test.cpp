@@ -161,7 +161,8 @@ uint32_t widest_at(ElemFmt f, int e) {
 
 // The narrow (single-precision) path of mma_tile against tc::dot per output: operands drawn with
 // exponents in a window around a random centre per tile, so most tiles take that path (f32
-// accumulator rows with an RZ output and groups of at most 16), with the cases it must hand back:
+// accumulator rows with an RZ output and f16 accumulator rows with their RNE output, groups of at
+// most 16), with the cases it must hand back:
 // products and sums that underflow to subnormal or zero results, overflow to Inf, exact
 // cancellation (pairs of equal and opposite products), zero, subnormal, huge, Inf and NaN c,
 // subnormal operands (which make the tile wide), Inf/NaN operands, tiles with and without zero
@@ -173,7 +174,8 @@ void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs)
     for (int b = 0; b < 9; ++b)
       if ((model.a_types >> a & 1) && (model.b_types >> b & 1)) combos.emplace_back(ElemFmt(a), ElemFmt(b));
   ASSERT_FALSE(combos.empty()) << model.id;
-  const bool eligible = model.acc == AccFmt::F32 && model.fdpa.out != OutRound::RNE_F16 &&
+  const bool f16_acc = model.acc == AccFmt::F16;
+  const bool eligible = (f16_acc ? model.fdpa.out == OutRound::RNE_F16 : model.fdpa.out != OutRound::RNE_F16) &&
                         (int64_t{model.fdpa.L} << (model.fdpa.F + 2)) <= (int64_t{1} << 31) &&
                         model.split == KSplit::Consecutive && !model.c_last && model.a_as == kSame &&
                         model.b_as == kSame && model.fdpa.edges == kPtxsimEdgeRules;
@@ -214,6 +216,18 @@ void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs)
     }
     for (auto& x : c) {
       const uint64_t r = rng();
+      if (f16_acc) {  // f16 bits: zeros, subnormals, the largest finite, Inf / NaN, or near the products
+        const int he = std::clamp(ca + cb + int(r % 21) - 10, -14, 15);
+        switch (r >> 60) {
+          case 0: x = 0; break;
+          case 1: x = 0x8000u; break;
+          case 2: x = uint32_t(r >> 8) & 0x83FFu; break;                          // subnormal
+          case 3: x = t % 7 == 3 ? 0x7BFFu : (uint32_t(r >> 8) & 0x83FFu) | 0x7800u; break;  // huge
+          case 4: x = t % 9 == 8 ? 0x7C00u | uint32_t(r >> 40 & 1) : 0; break;     // Inf / NaN
+          default: x = (uint32_t(r >> 8) & 0x83FFu) | uint32_t(he + 15) << 10;
+        }
+        continue;
+      }
       const int ce = std::clamp(ca + cb + int(r % 21) - 10, -149, 127);
       switch (r >> 60) {
         case 0: x = 0; break;
@@ -301,6 +315,49 @@ TEST(TileProp, LaneBranchesEqualPerElementDot) {
       for (int k = 0; k < K; ++k) {
         va.push_back(decode_a(m, ElemFmt::BF16, a[size_t(k)]));
         vb.push_back(decode_b(m, ElemFmt::BF16, bt[size_t(n * K + k)]));
+      }
+      EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c[size_t(n)])) << "lane " << n << " baseline " << baseline;
+      EXPECT_EQ(d[size_t(n)], expect[n]) << "lane " << n << " baseline " << baseline;
+    }
+    force_baseline_lanes(false);
+  }
+}
+
+// Directed f16 cases for the narrow lanes' RNE step (mma.sync .f16 accumulator, L = 16, K = 32): one
+// block of eight outputs, every lane a normal f16 result that the lanes finish themselves: ties to
+// even down and up, a round up that is not a tie, a round up that carries into the next binade, a
+// negative tie, rounding per group (the second group's tie lands on the first group's rounded c), a
+// normal c with the smallest normal result, and a tie at the top binade. Each lane must equal
+// tc::dot and the value worked out by hand, in both builds, and the block must take the narrow lanes.
+TEST(TileProp, F16NarrowLanesRoundToNearestEven) {
+  const DotModel& m = *find_model(Arch::SM90, Unit::MmaSync, ElemFmt::F16, ElemFmt::F16, AccFmt::F16);
+  constexpr int N = 8, K = 32;
+  const uint32_t one = 0x3C00, m10 = 0x1400 /* 2^-10 */, m11 = 0x1000, m12 = 0x0C00, m13 = 0x0800;
+  std::vector<uint32_t> a(K, 0), bt(size_t(N) * K, 0), c(N, 0);
+  for (int k : {0, 1, 2, 16}) a[size_t(k)] = one;
+  auto col = [&](int n) { return bt.begin() + n * K; };
+  col(0)[0] = one, col(0)[1] = m11;                    // 1 + 2^-11: a tie, down to 1
+  col(1)[0] = one, col(1)[1] = m10, col(1)[2] = m11;   // 1 + 2^-10 + 2^-11: a tie, up to 1 + 2^-9
+  col(2)[0] = one, col(2)[1] = m11, col(2)[2] = m12;   // beyond the tie (and a subnormal c): 1 + 2^-10
+  c[2] = 0x0001;                                       // 2^-24
+  col(3)[0] = one, col(3)[1] = 0x3BFF;                 // 1 + (1 - 2^-11) = 2 - 2^-11: up to 2
+  col(4)[0] = 0xBC00, col(4)[1] = 0x9000;              // -(1 + 2^-11): -1
+  col(5)[0] = one, col(5)[1] = m11, col(5)[16] = m11;  // 1 after the first group, 1 again after the second
+  col(6)[0] = m13;                                     // 2^-13 + c = -2^-14: 2^-14, the smallest normal
+  c[6] = 0x8400;
+  col(7)[0] = 0x7800, col(7)[1] = 0x4C00;              // 2^15 + 16: a tie, down to 2^15
+  const uint32_t expect[N] = {0x3C00, 0x3C02, 0x3C01, 0x4000, 0xBC00, 0x3C00, 0x0400, 0x7800};
+  for (int baseline = 0; baseline < 2; ++baseline) {
+    force_baseline_lanes(baseline != 0);
+    std::vector<uint32_t> d(N, 0xDEADBEEF);
+    const uint64_t blocks0 = narrow_blocks_done();
+    mma_tile(m, ElemFmt::F16, ElemFmt::F16, 1, N, K, a.data(), bt.data(), c.data(), d.data());
+    EXPECT_EQ(narrow_blocks_done() - blocks0, 1u) << "baseline " << baseline;
+    for (int n = 0; n < N; ++n) {
+      std::vector<Value> va, vb;
+      for (int k = 0; k < K; ++k) {
+        va.push_back(decode_a(m, ElemFmt::F16, a[size_t(k)]));
+        vb.push_back(decode_b(m, ElemFmt::F16, bt[size_t(n * K + k)]));
       }
       EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c[size_t(n)])) << "lane " << n << " baseline " << baseline;
       EXPECT_EQ(d[size_t(n)], expect[n]) << "lane " << n << " baseline " << baseline;
