@@ -144,8 +144,27 @@ uint32_t f64_to_f32(uint64_t a, Round rm, bool ftz, bool sat) {
   return b;
 }
 
+// Round to nearest even by fields: a normal f16 result keeps the top 10 fraction bits, rounded by
+// adding 0xFFF plus the lowest kept bit (a carry into the exponent is the next binade, and from
+// the top binade it gives exactly Inf's bits); a subnormal or zero result is the f32 plus 0.5,
+// whose ulp (2^-24) is the f16 subnormal quantum, so the host's addition (round to nearest even,
+// never changed) does the rounding and the fraction field holds the result.
+uint16_t f32_to_f16_rn(uint32_t a) {
+  const uint32_t sign = (a >> 16) & 0x8000u, mag = a & 0x7FFFFFFFu;
+  if (mag > 0x7F800000u) return 0x7FFFu;                       // NaN: the canonical f16 NaN
+  if (mag >= 0x47800000u) return uint16_t(sign | 0x7C00u);     // 2^16 and above, Inf: Inf
+  if (mag >= 0x38800000u) {                                    // 2^-14 and above: a normal f16 (or Inf)
+    const uint32_t r = mag + 0xFFFu + ((mag >> 13) & 1u);
+    return uint16_t(sign | ((r >> 13) - (112u << 10)));
+  }
+  const float half = 0.5f;
+  const uint32_t sum = f32_bits(f32_from(mag) + half);
+  return uint16_t(sign | (sum - f32_bits(half)));
+}
+
 uint16_t f32_to_f16(uint32_t a, Round rm, CvtOpts o) {
   if (o.ftz) a = f32_flush(a);
+  if (rm == Round::RN && !o.satfinite && !o.relu) return f32_to_f16_rn(a);
   return static_cast<uint16_t>(convert_float(kF16, kF32, a, rm, o.satfinite, o.relu));
 }
 uint16_t f64_to_f16(uint64_t a, Round rm, CvtOpts o) {

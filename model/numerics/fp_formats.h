@@ -59,6 +59,9 @@ uint32_t bf16_to_f32_cvt(uint16_t h, bool ftz);
 // ---- narrowing float conversions (one rounding) ------------------------------------------------
 uint32_t f64_to_f32(uint64_t a, Round rm, bool ftz = false, bool sat = false);
 uint16_t f32_to_f16(uint32_t a, Round rm, CvtOpts o = {});
+// f32_to_f16 for Round::RN without options, by fields (the hot case: cvt.rn.f16.f32, and f16
+// arithmetic done in f32 in half_ops.cpp). NaN -> the canonical 0x7FFF.
+uint16_t f32_to_f16_rn(uint32_t a);
 uint16_t f64_to_f16(uint64_t a, Round rm, CvtOpts o = {});
 uint16_t f32_to_bf16(uint32_t a, Round rm, CvtOpts o = {});
 uint16_t f64_to_bf16(uint64_t a, Round rm, CvtOpts o = {});

@@ -1,6 +1,9 @@
 #include "model/numerics/half_ops.h"
 
+#include <cmath>
+
 #include "model/numerics/bits.h"
+#include "model/numerics/fp_formats.h"
 #include "model/numerics/softfloat.h"
 
 namespace ptxsim::model::num {
@@ -26,8 +29,7 @@ struct Mods {
   bool ftz = false, sat = false, relu = false;
 };
 
-uint16_t finish(const FloatFormat& f, SfResult r, Mods m) {
-  uint16_t x = r.is_nan ? kNaN16 : static_cast<uint16_t>(r.bits);
+uint16_t finish(const FloatFormat& f, uint16_t x, Mods m) {
   if (m.ftz) x = flush(f, x);
   if (m.sat) {
     if (is_nan(f, x) || (x & kSign16)) x = 0;
@@ -36,12 +38,26 @@ uint16_t finish(const FloatFormat& f, SfResult r, Mods m) {
   if (m.relu && !is_nan(f, x) && (x & kSign16)) x = 0;
   return x;
 }
+uint16_t finish(const FloatFormat& f, SfResult r, Mods m) {
+  return finish(f, r.is_nan ? kNaN16 : static_cast<uint16_t>(r.bits), m);
+}
+
+// f16 add and mul rounding to nearest even, through the host's f32 arithmetic: the f16 operands
+// are exact f32 values; a product of two (22 significant bits at most) is exact in f32; a sum is
+// rounded twice, to f32 and then to f16, which gives the correctly rounded f16 sum because f32
+// carries at least 2 * 11 + 2 significant bits (double rounding is innocuous for +, -, * when
+// p' >= 2p + 2: S. A. Figueroa, "When is double rounding innocuous?", 1995), and f32's exponent
+// range covers every f16 operand, sum and product without overflow or underflow. A NaN result
+// (a NaN operand, Inf - Inf, 0 * Inf) is the canonical f16 NaN, as from the soft-float path.
+bool is_f16(const FloatFormat& f) { return f.exp_bits == 5 && f.man_bits == 10; }
+uint16_t f16_rn(float r) { return std::isnan(r) ? kNaN16 : f32_to_f16_rn(f32_bits(r)); }
 
 uint16_t h_add(const FloatFormat& f, uint16_t a, uint16_t b, Round rm, Mods m) {
   if (m.ftz) {
     a = flush(f, a);
     b = flush(f, b);
   }
+  if (rm == Round::RN && is_f16(f)) return finish(f, f16_rn(f16_to_f32(a) + f16_to_f32(b)), m);
   return finish(f, sf_add(f, a, b, rm), m);
 }
 uint16_t h_mul(const FloatFormat& f, uint16_t a, uint16_t b, Round rm, Mods m) {
@@ -49,6 +65,7 @@ uint16_t h_mul(const FloatFormat& f, uint16_t a, uint16_t b, Round rm, Mods m) {
     a = flush(f, a);
     b = flush(f, b);
   }
+  if (rm == Round::RN && is_f16(f)) return finish(f, f16_rn(f16_to_f32(a) * f16_to_f32(b)), m);
   return finish(f, sf_mul(f, a, b, rm), m);
 }
 uint16_t h_fma(const FloatFormat& f, uint16_t a, uint16_t b, uint16_t c, Round rm, Mods m) {
