@@ -199,14 +199,6 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
   if (TimelineSink* tl = current_timeline()) tl->mbarrier_event(cta_linear(cta, cfg.grid), m.offset, true, timeline_time());
 }
 
-namespace {
-// Heap order for the in-flight queue: the earliest due first, issue order among equals.
-// (A function object, not a function: the heap algorithms then inline it.)
-constexpr auto completes_later = [](const AsyncKey& a, const AsyncKey& b) {
-  return a.due != b.due ? a.due > b.due : a.seq > b.seq;
-};
-}  // namespace
-
 void Engine::count_async_range(const AsyncOp& op, int delta) {
   if (!op.dst_cta) return;
   op.dst_cta->async_dst += uint32_t(delta);
@@ -216,7 +208,7 @@ void Engine::count_async_range(const AsyncOp& op, int delta) {
   for (uint32_t ch = op.dst_off / 16; ch <= last; ++ch) count[ch] += uint32_t(delta);
 }
 
-uint64_t Engine::issue_async(AsyncOp op) {
+uint64_t Engine::issue_async(AsyncOp&& op) {
   // splitmix64 of the seed and sequence: deterministic, adjustable with --seed.
   uint64_t z = (rng_ += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -228,48 +220,94 @@ uint64_t Engine::issue_async(AsyncOp op) {
   if (op.what.empty() && op.label && race_) op.what = describe(op);  // the race detector reads `what`
   if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
   if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, describe(op), op.bytes, timeline_time());
-  const AsyncKey key{op.due, op.seq, 0};
+  const uint64_t due = op.due;
+  // With nothing in flight the wheel may start anywhere; due >= steps + 64 >= wheel_base_ otherwise.
+  if (in_flight_ == 0) wheel_base_ = steps;
+  if (due - wheel_base_ >= wheel_.size()) grow_wheel(due);
+  uint32_t slot;
   if (async_free_.empty()) {
-    async_.push_back({key.due, key.seq, uint32_t(async_ops_.size())});
+    slot = uint32_t(async_ops_.size());
     async_ops_.push_back(std::move(op));
   } else {
-    async_.push_back({key.due, key.seq, async_free_.back()});
-    async_ops_[async_free_.back()] = std::move(op);
+    slot = async_free_.back();
+    async_ops_[slot] = std::move(op);
     async_free_.pop_back();
   }
-  std::push_heap(async_.begin(), async_.end(), completes_later);
-  return key.due;
+  wheel_[due & (wheel_.size() - 1)].push_back(slot);  // after the same due's earlier issues
+  ++in_flight_;
+  return due;
+}
+
+void Engine::grow_wheel(uint64_t due) {
+  size_t size = wheel_.size();
+  while (due - wheel_base_ >= size) size *= 2;
+  // Each old bucket holds one due and becomes that due's new bucket whole, in its issue order.
+  std::vector<std::vector<uint32_t>> grown(size);
+  for (auto& b : wheel_)
+    if (!b.empty()) grown[async_ops_[b.front()].due & (size - 1)] = std::move(b);
+  wheel_ = std::move(grown);
+}
+
+uint64_t Engine::next_due() const {
+  for (uint64_t t = wheel_base_;; ++t)
+    if (!wheel_[t & (wheel_.size() - 1)].empty()) return t;  // in_flight_ > 0: within one turn
 }
 
 void Engine::clear_async() {
-  async_.clear();
+  for (auto& b : wheel_) b.clear();
+  due_now_.clear();
+  wheel_base_ = 0;
+  in_flight_ = 0;
   async_ops_.clear();
   async_free_.clear();
 }
 
 bool Engine::complete_due_async(bool force_one) {
   bool any = false;
-  while (!async_.empty()) {
-    if (async_.front().due > steps) {
+  while (in_flight_) {
+    if (wheel_base_ > steps) {
       if (!force_one || any) return any;
-      steps = async_.front().due;  // nothing else can run: let time pass to the next completion
+      steps = next_due();  // nothing else can run: let time pass to the next completion
+      wheel_base_ = steps;
     }
-    std::pop_heap(async_.begin(), async_.end(), completes_later);
-    const uint32_t slot = async_.back().slot;
-    async_.pop_back();
-    AsyncOp& op = async_ops_[slot];  // stays in place: a deque keeps it there while more are issued
-    count_async_range(op, -1);
-    if (race_) [[unlikely]] race_->async_begin(op);
-    ++mem_events.writes;
-    if (op.complete_lane) op.complete_lane(*this, op);
-    else op.complete();
-    if (race_) [[unlikely]] race_->async_end(op);
-    if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, timeline_time());
-    // What the operation holds goes now, as when it was destroyed here (the slot waits for reuse).
-    op.complete = nullptr;
-    op.race.reset();
-    async_free_.push_back(slot);
-    any = true;
+    const uint64_t now = wheel_base_;
+    std::vector<uint32_t>& bucket = wheel_[now & (wheel_.size() - 1)];
+    if (bucket.empty()) {
+      ++wheel_base_;
+      continue;
+    }
+    // Completions issue only later dues (>= steps + 64), never into this bucket; it is moved out
+    // all the same, as issuing may grow the wheel (or, once nothing else is in flight, move
+    // wheel_base_ on to steps).
+    due_now_.swap(bucket);
+    for (size_t i = 0; i < due_now_.size(); ++i) {
+      const uint32_t slot = due_now_[i];
+      AsyncOp& op = async_ops_[slot];  // stays in place: a deque keeps it there while more are issued
+      --in_flight_;
+      count_async_range(op, -1);
+      if (race_) [[unlikely]] race_->async_begin(op);
+      ++mem_events.writes;
+      try {
+        if (op.complete_lane) op.complete_lane(*this, op);
+        else op.complete();
+      } catch (...) {
+        // The rest of this due stays in flight (reports list what is).
+        std::vector<uint32_t>& back = wheel_[now & (wheel_.size() - 1)];
+        back.insert(back.begin(), due_now_.begin() + long(i) + 1, due_now_.end());
+        due_now_.clear();
+        throw;
+      }
+      if (race_) [[unlikely]] race_->async_end(op);
+      if (TimelineSink* tl = current_timeline()) tl->async_completed(op.seq, timeline_time());
+      // What the operation holds goes now, as when it was destroyed here (the slot waits for reuse).
+      op.complete = nullptr;
+      op.race.reset();
+      async_free_.push_back(slot);
+      any = true;
+    }
+    due_now_.clear();
+    due_now_.swap(wheel_[now & (wheel_.size() - 1)]);  // keeps both buffers' capacity
+    wheel_base_ = std::max(wheel_base_, now + 1);
   }
   return any;
 }
@@ -283,12 +321,11 @@ void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size,
   // The per-chunk counts say whether anything in flight overlaps; only then look for which.
   if (!cta.async_overlaps(off, size, write)) return;
   const AsyncOp* first = nullptr;  // the earliest issued of the overlapping operations
-  for (const AsyncKey& k : async_) {
-    const AsyncOp& op = async_ops_[k.slot];
-    if (op.dst_cta != &cta || off + size <= op.dst_off || off >= op.dst_off + op.dst_bytes) continue;
-    if (op.src_only && !write) continue;
+  each_in_flight([&](const AsyncOp& op) {
+    if (op.dst_cta != &cta || off + size <= op.dst_off || off >= op.dst_off + op.dst_bytes) return;
+    if (op.src_only && !write) return;
     if (!first || op.seq < first->seq) first = &op;
-  }
+  });
   if (!first) return;
   const AsyncOp& op = *first;
   if (op.src_only) {
@@ -653,17 +690,25 @@ void Engine::block(ExecCtx& c, WaitKind kind, uint64_t obj, uint64_t gen) {
   g.may_time_out = false;  // only a try_wait sets it, after blocking
 }
 
+namespace {
+void wake_group(Group& g, WaitKind kind, uint64_t obj, uint64_t gen) {
+  if (g.state == GroupState::Blocked && g.wait == kind && g.wait_obj == obj && g.wait_gen <= gen) {
+    g.state = GroupState::Ready;
+    g.wait = WaitKind::None;
+    g.resumed = true;
+  }
+}
+}  // namespace
+
 void Engine::wake(WaitKind kind, uint64_t obj, uint64_t gen) {
   // Async completions run while no cluster is swapped in. Every cluster's barrier.cluster lives at
   // &cluster_barrier, so that object is not unique to a parked cluster (and only its own threads,
   // swapped in, complete it).
-  each_group(kind != WaitKind::ClusterBarrier, [&](Group& g) {
-    if (g.state == GroupState::Blocked && g.wait == kind && g.wait_obj == obj && g.wait_gen <= gen) {
-      g.state = GroupState::Ready;
-      g.wait = WaitKind::None;
-      g.resumed = true;
-    }
-  });
+  each_group(kind != WaitKind::ClusterBarrier, [&](Group& g) { wake_group(g, kind, obj, gen); });
+}
+
+void Engine::wake_in(Warp& w, WaitKind kind, uint64_t obj, uint64_t gen) {
+  for (Group& g : w.groups) wake_group(g, kind, obj, gen);
 }
 
 bool Engine::barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned) {
@@ -1278,12 +1323,12 @@ RunStatus Engine::simulate(std::string& report) {
       d.message = fault_message(kf);
       return fault(d);
     }
-    if (all_done && async_.empty()) return RunStatus::Completed;
+    if (all_done && in_flight_ == 0) return RunStatus::Completed;
     if (all_done) continue;  // let in-flight operations finish
     // Every thread that can run spins in a loop nothing can end: a hang, as a deadlock. With clusters
     // on several threads, only once every lower cluster has finished: until then one of them, on
     // another thread, may still write what this one polls (on one thread they all ran before it).
-    if (progress && !async_progress && async_.empty() && spin_confirmed_writes_ == mem_events.writes &&
+    if (progress && !async_progress && in_flight_ == 0 && spin_confirmed_writes_ == mem_events.writes &&
         shared_.finished_below.load(std::memory_order_acquire) >= cluster_) {
       Diagnostic d;
       const std::string rep = spin_hang_report(d);

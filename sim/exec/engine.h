@@ -274,12 +274,6 @@ struct AsyncOp {
   std::shared_ptr<RaceOp> race;     // --racecheck: its clocks (null without)
 };
 
-// An in-flight operation's place in the engine's queue: when it completes and where it is.
-struct AsyncKey {
-  uint64_t due, seq;
-  uint32_t slot;
-};
-
 // Whether warning `w` repeats one already in `diags` (same line, same message start): a launch
 // reports each once, so the merge of clusters' diagnostics applies the rule across clusters too.
 bool repeats_warning(const std::vector<Diagnostic>& diags, const Diagnostic& w);
@@ -354,6 +348,9 @@ class Engine {
   void block(ExecCtx& c, WaitKind kind, uint64_t obj, uint64_t gen);
   // Wakes every group in the cluster waiting on (kind, obj) with a generation below `gen`.
   void wake(WaitKind kind, uint64_t obj, uint64_t gen);
+  // The same for the groups of warp w alone: for objects only w's threads wait on (its cp.async-
+  // groups), where looking through every warp per completed copy cost more than the copy.
+  void wake_in(Warp& w, WaitKind kind, uint64_t obj, uint64_t gen);
   // bar.sync/bar.arrive/bar.red on CTA barrier `id` for the current group's lanes `mask`.
   // Returns true if the caller must block.
   bool barrier_arrive(ExecCtx& c, uint32_t id, uint32_t count, uint32_t mask, bool aligned);
@@ -370,7 +367,7 @@ class Engine {
   void note(Diagnostic d) { diags_.push_back(std::move(d)); }
   // Queues an asynchronous operation; it completes after a delay drawn from the schedule seed.
   // Returns the simulated time at which it is due.
-  uint64_t issue_async(AsyncOp op);
+  uint64_t issue_async(AsyncOp&& op);
   // What an operation in flight is, for reports: its `what`, or the one its `label` stands for.
   static std::string describe(const AsyncOp& op);
   // A plain shared-memory access overlapping a destination still being written asynchronously.
@@ -458,12 +455,26 @@ class Engine {
   const Warp* cur_warp_ = nullptr;
   uint32_t cur_mask_ = 0;
   std::vector<Diagnostic> diags_;
-  // In flight: the operations in stable, reused slots, and a min-heap on (due, seq) of their keys
-  // (the next to complete at the front): the heap moves 24-byte keys, not whole operations.
-  std::vector<AsyncKey> async_;
+  // In flight: the operations in stable, reused slots, and a timing wheel of those slots. Bucket
+  // `due % size` lists, in issue order, the slots due then; every due lies in [wheel_base_,
+  // wheel_base_ + size) (the wheel grows when one would not), so a bucket holds one due. Emptying
+  // the buckets in turn completes operations in (due, issue order), as a heap on (due, seq) did,
+  // at a constant cost per operation instead of a heap's log n (a warp's cp.async is 32 of them).
+  std::vector<std::vector<uint32_t>> wheel_ = std::vector<std::vector<uint32_t>>(1024);
+  uint64_t wheel_base_ = 0;          // no operation in flight is due before this step
+  size_t in_flight_ = 0;
+  std::vector<uint32_t> due_now_;     // the bucket being completed (completions may issue more)
   std::deque<AsyncOp> async_ops_;    // a deque: a completion may issue more while its slot is in use
   std::vector<uint32_t> async_free_;  // slots of async_ops_ not in use
   void clear_async();
+  void grow_wheel(uint64_t due);
+  uint64_t next_due() const;
+  // Calls f(op) for every operation in flight.
+  template <class F>
+  void each_in_flight(F&& f) const {
+    for (const auto& b : wheel_)
+      for (uint32_t slot : b) f(async_ops_[slot]);
+  }
   void count_async_range(const AsyncOp& op, int delta);
   uint64_t async_seq_ = 0;
   uint64_t rng_ = 0;                 // schedule-seeded delay generator

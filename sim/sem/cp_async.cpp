@@ -54,7 +54,7 @@ void ticket_done(Engine& e, const sem::tma::BulkTicket& t) {
       if (--v[i].second == 0) v.erase(v.begin() + long(i));
       break;
     }
-  e.wake(WaitKind::BulkGroup, groups_obj(*t.warp), ~0ull);
+  e.wake_in(*t.warp, WaitKind::BulkGroup, groups_obj(*t.warp), ~0ull);  // only its own threads wait on them
 }
 
 // Records the due time of an operation the lane queued, so a later cp.async.mbarrier.arrive of
@@ -86,6 +86,14 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   uint8_t* srcs[32];
   const bool resolved = in.a != kSrcSize && in.a != kIgnoreSrc &&
                         warp_access(c, Space::Global, in.op[1], mask, n, 1, Access::Read, srcs);
+  // One operation filled per lane: what issuing moves out of it (its function, description and
+  // race clocks) is never set here, so each lane sets only the plain fields below.
+  AsyncOp op;
+  op.label = in.b ? "cp.async.cg" : "cp.async.ca";  // Engine::describe: `what` + " to shared address ..."
+  op.bytes = n;
+  op.dst_bytes = n;
+  op.line = in.line;
+  op.complete_lane = complete_copy;
   for_lanes(mask, [&](int l) {
     const uint64_t dst = sem::addr_of(c, in.op[0], l), src = sem::addr_of(c, in.op[1], l);
     uint32_t src_size = n;
@@ -100,23 +108,17 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
                                         "-byte aligned");
     auto [dcta, doff] = e.resolve_shared(c, in.space, dst, n, l);
     if (dcta->live_mbars) sem::tma::check_no_mbarrier(c, *dcta, doff, n, what());
-    std::array<uint8_t, 16> data{};
+    op.lane_data.fill(0);
     if (src_size)
-      std::memcpy(data.data(), resolved ? srcs[l] : c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
+      std::memcpy(op.lane_data.data(), resolved ? srcs[l] : c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
     const sem::tma::BulkTicket t = open_ticket(c, l);
-    AsyncOp op;
-    op.label = in.b ? "cp.async.cg" : "cp.async.ca";  // Engine::describe: `what` + " to shared address ..."
-    op.bytes = n;
     op.dst_cta = dcta;
     op.dst_off = doff;
-    op.dst_bytes = n;
-    op.line = in.line;
-    op.complete_lane = complete_copy;
-    op.lane_data = data;
     op.lane_warp = t.warp;
     op.lane = t.lane;
     op.lane_group = t.group;
     note_due(c, l, e.issue_async(std::move(op)));
+    op.what.clear();  // issuing may have set it (for --racecheck) and moved it out
   });
 }
 

@@ -107,26 +107,47 @@ void expand_row(const uint8_t* src, uint8_t* dst, uint8_t fmt) {
 // once per form, so ldmatrix/stmatrix move bytes by table lookups instead of evaluating the fragment
 // formulas per element; published through atomics (launches may run on several host threads, and
 // two threads building the same table build equal ones).
-const std::vector<uint16_t>& ldst_positions(const frag::LdstSpec& s) {
+struct LdstPositions {
+  std::vector<uint16_t> pos;
+  // Every register's elements are consecutive bytes of one row (the forms without .trans): a
+  // register is then one 4-byte little-endian load from its first element's position.
+  bool whole_regs = true;
+};
+const LdstPositions& ldst_positions(const frag::LdstSpec& s) {
   constexpr size_t kShapes = size_t(frag::LdstShape::M16N8_B8) + 1;
-  static std::atomic<const std::vector<uint16_t>*> tables[kShapes * 3 * 2];  // shape x .x1/.x2/.x4 x .trans
+  static std::atomic<const LdstPositions*> tables[kShapes * 3 * 2];  // shape x .x1/.x2/.x4 x .trans
   const size_t num_index = s.num == 4 ? 2 : s.num == 2 ? 1 : 0;
-  std::atomic<const std::vector<uint16_t>*>& slot = tables[(size_t(s.shape) * 3 + num_index) * 2 + (s.trans ? 1 : 0)];
-  if (const std::vector<uint16_t>* t = slot.load(std::memory_order_acquire)) return *t;
+  std::atomic<const LdstPositions*>& slot = tables[(size_t(s.shape) * 3 + num_index) * 2 + (s.trans ? 1 : 0)];
+  if (const LdstPositions* t = slot.load(std::memory_order_acquire)) return *t;
   const int regs = frag::ldst_regs(s), per_reg = frag::ldst_elems_per_reg(s), eb = frag::ldst_elem_bytes(s);
-  auto* t = new std::vector<uint16_t>(size_t(32 * regs * per_reg));
+  auto* t = new LdstPositions;
+  t->pos.resize(size_t(32 * regs * per_reg));
+  t->whole_regs = per_reg * eb == 4;
   for (int lane = 0; lane < 32; ++lane)
     for (int j = 0; j < regs; ++j)
       for (int e = 0; e < per_reg; ++e) {
         const frag::RowElem re = frag::ldst_map(s, lane, j, e);
-        (*t)[size_t((lane * regs + j) * per_reg + e)] = uint16_t(re.addr_lane * 16 + re.col * eb);
+        const size_t k = size_t((lane * regs + j) * per_reg);
+        t->pos[k + size_t(e)] = uint16_t(re.addr_lane * 16 + re.col * eb);
+        if (t->pos[k + size_t(e)] != t->pos[k] + e * eb) t->whole_regs = false;
       }
-  const std::vector<uint16_t>* expected = nullptr;
+  const LdstPositions* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, t, std::memory_order_acq_rel)) {
     delete t;  // another thread published an equal table first
     return *expected;
   }
   return *t;
+}
+
+// gather_elems for a table with whole_regs: one load per register, not one per element.
+void gather_regs(const uint8_t* bytes, const uint16_t* pos, int regs, int per_reg, uint32_t out[4][32]) {
+  for (int lane = 0; lane < 32; ++lane)
+    for (int j = 0; j < regs; ++j) {
+      uint32_t v;
+      std::memcpy(&v, bytes + *pos, 4);
+      pos += per_reg;
+      out[j][lane] = v;
+    }
 }
 
 // The lanes' registers from the rows buffer through the position table, EB bytes per element (a
@@ -175,9 +196,11 @@ void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
     else expand_row(p, data[r], in.d);
   }
   uint32_t out[4][32];
-  const uint16_t* pos = ldst_positions(s).data();
+  const LdstPositions& table = ldst_positions(s);
+  const uint16_t* pos = table.pos.data();
   const uint8_t* bytes = &data[0][0];
-  if (eb == 2) gather_elems<2>(bytes, pos, regs, per_reg, out);  // elements are 1 or 2 bytes
+  if (table.whole_regs) gather_regs(bytes, pos, regs, per_reg, out);
+  else if (eb == 2) gather_elems<2>(bytes, pos, regs, per_reg, out);  // elements are 1 or 2 bytes
   else gather_elems<1>(bytes, pos, regs, per_reg, out);
   for (int j = 0; j < regs; ++j) {
     uint64_t* d = c.col(sem::vec_elem(c, in.op[0], uint32_t(j)));
@@ -192,7 +215,7 @@ void exec_stmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   const int rows = frag::ldst_rows(s), regs = frag::ldst_regs(s);
   const int per_reg = frag::ldst_elems_per_reg(s), eb = frag::ldst_elem_bytes(s);
   uint8_t data[32][16];
-  const uint16_t* pos = ldst_positions(s).data();
+  const uint16_t* pos = ldst_positions(s).pos.data();
   for (int j = 0; j < regs; ++j) {
     const uint64_t* src = c.col(sem::vec_elem(c, in.op[1], uint32_t(j)));
     for (int lane = 0; lane < 32; ++lane) {
