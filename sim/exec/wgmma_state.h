@@ -26,9 +26,10 @@ struct WgmmaInFlight {
   const Function* fn = nullptr;       // frame the registers belong to
   std::vector<uint32_t> d_slots;      // accumulator registers, in operand order
   std::vector<uint64_t> d_values;     // d_slots.size() x 32 lanes: the result
-  std::vector<uint32_t> d_rows;       // f32 / s32 D: the warp's 16 x N result, row-major (empty for f16),
-                                      // the next mma_async's C when it names the same registers
-  bool values_ready = true;           // d_values filled (from d_rows when first read, for f32 / s32 D)
+  std::vector<uint32_t> d_rows;       // the warp's 16 x N result, row-major (f16 D: the bits in the low
+                                      // half), the next mma_async's C when it names the same registers
+  bool f16 = false;                   // an f16 D: two elements per register
+  bool values_ready = true;           // d_values filled (from d_rows when first read)
   std::vector<uint32_t> a_slots;      // A-fragment registers (register-A forms)
 };
 

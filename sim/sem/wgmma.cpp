@@ -204,15 +204,14 @@ V take_from(std::vector<V>& pool) {
 }
 
 template <class Reg>
-void scatter_f32_acc(int N, const uint32_t* D, Reg reg);
+void scatter_acc(const WgmmaInFlight& op, Reg reg);
 
-// An f32 / s32 result in the register layout, made when first read through d_latest: most results
-// are only ever the next chained mma_async's C (d_rows) or scattered straight into the registers
-// when they complete.
+// A result in the register layout, made when first read through d_latest: most results are only
+// ever the next chained mma_async's C (d_rows) or scattered straight into the registers when they
+// complete.
 void materialize(WgmmaInFlight& op) {
   if (op.values_ready) return;
-  scatter_f32_acc(int(op.d_rows.size() / 16), op.d_rows.data(),
-                  [&](int i) { return op.d_values.data() + size_t(i) * 32; });
+  scatter_acc(op, [&](int i) { return op.d_values.data() + size_t(i) * 32; });
   op.values_ready = true;
 }
 
@@ -225,7 +224,7 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   bool superseded = false;
   for (size_t j = 1; j <= later && !superseded; ++j) superseded = s.in_flight[j].d_slots == op.d_slots;
   if (!superseded && !op.values_ready)
-    scatter_f32_acc(int(op.d_rows.size() / 16), op.d_rows.data(), [&](int i) { return c.col(op.d_slots[size_t(i)]); });
+    scatter_acc(op, [&](int i) { return c.col(op.d_slots[size_t(i)]); });
   for (size_t r = 0; r < op.d_slots.size(); ++r) {
     const uint64_t* v = op.d_values.data() + r * 32;
     if (!superseded && op.values_ready) std::copy(v, v + 32, c.col(op.d_slots[r]));
@@ -552,6 +551,42 @@ void scatter_f32_acc(int N, const uint32_t* D, Reg reg) {
     }
 }
 
+// The f16 accumulator fragment: register i holds elements 2i and 2i+1 of d_map, so register
+// 2g+h of lane 4q+t holds row q + 8h, columns 8g+2t (low half) and 8g+2t+1 (high half): the two
+// f32 registers 4g+2h and 4g+2h+1 of the f32 layout packed into one.
+template <class Reg>
+void gather_f16_acc(int N, Reg reg, uint32_t* C) {
+  for (int g = 0; g < N / 8; ++g)
+    for (int h = 0; h < 2; ++h) {
+      const uint64_t* s = reg(2 * g + h);
+      for (int q = 0; q < 8; ++q) {
+        uint32_t* row = C + (q + 8 * h) * N + 8 * g;
+        for (int t = 0; t < 4; ++t) {
+          row[2 * t] = uint32_t(s[4 * q + t]) & 0xFFFFu;
+          row[2 * t + 1] = uint32_t(s[4 * q + t] >> 16) & 0xFFFFu;
+        }
+      }
+    }
+}
+template <class Reg>
+void scatter_f16_acc(int N, const uint32_t* D, Reg reg) {
+  for (int g = 0; g < N / 8; ++g)
+    for (int h = 0; h < 2; ++h) {
+      uint64_t* d = reg(2 * g + h);
+      for (int q = 0; q < 8; ++q) {
+        const uint32_t* row = D + (q + 8 * h) * N + 8 * g;
+        for (int t = 0; t < 4; ++t) d[4 * q + t] = (row[2 * t] & 0xFFFFu) | (row[2 * t + 1] & 0xFFFFu) << 16;
+      }
+    }
+}
+// An operation's D rows into registers reg(i), in its accumulator's layout.
+template <class Reg>
+void scatter_acc(const WgmmaInFlight& op, Reg reg) {
+  const int N = int(op.d_rows.size() / 16);
+  if (op.f16) scatter_f16_acc(N, op.d_rows.data(), reg);
+  else scatter_f32_acc(N, op.d_rows.data(), reg);
+}
+
 uint32_t sign_mask(Elem e) {
   switch (e) {
     case Elem::F16:
@@ -657,32 +692,20 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const bool f16d = cfg.d == DType::F16;
   // C of a chained mma_async naming the same registers as the newest one in flight is that one's
   // D: taken as it was computed, row-major, instead of gathered back from the register layout.
-  const WgmmaInFlight* chained = !f16d && scale_d && !s.in_flight.empty() ? &s.in_flight.back() : nullptr;
-  if (chained && (chained->d_rows.size() != size_t(16 * N) || chained->d_slots != d_slots)) chained = nullptr;
+  const WgmmaInFlight* chained = scale_d && !s.in_flight.empty() ? &s.in_flight.back() : nullptr;
+  if (chained && (chained->d_rows.size() != size_t(16 * N) || chained->f16 != f16d || chained->d_slots != d_slots))
+    chained = nullptr;
   const uint32_t* C = chained ? chained->d_rows.data() : Cs.data();
   if (!chained)  // C read through d_latest below: the in-flight results in the register layout
     for (WgmmaInFlight& op : s.in_flight) materialize(op);
-  if (!f16d && !chained) {
-    if (scale_d)
-      gather_f32_acc(N, [&](int r) {
-        const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
-        return src ? src : c.col(d_slots[size_t(r)]);
-      }, Cs.data());
-    else
-      std::fill(Cs.begin(), Cs.end(), 0u);
-  }
-  for (int r = 0; r < nd && f16d; ++r) {
-    const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
-    if (!src) src = c.col(d_slots[size_t(r)]);
-    for (int lane = 0; lane < 32; ++lane) {
-      const bool sd = scale_d;  // scale-d is uniform across the warpgroup (checked below)
-      for (int h = 0; h < (f16d ? 2 : 1); ++h) {
-        int row, col;
-        d_map(lane, f16d ? 2 * r + h : r, row, col);
-        const uint32_t v = f16d ? uint32_t(src[lane] >> (16 * h)) & 0xFFFFu : uint32_t(src[lane]);
-        Cs[size_t(row * N + col)] = sd ? v : 0;
-      }
-    }
+  if (!chained) {
+    const auto reg = [&](int r) {
+      const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
+      return src ? src : c.col(d_slots[size_t(r)]);
+    };
+    if (!scale_d) std::fill(Cs.begin(), Cs.end(), 0u);
+    else if (f16d) gather_f16_acc(N, reg, Cs.data());
+    else gather_f32_acc(N, reg, Cs.data());
   }
   for (int lane = 1; lane < 32; ++lane)
     if ((sem::val(c, sd_op, lane) & 1) != (sd_lane0 & 1))
@@ -756,21 +779,11 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.a_slots = std::move(a_slots);
   op.d_values = take_from(result_pool().values);
   op.d_values.resize(size_t(nd) * 32);
-  if (!f16d) {  // d_values are filled when first needed (materialize)
-    op.d_rows = take_from(result_pool().rows);
-    op.d_rows.assign(D.begin(), D.end());
-    op.values_ready = false;
-  }
-  for (int r = 0; r < nd && f16d; ++r)
-    for (int lane = 0; lane < 32; ++lane) {
-      uint64_t v = 0;
-      for (int h = 0; h < (f16d ? 2 : 1); ++h) {
-        int row, col;
-        d_map(lane, f16d ? 2 * r + h : r, row, col);
-        v |= uint64_t(f16d ? D[size_t(row * N + col)] & 0xFFFFu : D[size_t(row * N + col)]) << (16 * h);
-      }
-      op.d_values[size_t(r) * 32 + size_t(lane)] = v;
-    }
+  // d_values are filled when first needed (materialize).
+  op.d_rows = take_from(result_pool().rows);
+  op.d_rows.assign(D.begin(), D.end());
+  op.f16 = f16d;
+  op.values_ready = false;
   s.in_flight.push_back(std::move(op));
   const WgmmaInFlight& placed = s.in_flight.back();
   for (int r = 0; r < nd; ++r) s.d_latest[placed.d_slots[size_t(r)]] = placed.d_values.data() + size_t(r) * 32;

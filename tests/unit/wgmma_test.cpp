@@ -554,6 +554,56 @@ TEST(WgmmaExec, EachWarpReadsTheBItsDescriptorNamesAndResultsChain) {
   }
 }
 
+// The same four operations with f16 accumulators (f16 A and B, two elements per register): the
+// chained C comes from the newest result's rows, and the one before from the f16 register layout.
+TEST(WgmmaExec, F16AccumulatorsChainLikeF32Ones) {
+  const std::string ptx = module(
+      ".shared .align 1024 .b8 smem[4096];\n"
+      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n"
+      "  .reg .b32 %d<2>;\n  .reg .b32 %e<2>;\n"
+      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
+      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n  setp.lt.u32 %p1, %r4, 3072;\n"
+      "  selp.b32 %r5, 0x3C003C00, 0x40004000, %p1;\n  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], %r5;\n"
+      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
+      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
+      "  shr.u32 %r7, %r2, 5;\n  and.b32 %r7, %r7, 1;\n  shl.b32 %r7, %r7, 10;\n  add.u32 %r7, %r7, 2048;\n"
+      "  add.u32 %r7, %r7, %r1;\n  cvt.u64.u32 %rd3, %r7;\n  shr.u64 %rd3, %rd3, 4;\n"
+      "  or.b64 %rd3, %rd3, 0x0000000800080000;\n"
+      "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n"
+      "  wgmma.fence.sync.aligned;\n"
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%d0, %d1}, %rd2, %rd3, %p1, 1, 1, 0, 0;\n"
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%e0, %e1}, %rd2, %rd3, %p1, 1, 1, 0, 0;\n"
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%d0, %d1}, %rd2, %rd3, %p0, 1, 1, 0, 0;\n"
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%d0, %d1}, %rd2, %rd3, %p0, 1, 1, 0, 0;\n"
+      "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
+      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 16;\n  add.u64 %rd4, %rd4, %rd5;\n"
+      "  st.global.v2.b32 [%rd4], {%d0, %d1};\n  st.global.v2.b32 [%rd4+8], {%e0, %e1};\n"
+      "  ret;\n}\n");
+  Device dev;
+  const std::vector<uint32_t> poison(128 * 4, 0xDEADBEEFu);
+  const uint64_t pd = dev.upload(poison);
+  auto prog = load_program(ptx, "wgmma_test.ptx");
+  const KernelInfo kinfo = kernels(*prog).at(0);
+  std::vector<uint8_t> params(kinfo.param_bytes, 0);
+  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
+  LaunchConfig cfg;
+  cfg.block.x = 128;
+  cfg.max_seconds = 20;
+  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.report;
+  for (const auto& diag : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << diag.format();
+  const auto d = dev.download<uint32_t>(pd, poison.size());
+  for (int t = 0; t < 128; ++t) {
+    const bool twos = (t / 32) % 2;                               // this warp's B: 2.0 (x = 32) or 1.0 (x = 16)
+    const uint32_t x = twos ? 0x5000u : 0x4C00u, x3 = twos ? 0x5600u : 0x5200u;  // f16 bits of x and 3x
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t h = i < 2 ? x3 : x;
+      EXPECT_EQ(d[size_t(t * 4 + i)], h | h << 16) << "thread " << t << ", register " << i;
+    }
+  }
+}
+
 // ---- diagnostics ---------------------------------------------------------------------------------
 
 RunResult run_text(const std::string& ptx, uint32_t threads = 128) {
