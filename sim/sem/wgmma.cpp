@@ -510,17 +510,12 @@ void read_a_regs(ExecCtx& c, const Operand& vec, Elem e, int K, T* out) {
   }
 }
 
-// Element (row, col) of the warp's 16 x N D slice held by `lane` in register `i`.
-inline void d_map(int lane, int i, int& row, int& col) {
-  row = lane / 4 + 8 * ((i / 2) % 2);
-  col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-}
-
-// The f32 accumulator fragment in quads: by d_map, lanes 4q..4q+3 hold row q + 8h, columns
-// 8g..8g+7 of the slice in registers 4g+2h and 4g+2h+1, interleaved (lane 4q+t: columns 8g+2t and
-// 8g+2t+1). The accumulator gather and scatter run once per warp per mma_async, so they move a row
-// piece at a time instead of looking each element's place up (which cost as much as the products).
-// reg(i) gives register i's 32 lanes.
+// The f32 accumulator fragment: register i of lane l holds element (l / 4 + 8 ((i / 2) % 2),
+// 8 (i / 4) + 2 (l % 4) + i % 2) of the warp's 16 x N slice. In quads: lanes 4q..4q+3 hold row
+// q + 8h, columns 8g..8g+7 of the slice in registers 4g+2h and 4g+2h+1, interleaved (lane 4q+t:
+// columns 8g+2t and 8g+2t+1). The accumulator gather and scatter run once per warp per mma_async,
+// so they move a row piece at a time instead of looking each element's place up (which cost as
+// much as the products). reg(i) gives register i's 32 lanes.
 template <class Reg>
 void gather_f32_acc(int N, Reg reg, uint32_t* C) {
   for (int g = 0; g < N / 8; ++g)
@@ -551,7 +546,7 @@ void scatter_f32_acc(int N, const uint32_t* D, Reg reg) {
     }
 }
 
-// The f16 accumulator fragment: register i holds elements 2i and 2i+1 of d_map, so register
+// The f16 accumulator fragment: register i holds the f32 layout's elements 2i and 2i+1, so register
 // 2g+h of lane 4q+t holds row q + 8h, columns 8g+2t (low half) and 8g+2t+1 (high half): the two
 // f32 registers 4g+2h and 4g+2h+1 of the f32 layout packed into one.
 template <class Reg>

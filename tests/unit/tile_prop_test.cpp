@@ -275,6 +275,33 @@ TEST_P(TilePropRow, NarrowTilesEqualPerElementDot) {
   check_narrow_row(*GetParam(), seed + 1, 20000);
 }
 
+// One row of eight outputs (M = 1, N = 8) through mma_tile in both builds of the lane loops: every
+// output must equal tc::dot and `expect` (worked out by hand); narrow >= 0: the number of blocks
+// that must take the narrow lanes.
+void check_block(const DotModel& m, ElemFmt f, int K, const std::vector<uint32_t>& a, const std::vector<uint32_t>& bt,
+                 const std::vector<uint32_t>& c, const uint32_t (&expect)[8], int narrow = -1) {
+  constexpr int N = 8;
+  for (int baseline = 0; baseline < 2; ++baseline) {
+    force_baseline_lanes(baseline != 0);
+    std::vector<uint32_t> d(N, 0xDEADBEEF);
+    const uint64_t blocks0 = narrow_blocks_done();
+    mma_tile(m, f, f, 1, N, K, a.data(), bt.data(), c.data(), d.data());
+    if (narrow >= 0) {
+      EXPECT_EQ(narrow_blocks_done() - blocks0, uint64_t(narrow)) << "baseline " << baseline;
+    }
+    for (int n = 0; n < N; ++n) {
+      std::vector<Value> va, vb;
+      for (int k = 0; k < K; ++k) {
+        va.push_back(decode_a(m, f, a[size_t(k)]));
+        vb.push_back(decode_b(m, f, bt[size_t(n * K + k)]));
+      }
+      EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c[size_t(n)])) << "lane " << n << " baseline " << baseline;
+      EXPECT_EQ(d[size_t(n)], expect[n]) << "lane " << n << " baseline " << baseline;
+    }
+    force_baseline_lanes(false);
+  }
+}
+
 // Directed lane cases: one block of eight outputs where each lane takes a different branch of the
 // lane loop (normal RZ result, overflow to Inf in the first group then the per-element path, a
 // subnormal result redone by fdpa_round and chained on, exact cancellation to +0, a negative result
@@ -306,21 +333,7 @@ TEST(TileProp, LaneBranchesEqualPerElementDot) {
   c[5] = 0x7F800000;     // +Inf
   c[7] = 0x7F7FFFFF;     // FLT_MAX
   const uint32_t expect[N] = {0x40600000, 0x7F800000, 0x00090000, 0, 0x9A000000, 0x7F800000, 0x7FFFFFFF, 0x7F7FFFFF};
-  for (int baseline = 0; baseline < 2; ++baseline) {
-    force_baseline_lanes(baseline != 0);
-    std::vector<uint32_t> d(N, 0xDEADBEEF);
-    mma_tile(m, ElemFmt::BF16, ElemFmt::BF16, 1, N, K, a.data(), bt.data(), c.data(), d.data());
-    for (int n = 0; n < N; ++n) {
-      std::vector<Value> va, vb;
-      for (int k = 0; k < K; ++k) {
-        va.push_back(decode_a(m, ElemFmt::BF16, a[size_t(k)]));
-        vb.push_back(decode_b(m, ElemFmt::BF16, bt[size_t(n * K + k)]));
-      }
-      EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c[size_t(n)])) << "lane " << n << " baseline " << baseline;
-      EXPECT_EQ(d[size_t(n)], expect[n]) << "lane " << n << " baseline " << baseline;
-    }
-    force_baseline_lanes(false);
-  }
+  check_block(m, ElemFmt::BF16, K, a, bt, c, expect);
 }
 
 // Directed f16 cases for the narrow lanes' RNE step (mma.sync .f16 accumulator, L = 16, K = 32): one
@@ -347,23 +360,7 @@ TEST(TileProp, F16NarrowLanesRoundToNearestEven) {
   c[6] = 0x8400;
   col(7)[0] = 0x7800, col(7)[1] = 0x4C00;              // 2^15 + 16: a tie, down to 2^15
   const uint32_t expect[N] = {0x3C00, 0x3C02, 0x3C01, 0x4000, 0xBC00, 0x3C00, 0x0400, 0x7800};
-  for (int baseline = 0; baseline < 2; ++baseline) {
-    force_baseline_lanes(baseline != 0);
-    std::vector<uint32_t> d(N, 0xDEADBEEF);
-    const uint64_t blocks0 = narrow_blocks_done();
-    mma_tile(m, ElemFmt::F16, ElemFmt::F16, 1, N, K, a.data(), bt.data(), c.data(), d.data());
-    EXPECT_EQ(narrow_blocks_done() - blocks0, 1u) << "baseline " << baseline;
-    for (int n = 0; n < N; ++n) {
-      std::vector<Value> va, vb;
-      for (int k = 0; k < K; ++k) {
-        va.push_back(decode_a(m, ElemFmt::F16, a[size_t(k)]));
-        vb.push_back(decode_b(m, ElemFmt::F16, bt[size_t(n * K + k)]));
-      }
-      EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c[size_t(n)])) << "lane " << n << " baseline " << baseline;
-      EXPECT_EQ(d[size_t(n)], expect[n]) << "lane " << n << " baseline " << baseline;
-    }
-    force_baseline_lanes(false);
-  }
+  check_block(m, ElemFmt::F16, K, a, bt, c, expect, 1);
 }
 
 TEST(TileProp, IntegerTileMatchesLoops) {

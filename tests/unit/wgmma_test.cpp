@@ -504,96 +504,77 @@ TEST(WgmmaExec, LargestShape) {
   run_case(cs, seed_for_test());
 }
 
+// The kernel of the two chain tests below: shared memory filled with `one` (A at 0, warps 0 / 2's B
+// at 2048) and `two` (warps 1 / 3's B at 3072), then four m64n8k16 operations of type `types` in
+// one group: d = x, e = x (scale-d false), then d += x twice (C first from an in-flight result that
+// is not the newest, then from the newest, chained). `d` and `e` are the accumulator operands,
+// `decl` declares them; each thread stores d then e, `store` (a st.global of `stride` / 2 bytes)
+// with %rd4 pointing at its `stride` bytes. Returns the `words` 32-bit words stored (poisoned
+// before the launch).
+std::vector<uint32_t> run_chain_kernel(uint32_t one, uint32_t two, const std::string& decl, const std::string& types,
+                                       const std::string& d, const std::string& e, const std::string& store,
+                                       uint32_t stride) {
+  const std::string mma = "  wgmma.mma_async.sync.aligned.m64n8k16" + types + " ";
+  const std::string ptx = module(
+      ".shared .align 1024 .b8 smem[4096];\n"
+      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n" +
+      decl +
+      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
+      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n  setp.lt.u32 %p1, %r4, 3072;\n"
+      "  selp.b32 %r5, " + std::to_string(one) + ", " + std::to_string(two) + ", %p1;\n"
+      "  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], %r5;\n"
+      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
+      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
+      "  shr.u32 %r7, %r2, 5;\n  and.b32 %r7, %r7, 1;\n  shl.b32 %r7, %r7, 10;\n  add.u32 %r7, %r7, 2048;\n"
+      "  add.u32 %r7, %r7, %r1;\n  cvt.u64.u32 %rd3, %r7;\n  shr.u64 %rd3, %rd3, 4;\n"
+      "  or.b64 %rd3, %rd3, 0x0000000800080000;\n"
+      "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n"
+      "  wgmma.fence.sync.aligned;\n" +
+      mma + d + ", %rd2, %rd3, %p1, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd3, %p1, 1, 1, 0, 0;\n" +
+      mma + d + ", %rd2, %rd3, %p0, 1, 1, 0, 0;\n" + mma + d + ", %rd2, %rd3, %p0, 1, 1, 0, 0;\n"
+      "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
+      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, " + std::to_string(stride) + ";\n"
+      "  add.u64 %rd4, %rd4, %rd5;\n" +
+      store + " [%rd4], " + d + ";\n" + store + " [%rd4+" + std::to_string(stride / 2) + "], " + e + ";\n"
+      "  ret;\n}\n");
+  Device dev;
+  const std::vector<uint32_t> poison(size_t(128) * stride / 4, 0xDEADBEEFu);
+  const uint64_t pd = dev.upload(poison);
+  auto prog = load_program(ptx, "wgmma_test.ptx");
+  const KernelInfo kinfo = kernels(*prog).at(0);
+  std::vector<uint8_t> params(kinfo.param_bytes, 0);
+  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
+  LaunchConfig cfg;
+  cfg.block.x = 128;
+  cfg.max_seconds = 20;
+  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
+  EXPECT_EQ(r.status, RunStatus::Completed) << r.report;
+  for (const auto& diag : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << diag.format();
+  return dev.download<uint32_t>(pd, poison.size());
+}
+
 // The four warps of a warpgroup normally name one B; ptxsim reads B once per operation and lets
 // the other warps reuse it, but only when their descriptor is the same: here warps 0 and 2 point
 // B at 1.0s and warps 1 and 3 at 2.0s (A all 1.0, K = 16), so each warp's product is its own
-// x = 16 or 32. Four operations in one group: d = x, e = x (scale-d false), then d += x twice
-// (C first from an in-flight result that is not the newest, then from the newest, chained): d = 3x.
+// x = 16 or 32. The chain (run_chain_kernel) then gives d = 3x and e = x.
 TEST(WgmmaExec, EachWarpReadsTheBItsDescriptorNamesAndResultsChain) {
-  const std::string ptx = module(
-      ".shared .align 1024 .b8 smem[4096];\n"
-      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n"
-      "  .reg .f32 %d<4>;\n  .reg .f32 %e<4>;\n"
-      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
-      // bytes [0, 3072): bf16 1.0 (A at 0, warps 0 / 2's B at 2048); [3072, 4096): bf16 2.0
-      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n  setp.lt.u32 %p1, %r4, 3072;\n"
-      "  selp.b32 %r5, 0x3F803F80, 0x40004000, %p1;\n  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], %r5;\n"
-      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
-      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
-      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
-      "  shr.u32 %r7, %r2, 5;\n  and.b32 %r7, %r7, 1;\n  shl.b32 %r7, %r7, 10;\n  add.u32 %r7, %r7, 2048;\n"
-      "  add.u32 %r7, %r7, %r1;\n  cvt.u64.u32 %rd3, %r7;\n  shr.u64 %rd3, %rd3, 4;\n"
-      "  or.b64 %rd3, %rd3, 0x0000000800080000;\n"
-      "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n"
-      "  wgmma.fence.sync.aligned;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd2, %rd3, %p1, 1, 1, 0, 0;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%e0, %e1, %e2, %e3}, %rd2, %rd3, %p1, 1, 1, 0, 0;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd2, %rd3, %p0, 1, 1, 0, 0;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd2, %rd3, %p0, 1, 1, 0, 0;\n"
-      "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
-      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 32;\n  add.u64 %rd4, %rd4, %rd5;\n"
-      "  st.global.v4.f32 [%rd4], {%d0, %d1, %d2, %d3};\n  st.global.v4.f32 [%rd4+16], {%e0, %e1, %e2, %e3};\n"
-      "  ret;\n}\n");
-  Device dev;
-  const std::vector<float> poison(128 * 8, -7.0f);
-  const uint64_t pd = dev.upload(poison);
-  auto prog = load_program(ptx, "wgmma_test.ptx");
-  const KernelInfo kinfo = kernels(*prog).at(0);
-  std::vector<uint8_t> params(kinfo.param_bytes, 0);
-  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
-  LaunchConfig cfg;
-  cfg.block.x = 128;
-  cfg.max_seconds = 20;
-  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
-  ASSERT_EQ(r.status, RunStatus::Completed) << r.report;
-  const auto d = dev.download<float>(pd, poison.size());
+  const std::vector<uint32_t> d =
+      run_chain_kernel(0x3F803F80, 0x40004000, "  .reg .f32 %d<4>;\n  .reg .f32 %e<4>;\n", ".f32.bf16.bf16",
+                       "{%d0, %d1, %d2, %d3}", "{%e0, %e1, %e2, %e3}", "  st.global.v4.f32", 32);
   for (int t = 0; t < 128; ++t) {
     const float x = (t / 32) % 2 ? 32.0f : 16.0f;
     for (int i = 0; i < 8; ++i)
-      EXPECT_EQ(d[size_t(t * 8 + i)], i < 4 ? 3 * x : x) << "thread " << t << ", register " << i;
+      EXPECT_EQ(std::bit_cast<float>(d[size_t(t * 8 + i)]), i < 4 ? 3 * x : x) << "thread " << t << ", register " << i;
   }
 }
 
-// The same four operations with f16 accumulators (f16 A and B, two elements per register): the
-// chained C comes from the newest result's rows, and the one before from the f16 register layout.
+// The same chain with f16 accumulators (f16 A and B, two elements per register): the chained C
+// comes from the newest result's rows, and the one before from the f16 register layout.
 TEST(WgmmaExec, F16AccumulatorsChainLikeF32Ones) {
-  const std::string ptx = module(
-      ".shared .align 1024 .b8 smem[4096];\n"
-      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n"
-      "  .reg .b32 %d<2>;\n  .reg .b32 %e<2>;\n"
-      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
-      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n  setp.lt.u32 %p1, %r4, 3072;\n"
-      "  selp.b32 %r5, 0x3C003C00, 0x40004000, %p1;\n  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], %r5;\n"
-      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
-      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
-      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
-      "  shr.u32 %r7, %r2, 5;\n  and.b32 %r7, %r7, 1;\n  shl.b32 %r7, %r7, 10;\n  add.u32 %r7, %r7, 2048;\n"
-      "  add.u32 %r7, %r7, %r1;\n  cvt.u64.u32 %rd3, %r7;\n  shr.u64 %rd3, %rd3, 4;\n"
-      "  or.b64 %rd3, %rd3, 0x0000000800080000;\n"
-      "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n"
-      "  wgmma.fence.sync.aligned;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%d0, %d1}, %rd2, %rd3, %p1, 1, 1, 0, 0;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%e0, %e1}, %rd2, %rd3, %p1, 1, 1, 0, 0;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%d0, %d1}, %rd2, %rd3, %p0, 1, 1, 0, 0;\n"
-      "  wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%d0, %d1}, %rd2, %rd3, %p0, 1, 1, 0, 0;\n"
-      "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
-      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 16;\n  add.u64 %rd4, %rd4, %rd5;\n"
-      "  st.global.v2.b32 [%rd4], {%d0, %d1};\n  st.global.v2.b32 [%rd4+8], {%e0, %e1};\n"
-      "  ret;\n}\n");
-  Device dev;
-  const std::vector<uint32_t> poison(128 * 4, 0xDEADBEEFu);
-  const uint64_t pd = dev.upload(poison);
-  auto prog = load_program(ptx, "wgmma_test.ptx");
-  const KernelInfo kinfo = kernels(*prog).at(0);
-  std::vector<uint8_t> params(kinfo.param_bytes, 0);
-  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
-  LaunchConfig cfg;
-  cfg.block.x = 128;
-  cfg.max_seconds = 20;
-  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
-  ASSERT_EQ(r.status, RunStatus::Completed) << r.report;
-  for (const auto& diag : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << diag.format();
-  const auto d = dev.download<uint32_t>(pd, poison.size());
+  const std::vector<uint32_t> d =
+      run_chain_kernel(0x3C003C00, 0x40004000, "  .reg .b32 %d<2>;\n  .reg .b32 %e<2>;\n", ".f16.f16.f16",
+                       "{%d0, %d1}", "{%e0, %e1}", "  st.global.v2.b32", 16);
   for (int t = 0; t < 128; ++t) {
     const bool twos = (t / 32) % 2;                               // this warp's B: 2.0 (x = 32) or 1.0 (x = 16)
     const uint32_t x = twos ? 0x5000u : 0x4C00u, x3 = twos ? 0x5600u : 0x5200u;  // f16 bits of x and 3x
