@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = thread_cpu_seconds();
+  const uint64_t narrow0 = tc::narrow_blocks_done();
   std::vector<uint32_t> a(size_t(TM) * TK), b(size_t(TN) * TK), c(size_t(TM) * TN);
   for (int m0 = 0; m0 < S; m0 += TM)
     for (int n0 = 0; n0 < S; n0 += TN) {
@@ -157,6 +158,7 @@ int main(int argc, char** argv) {
     }
   const auto t1 = std::chrono::steady_clock::now();
   const double c1 = thread_cpu_seconds();
+  const double narrow_share = double(tc::narrow_blocks_done() - narrow0) * 8 / (double(S) * S * double(S / TK));
   Eigen::MatrixXf EC = EA * EB;
   const auto t2 = std::chrono::steady_clock::now();
   const double c2 = thread_cpu_seconds();
@@ -173,12 +175,15 @@ int main(int argc, char** argv) {
     }
   std::printf("bf16 GEMM %dx%dx%d (sm_90 wgmma numerics, m64n256k16 tiles)\n", S, S, S);
 #if defined(__x86_64__) && defined(__GNUC__)
-  // mma_tile's lane loops have an x86-64-v3 (AVX2) build, chosen at run time (model/tensorcore/tile.cpp).
-  std::printf("  processor: %s\n", tc::lanes_use_avx2() ? "AVX2 (mma_tile runs its x86-64-v3 build)"
-                                                         : "mma_tile runs its baseline-ISA build");
+  // mma_tile's lane loops have x86-64-v3 (AVX2) and -v4 (AVX-512) builds, chosen at run time
+  // (model/tensorcore/tile.cpp). Eigen is compiled for the baseline x86-64 ISA (SSE2), as the
+  // project's default build leaves it.
+  std::printf("  processor: mma_tile runs its %s build; Eigen its baseline (SSE2) build\n",
+              tc::lane_isa_name(tc::lanes_isa()));
 #endif
   std::printf("  ptxsim mma_tile: %.3f s CPU, %.3f s wall (%.1f ns CPU per multiply-add)\n", c1 - c0, sim,
               (c1 - c0) * 1e9 / (double(S) * S * S));
+  std::printf("  outputs of mma_tile calls finished in the single-precision lanes: %.1f %%\n", 100 * narrow_share);
   std::printf("  Eigen float:     %.3f s CPU, %.3f s wall\n", c2 - c1, eig);
   std::printf("  ratio ptxsim / Eigen: %.1fx (CPU time)\n", (c1 - c0) / (c2 - c1));
   std::printf("  max |ptxsim - Eigen| over samples: %.3g\n", max_err);

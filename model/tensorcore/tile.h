@@ -19,10 +19,12 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
               const uint32_t* bt, const uint32_t* c, uint32_t* d);
 
 // mma_tile's lane loops exist as a baseline-ISA build and, on x86-64 with GCC, an AVX2
-// (x86-64-v3) build chosen when the processor has it. Tests force the baseline build to check it
-// gives the same bits; lanes_use_avx2 says which build runs now.
-void force_baseline_lanes(bool on);
-bool lanes_use_avx2();
+// (x86-64-v3) and an AVX-512 (x86-64-v4) build; the best one the processor has runs. Tests cap the
+// build (force_lanes) to check every one gives the same bits; lanes_isa says which runs now.
+enum class LaneIsa { Baseline, Avx2, Avx512 };
+void force_lanes(LaneIsa max);  // LaneIsa::Avx512: no cap
+LaneIsa lanes_isa();
+const char* lane_isa_name(LaneIsa isa);
 // How many blocks of eight outputs this thread's mma_tile calls finished in single precision (the
 // narrow path in tile.cpp); tests use it to show their inputs reach that path.
 uint64_t narrow_blocks_done();

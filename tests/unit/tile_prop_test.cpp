@@ -112,16 +112,28 @@ void check_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
 // One test per model row (ctest runs them in parallel), with the lane loops the processor gets.
 TEST_P(TilePropRow, MmaTileEqualsPerElementDot) { check_row(*GetParam(), seed_for_test(), 100000); }
 
-// The same with the baseline-ISA build of the lane loops (on an AVX2 machine the other build runs
-// above; both must give the same bits).
-TEST_P(TilePropRow, BaselineIsaMmaTileEqualsPerElementDot) {
-  std::cout << "[ lanes    ] the processor's default build: " << (lanes_use_avx2() ? "AVX2" : "baseline") << "\n";
-  struct Baseline {  // restored however the test ends
-    Baseline() { force_baseline_lanes(true); }
-    ~Baseline() { force_baseline_lanes(false); }
-  } baseline;
-  ASSERT_FALSE(lanes_use_avx2());
-  check_row(*GetParam(), seed_for_test(), 25000);
+// The builds of the lane loops this processor can run below its best one (which runs in the other
+// tests), and a cap on the build that is lifted however the test ends.
+std::vector<LaneIsa> lower_lane_builds() {
+  std::vector<LaneIsa> builds;
+  for (LaneIsa isa : {LaneIsa::Baseline, LaneIsa::Avx2})
+    if (int(isa) < int(lanes_isa())) builds.push_back(isa);
+  return builds;
+}
+struct CapLanes {
+  explicit CapLanes(LaneIsa isa) { force_lanes(isa); }
+  ~CapLanes() { force_lanes(LaneIsa::Avx512); }
+};
+
+// The same with each lower build of the lane loops (an AVX-512 machine runs its sixteen-lane build
+// above; the AVX2 and baseline builds must give the same bits).
+TEST_P(TilePropRow, LowerIsaMmaTileEqualsPerElementDot) {
+  std::cout << "[ lanes    ] the processor's default build: " << lane_isa_name(lanes_isa()) << "\n";
+  for (const LaneIsa isa : lower_lane_builds()) {
+    CapLanes cap(isa);
+    ASSERT_EQ(lanes_isa(), isa);
+    check_row(*GetParam(), seed_for_test() + uint64_t(isa), 15000);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(TileProp, TilePropRow, ::testing::ValuesIn(test::dot_rows()), test::row_name<DotModel>);
@@ -166,7 +178,8 @@ uint32_t widest_at(ElemFmt f, int e) {
 // products and sums that underflow to subnormal or zero results, overflow to Inf, exact
 // cancellation (pairs of equal and opposite products), zero, subnormal, huge, Inf and NaN c,
 // subnormal operands (which make the tile wide), Inf/NaN operands, tiles with and without zero
-// operands, and widths that are not a multiple of eight. Both builds of the lane loops; the test also checks the path was taken.
+// operands, and widths that are not a multiple of eight (or of sixteen). Every build of the lane
+// loops the processor has; the test also checks the path was taken.
 void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
   std::mt19937_64 rng(seed);
   std::vector<std::pair<ElemFmt, ElemFmt>> combos;
@@ -268,45 +281,53 @@ void check_narrow_row(const DotModel& model, uint64_t seed, size_t want_outputs)
 TEST_P(TilePropRow, NarrowTilesEqualPerElementDot) {
   const uint64_t seed = seed_for_test();
   check_narrow_row(*GetParam(), seed, 60000);
-  struct Baseline {
-    Baseline() { force_baseline_lanes(true); }
-    ~Baseline() { force_baseline_lanes(false); }
-  } baseline;
-  check_narrow_row(*GetParam(), seed + 1, 20000);
+  for (const LaneIsa isa : lower_lane_builds()) {
+    CapLanes cap(isa);
+    check_narrow_row(*GetParam(), seed + 1 + uint64_t(isa), 15000);
+  }
 }
 
-// One row of eight outputs (M = 1, N = 8) through mma_tile in both builds of the lane loops: every
-// output must equal tc::dot and `expect` (worked out by hand); narrow >= 0: the number of blocks
-// that must take the narrow lanes.
+// One row of eight outputs (M = 1, N = 8) through mma_tile in every build of the lane loops the
+// processor has, and the same eight columns twice (N = 16, which the AVX-512 build runs as one
+// sixteen-lane block): every output must equal tc::dot and `expect` (worked out by hand);
+// narrow >= 0: the number of blocks of eight that must take the narrow lanes (twice that for N = 16).
 void check_block(const DotModel& m, ElemFmt f, int K, const std::vector<uint32_t>& a, const std::vector<uint32_t>& bt,
                  const std::vector<uint32_t>& c, const uint32_t (&expect)[8], int narrow = -1) {
-  constexpr int N = 8;
-  for (int baseline = 0; baseline < 2; ++baseline) {
-    force_baseline_lanes(baseline != 0);
-    std::vector<uint32_t> d(N, 0xDEADBEEF);
-    const uint64_t blocks0 = narrow_blocks_done();
-    mma_tile(m, f, f, 1, N, K, a.data(), bt.data(), c.data(), d.data());
-    if (narrow >= 0) {
-      EXPECT_EQ(narrow_blocks_done() - blocks0, uint64_t(narrow)) << "baseline " << baseline;
-    }
-    for (int n = 0; n < N; ++n) {
-      std::vector<Value> va, vb;
-      for (int k = 0; k < K; ++k) {
-        va.push_back(decode_a(m, f, a[size_t(k)]));
-        vb.push_back(decode_b(m, f, bt[size_t(n * K + k)]));
+  std::vector<LaneIsa> builds = lower_lane_builds();
+  builds.push_back(lanes_isa());
+  for (const LaneIsa isa : builds)
+    for (const int copies : {1, 2}) {
+      CapLanes cap(isa);
+      const int N = 8 * copies;
+      const std::string build = std::string(lane_isa_name(isa)) + " N=" + std::to_string(N);
+      std::vector<uint32_t> b2, c2;
+      for (int i = 0; i < copies; ++i) {
+        b2.insert(b2.end(), bt.begin(), bt.end());
+        c2.insert(c2.end(), c.begin(), c.end());
       }
-      EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c[size_t(n)])) << "lane " << n << " baseline " << baseline;
-      EXPECT_EQ(d[size_t(n)], expect[n]) << "lane " << n << " baseline " << baseline;
+      std::vector<uint32_t> d(size_t(N), 0xDEADBEEF);
+      const uint64_t blocks0 = narrow_blocks_done();
+      mma_tile(m, f, f, 1, N, K, a.data(), b2.data(), c2.data(), d.data());
+      if (narrow >= 0) {
+        EXPECT_EQ(narrow_blocks_done() - blocks0, uint64_t(narrow * copies)) << build;
+      }
+      for (int n = 0; n < N; ++n) {
+        std::vector<Value> va, vb;
+        for (int k = 0; k < K; ++k) {
+          va.push_back(decode_a(m, f, a[size_t(k)]));
+          vb.push_back(decode_b(m, f, b2[size_t(n * K + k)]));
+        }
+        EXPECT_EQ(d[size_t(n)], dot(m, va.data(), vb.data(), K, c2[size_t(n)])) << "lane " << n << " " << build;
+        EXPECT_EQ(d[size_t(n)], expect[n % 8]) << "lane " << n << " " << build;
+      }
     }
-    force_baseline_lanes(false);
-  }
 }
 
 // Directed lane cases: one block of eight outputs where each lane takes a different branch of the
 // lane loop (normal RZ result, overflow to Inf in the first group then the per-element path, a
 // subnormal result redone by fdpa_round and chained on, exact cancellation to +0, a negative result
 // with a -0 c, an Inf c, a NaN in B's column, an f32-max c), across two groups (K = 32, L = 16);
-// every lane must equal tc::dot and the value worked out by hand, with the baseline build as well.
+// every lane must equal tc::dot and the value worked out by hand, in every build of the lane loops.
 TEST(TileProp, LaneBranchesEqualPerElementDot) {
   const DotModel& m = *find_model(Arch::SM90, Unit::Wgmma, ElemFmt::BF16, ElemFmt::BF16, AccFmt::F32);
   constexpr int N = 8, K = 32;
@@ -341,7 +362,7 @@ TEST(TileProp, LaneBranchesEqualPerElementDot) {
 // even down and up, a round up that is not a tie, a round up that carries into the next binade, a
 // negative tie, rounding per group (the second group's tie lands on the first group's rounded c), a
 // normal c with the smallest normal result, and a tie at the top binade. Each lane must equal
-// tc::dot and the value worked out by hand, in both builds, and the block must take the narrow lanes.
+// tc::dot and the value worked out by hand, in every build, and the block must take the narrow lanes.
 TEST(TileProp, F16NarrowLanesRoundToNearestEven) {
   const DotModel& m = *find_model(Arch::SM90, Unit::MmaSync, ElemFmt::F16, ElemFmt::F16, AccFmt::F16);
   constexpr int N = 8, K = 32;
