@@ -109,7 +109,19 @@ struct FragMap {
   uint64_t emask;
   std::vector<uint16_t> idx;
   std::vector<uint16_t> tidx;  // as idx, in the transposed matrix (B as tc::mma_tile takes it)
+  // Whether the elements of each quad of lanes (4q .. 4q + 3) of a register sit consecutively in
+  // idx / tidx, lane by lane (A and B of the 16-bit and 8-bit kinds: a quad holds one row piece), so
+  // that they move as one run.
+  bool quad_runs = false, tquad_runs = false;
 };
+
+bool quads_are_runs(const std::vector<uint16_t>& idx, int per) {
+  const size_t q = 4 * size_t(per);
+  for (size_t i = 0; i + q <= idx.size(); i += q)
+    for (size_t j = 1; j < q; ++j)
+      if (idx[i + j] != idx[i] + j) return false;
+  return idx.size() % q == 0;
+}
 const FragMap& frag_map(frag::MmaShape s, frag::Operand op, frag::ElemClass cls) {
   constexpr size_t kShapes = size_t(frag::MmaShape::M8N8K4X4) + 1, kOps = 3, kClasses = size_t(frag::ElemClass::B16T) + 1;
   static std::atomic<const FragMap*> maps[kShapes * kOps * kClasses];
@@ -131,6 +143,8 @@ const FragMap& frag_map(frag::MmaShape s, frag::Operand op, frag::ElemClass cls)
         m->idx[i] = uint16_t(rc.row * size.col + rc.col);
         m->tidx[i] = uint16_t(rc.col * size.row + rc.row);
       }
+  m->quad_runs = quads_are_runs(m->idx, m->per);
+  m->tquad_runs = quads_are_runs(m->tidx, m->per);
   const FragMap* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, m, std::memory_order_acq_rel)) {
     delete m;  // another thread published an equal table first
@@ -170,10 +184,20 @@ void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass c
 // 32 / Per bits each, so one fixed-width loop per class replaces gather's and scatter's general
 // ones and float_mma's conversions.
 template <int Per>
-void gather32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx, uint32_t* out) {
+void gather32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx, bool quad_runs, uint32_t* out) {
   constexpr uint32_t bits = 32 / Per, emask = Per == 1 ? ~0u : (1u << bits) - 1;
   for (int r = 0; r < regs; ++r) {
     const uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    if (quad_runs) {  // a quad's 4 * Per elements go to one run: no table lookup per element
+      for (int q = 0; q < 32; q += 4, idx += 4 * Per) {
+        uint32_t* dst = out + *idx;
+        for (int j = 0; j < 4; ++j) {
+          const uint32_t v = uint32_t(col[q + j]);
+          for (int e = 0; e < Per; ++e) dst[j * Per + e] = (v >> (bits * uint32_t(e))) & emask;
+        }
+      }
+      continue;
+    }
     for (int lane = 0; lane < 32; ++lane) {
       const uint32_t v = uint32_t(col[lane]);
       for (int e = 0; e < Per; ++e) out[*idx++] = (v >> (bits * uint32_t(e))) & emask;
@@ -196,9 +220,10 @@ void scatter32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx,
 bool packs_32(const FragMap& m) { return (m.per == 1 || m.per == 2 || m.per == 4) && m.per * m.bits == 32; }
 void gather32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, uint32_t* out) {
   const uint16_t* idx = transposed ? m.tidx.data() : m.idx.data();
-  if (m.per == 1) gather32_as<1>(c, vec, m.regs, idx, out);
-  else if (m.per == 2) gather32_as<2>(c, vec, m.regs, idx, out);
-  else gather32_as<4>(c, vec, m.regs, idx, out);
+  const bool runs = transposed ? m.tquad_runs : m.quad_runs;
+  if (m.per == 1) gather32_as<1>(c, vec, m.regs, idx, runs, out);
+  else if (m.per == 2) gather32_as<2>(c, vec, m.regs, idx, runs, out);
+  else gather32_as<4>(c, vec, m.regs, idx, runs, out);
 }
 void scatter32(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32_t* d) {
   if (m.per == 1) scatter32_as<1>(c, vec, m.regs, m.idx.data(), d);
