@@ -370,7 +370,6 @@ Engine::Engine(const Program& p, const Function& k, const LaunchConfig& c, const
 static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& w, uint32_t lane) {
   const Dim3& b = e.cfg.block;
   uint32_t t = w.index * 32 + lane;
-  Dim3 nclus{e.cfg.grid.x / e.cluster_dim.x, e.cfg.grid.y / e.cluster_dim.y, e.cfg.grid.z / e.cluster_dim.z};
   switch (r) {
     case Sreg::TidX: return t % b.x;
     case Sreg::TidY: return (t / b.x) % b.y;
@@ -398,9 +397,9 @@ static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& 
     case Sreg::ClusterIdX: return cta.id.x / e.cluster_dim.x;
     case Sreg::ClusterIdY: return cta.id.y / e.cluster_dim.y;
     case Sreg::ClusterIdZ: return cta.id.z / e.cluster_dim.z;
-    case Sreg::NClusterIdX: return nclus.x;
-    case Sreg::NClusterIdY: return nclus.y;
-    case Sreg::NClusterIdZ: return nclus.z;
+    case Sreg::NClusterIdX: return e.cfg.grid.x / e.cluster_dim.x;
+    case Sreg::NClusterIdY: return e.cfg.grid.y / e.cluster_dim.y;
+    case Sreg::NClusterIdZ: return e.cfg.grid.z / e.cluster_dim.z;
     case Sreg::ClusterCtaidX: return cta.cluster_ctaid.x;
     case Sreg::ClusterCtaidY: return cta.cluster_ctaid.y;
     case Sreg::ClusterCtaidZ: return cta.cluster_ctaid.z;
@@ -427,13 +426,28 @@ static uint64_t sreg_value(Sreg r, const Engine& e, const Cta& cta, const Warp& 
   }
 }
 
+// Whether special register r reads the same in every lane of a warp (new_frame then works it out
+// once per warp instead of once per lane).
+static bool same_in_every_lane(Sreg r) {
+  switch (r) {
+    case Sreg::TidX: case Sreg::TidY: case Sreg::TidZ: case Sreg::LaneId:
+    case Sreg::LanemaskEq: case Sreg::LanemaskLe: case Sreg::LanemaskLt: case Sreg::LanemaskGe: case Sreg::LanemaskGt:
+      return false;
+    default: return true;
+  }
+}
+
 std::shared_ptr<Frame> Engine::new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base) {
   auto f = std::make_shared<Frame>();
   f->fn = &fn;
   f->regs.assign(size_t(fn.num_slots) * 32, 0);
   for (auto& [slot, v] : fn.consts) std::fill_n(f->regs.begin() + size_t(slot) * 32, 32, v);
-  for (auto& [slot, r] : fn.sregs)
-    for (uint32_t l = 0; l < 32; ++l) f->regs[size_t(slot) * 32 + l] = sreg_value(r, *this, cta, w, l);
+  for (auto& [slot, r] : fn.sregs) {
+    uint64_t* lanes = f->regs.data() + size_t(slot) * 32;
+    if (same_in_every_lane(r)) std::fill_n(lanes, 32, sreg_value(r, *this, cta, w, 0));
+    else
+      for (uint32_t l = 0; l < 32; ++l) lanes[l] = sreg_value(r, *this, cta, w, l);
+  }
   const uint64_t window = uint64_t(cta.rank) << kSharedRankShift;
   for (const SharedSymbolSlot& s : fn.shared_slots)
     std::fill_n(f->regs.begin() + size_t(s.slot) * 32, 32, s.value + window + (s.dynamic ? dynamic_shared_base_ : 0));
