@@ -1,6 +1,6 @@
 // Whole-tile tensor-core products, the matrix hot path (see tile.h): which build of the lane loops
-// runs (tile_lanes.h holds the loops and the arithmetic they do), the caches of decoded operands,
-// and the per-element fallback.
+// runs (the loops are in tile_lane_kit.inc; tile_lanes.h says what arithmetic they do), the caches
+// of decoded operands, and the per-element fallback.
 #include "model/tensorcore/tile.h"
 
 #include <algorithm>
@@ -143,7 +143,6 @@ class DecodeCache {
   size_t next_ = 0;
 };
 
-
 // A row-major (no padding) and B k-major (panels of the build's width, rows padded to `stride`);
 // each with its own cache.
 const Decoded& decoded_a(const LaneBuild& build, ElemFmt fa, const Layout& la, int M, int K, const uint32_t* a) {
@@ -190,7 +189,7 @@ uint64_t narrow_blocks_done() { return lanes::t_narrow_blocks; }
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, uint32_t* d) {
   Layout la, lb;
-  // The fast path's conditions (file comment): consecutive groups with C chained, operands read as
+  // The fast path's conditions (tile_lanes.h): consecutive groups with C chained, operands read as
   // their own type, terms below 2^27 after alignment, and ptxsim's edge rules (the lanes hard-wire
   // e_zero for zero products and zero c; other settings, which only tests select, take the
   // per-element definition).

@@ -71,7 +71,7 @@ inline double pow2(int64_t x) { return std::bit_cast<double>(uint64_t(x + 1023) 
 
 // Decoded operands of one matrix (rows x K), structure of arrays. Element (r, k) is at r * K + k,
 // or, k-major, at panel<width>(r - r % width, k) + r % width (rows padded to `stride`, a multiple
-// of width, with zeros). lane kit's fill<W> (tile_lane_kit.inc) makes one.
+// of width, with zeros). fill<W> in tile_lane_kit.inc makes one.
 struct Decoded {
   std::vector<float> v;              // exact value (0 for zeros and for Inf/NaN; every format fits a float)
   std::vector<int32_t> e;            // alignment exponent, kZeroExp for zeros and Inf/NaN
