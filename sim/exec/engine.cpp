@@ -6,6 +6,7 @@
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace ptxsim {
@@ -199,31 +200,41 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
   if (TimelineSink* tl = current_timeline()) tl->mbarrier_event(cta_linear(cta, cfg.grid), m.offset, true, timeline_time());
 }
 
-void Engine::count_async_range(const AsyncOp& op, int delta) {
-  if (!op.dst_cta) return;
-  op.dst_cta->async_dst += uint32_t(delta);
-  if (op.dst_bytes == 0) return;
-  auto& count = op.src_only ? op.dst_cta->async_reading : op.dst_cta->async_writing;
-  const uint32_t last = std::min<uint32_t>((op.dst_off + op.dst_bytes - 1) / 16, uint32_t(count.size()) - 1);
-  for (uint32_t ch = op.dst_off / 16; ch <= last; ++ch) count[ch] += uint32_t(delta);
+void Engine::count_async_range(Cta& cta, uint32_t off, uint32_t bytes, bool src_only, int delta) {
+  cta.async_dst += uint32_t(delta);
+  if (bytes == 0) return;
+  auto& count = src_only ? cta.async_reading : cta.async_writing;
+  const uint32_t last = std::min<uint32_t>((off + bytes - 1) / 16, uint32_t(count.size()) - 1);
+  for (uint32_t ch = off / 16; ch <= last; ++ch) count[ch] += uint32_t(delta);
 }
 
-uint64_t Engine::issue_async(AsyncOp&& op) {
+void Engine::count_async_range(const AsyncOp& op, int delta) {
+  if (op.dst_cta) count_async_range(*op.dst_cta, op.dst_off, op.dst_bytes, op.src_only, delta);
+}
+
+std::pair<uint64_t, uint64_t> Engine::draw_due(uint64_t min_due) {
   // splitmix64 of the seed and sequence: deterministic, adjustable with --seed.
   uint64_t z = (rng_ += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   z ^= z >> 31;
-  op.due = std::max(steps + 64 + z % 512, op.min_due);
-  op.seq = async_seq_++;
-  count_async_range(op, +1);
-  if (op.what.empty() && op.label && race_) op.what = describe(op);  // the race detector reads `what`
-  if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
-  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, describe(op), op.bytes, timeline_time());
-  const uint64_t due = op.due;
+  return {std::max(steps + 64 + z % 512, min_due), async_seq_++};
+}
+
+void Engine::schedule_slot(uint32_t slot, uint64_t due) {
   // With nothing in flight the wheel may start anywhere; due >= steps + 64 >= wheel_base_ otherwise.
   if (in_flight_ == 0) wheel_base_ = steps;
   if (due - wheel_base_ >= wheel_.size()) grow_wheel(due);
+  wheel_[due & (wheel_.size() - 1)].push_back(slot);  // after the same due's earlier issues
+  ++in_flight_;
+}
+
+uint64_t Engine::issue_async(AsyncOp&& op) {
+  std::tie(op.due, op.seq) = draw_due(op.min_due);
+  count_async_range(op, +1);
+  if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
+  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, timeline_time());
+  const uint64_t due = op.due;
   uint32_t slot;
   if (async_free_.empty()) {
     slot = uint32_t(async_ops_.size());
@@ -233,9 +244,60 @@ uint64_t Engine::issue_async(AsyncOp&& op) {
     async_ops_[slot] = std::move(op);
     async_free_.pop_back();
   }
-  wheel_[due & (wheel_.size() - 1)].push_back(slot);  // after the same due's earlier issues
-  ++in_flight_;
+  schedule_slot(slot, due);
   return due;
+}
+
+AsyncOp Engine::as_async_op(const WarpCopy& wc, int lane) {
+  AsyncOp op;
+  op.due = wc.due;
+  op.seq = wc.seq;
+  op.what = describe(wc, lane);
+  op.bytes = op.dst_bytes = wc.bytes;
+  op.dst_cta = wc.dst_cta;
+  op.dst_off = wc.dst_off[size_t(lane)];
+  op.line = wc.line;
+  return op;
+}
+
+WarpCopy& Engine::new_warp_copy() {
+  // The record is the next free slot's; it is taken only when issued (a fault while filling it
+  // leaves it free).
+  if (copy_free_.empty()) {
+    copy_free_.push_back(uint32_t(warp_copies_.size()));
+    warp_copies_.emplace_back();
+  }
+  WarpCopy& wc = warp_copies_[copy_free_.back()];
+  wc.mask = 0;
+  return wc;
+}
+
+uint64_t Engine::issue_warp_copy(WarpCopy& wc) {
+  if (race_) [[unlikely]] {
+    // The race detector keeps clocks per AsyncOp: each lane's copy goes as one (with its own
+    // completion time), completing the same way. Returns the latest.
+    uint64_t last = 0;
+    for (int l = 0; l < 32; ++l) {
+      if (!(wc.mask >> l & 1)) continue;
+      AsyncOp op = as_async_op(wc, l);
+      WarpCopy one = wc;
+      one.mask = 1u << l;
+      op.complete = [this, one] { one.complete(*this, one); };
+      last = std::max(last, issue_async(std::move(op)));
+    }
+    return last;
+  }
+  const uint32_t slot = copy_free_.back();
+  copy_free_.pop_back();
+  std::tie(wc.due, wc.seq) = draw_due(0);
+  for (uint32_t m = wc.mask; m; m &= m - 1)
+    count_async_range(*wc.dst_cta, wc.dst_off[size_t(std::countr_zero(m))], wc.bytes, false, +1);
+  if (TimelineSink* tl = current_timeline())
+    tl->async_issued(wc.seq, std::string(wc.label) + " of " + std::to_string(wc.bytes) + " bytes by each of " +
+                                 std::to_string(std::popcount(wc.mask)) + " threads",
+                     wc.bytes * uint32_t(std::popcount(wc.mask)), timeline_time());
+  schedule_slot(slot | kCopySlot, wc.due);
+  return wc.due;
 }
 
 void Engine::grow_wheel(uint64_t due) {
@@ -244,7 +306,7 @@ void Engine::grow_wheel(uint64_t due) {
   // Each old bucket holds one due and becomes that due's new bucket whole, in its issue order.
   std::vector<std::vector<uint32_t>> grown(size);
   for (auto& b : wheel_)
-    if (!b.empty()) grown[async_ops_[b.front()].due & (size - 1)] = std::move(b);
+    if (!b.empty()) grown[due_of(b.front()) & (size - 1)] = std::move(b);
   wheel_ = std::move(grown);
 }
 
@@ -260,6 +322,8 @@ void Engine::clear_async() {
   in_flight_ = 0;
   async_ops_.clear();
   async_free_.clear();
+  warp_copies_.clear();
+  copy_free_.clear();
 }
 
 bool Engine::complete_due_async(bool force_one) {
@@ -282,14 +346,23 @@ bool Engine::complete_due_async(bool force_one) {
     due_now_.swap(bucket);
     for (size_t i = 0; i < due_now_.size(); ++i) {
       const uint32_t slot = due_now_[i];
-      AsyncOp& op = async_ops_[slot];  // stays in place: a deque keeps it there while more are issued
       --in_flight_;
+      ++mem_events.writes;
+      if (slot & kCopySlot) {
+        const WarpCopy& wc = warp_copies_[slot - kCopySlot];  // (stays in place: a deque)
+        for (uint32_t m = wc.mask; m; m &= m - 1)
+          count_async_range(*wc.dst_cta, wc.dst_off[size_t(std::countr_zero(m))], wc.bytes, false, -1);
+        wc.complete(*this, wc);  // (plain copies: they cannot fail)
+        if (TimelineSink* tl = current_timeline()) tl->async_completed(wc.seq, timeline_time());
+        copy_free_.push_back(slot - kCopySlot);
+        any = true;
+        continue;
+      }
+      AsyncOp& op = async_ops_[slot];  // stays in place: a deque keeps it there while more are issued
       count_async_range(op, -1);
       if (race_) [[unlikely]] race_->async_begin(op);
-      ++mem_events.writes;
       try {
-        if (op.complete_lane) op.complete_lane(*this, op);
-        else op.complete();
+        op.complete();
       } catch (...) {
         // The rest of this due stays in flight (reports list what is).
         std::vector<uint32_t>& back = wheel_[now & (wheel_.size() - 1)];
@@ -312,30 +385,30 @@ bool Engine::complete_due_async(bool force_one) {
   return any;
 }
 
-std::string Engine::describe(const AsyncOp& op) {
-  if (!op.what.empty() || !op.label) return op.what;
-  return std::string(op.label) + " of " + std::to_string(op.bytes) + " bytes to shared address " + hex(op.dst_off);
+std::string Engine::describe(const WarpCopy& wc, int lane) {
+  return std::string(wc.label) + " of " + std::to_string(wc.bytes) + " bytes to shared address " +
+         hex(wc.dst_off[size_t(lane)]);
 }
 
 void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write) {
   // The per-chunk counts say whether anything in flight overlaps; only then look for which.
   if (!cta.async_overlaps(off, size, write)) return;
-  const AsyncOp* first = nullptr;  // the earliest issued of the overlapping operations
+  std::optional<AsyncOp> first;  // the earliest issued of the overlapping operations
   each_in_flight([&](const AsyncOp& op) {
     if (op.dst_cta != &cta || off + size <= op.dst_off || off >= op.dst_off + op.dst_bytes) return;
     if (op.src_only && !write) return;
-    if (!first || op.seq < first->seq) first = &op;
+    if (!first || op.seq < first->seq) first = op;
   });
   if (!first) return;
   const AsyncOp& op = *first;
   if (op.src_only) {
     warn(c, "race on an asynchronous copy's source: plain write of " + std::to_string(size) +
-                " bytes at shared address " + hex(off) + " while " + describe(op) + " (issued at line " +
+                " bytes at shared address " + hex(off) + " while " + op.what + " (issued at line " +
                 std::to_string(op.line) + ") may still be reading it (wait with cp.async.bulk.wait_group.read first)");
     return;
   }
   warn(c, std::string("race on an asynchronous copy's destination: plain ") + (write ? "write" : "read") + " of " +
-              std::to_string(size) + " bytes at shared address " + hex(off) + " while " + describe(op) +
+              std::to_string(size) + " bytes at shared address " + hex(off) + " while " + op.what +
               " (issued at line " + std::to_string(op.line) + ") is still in flight" +
               (write ? "" : "; the data read is stale"));
 }

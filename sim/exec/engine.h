@@ -252,18 +252,7 @@ struct AsyncOp {
   uint64_t due = 0;
   uint64_t seq = 0;
   std::function<void()> complete;   // moves the data and signals (may throw KernelFault)
-  // Instead of `complete`, for operations issued per lane in bulk (cp.async): a plain function
-  // given the operation, with the lane's bytes and its group held here, so issuing allocates nothing.
-  void (*complete_lane)(Engine&, const AsyncOp&) = nullptr;
-  std::array<uint8_t, 16> lane_data{};
-  Warp* lane_warp = nullptr;
-  uint32_t lane = 0;
-  uint64_t lane_group = 0;
   std::string what;                 // "cp.async.bulk.tensor.2d load of 16384 bytes ..." for reports
-  // Instead of `what`, for operations issued per lane in bulk (cp.async): the description is then
-  // "<label> of <bytes> bytes to shared address <dst_off>", built only when a report, the timeline
-  // or --racecheck asks for it (Engine::describe).
-  const char* label = nullptr;
   const MbarrierSlot* bar = nullptr;  // the mbarrier it completes on, if any
   uint32_t bytes = 0;
   Cta* dst_cta = nullptr;           // shared-memory destination, for the race check
@@ -272,6 +261,26 @@ struct AsyncOp {
   uint32_t line = 0;                // issuing instruction
   uint64_t min_due = 0;             // completes no earlier than this (ordering after earlier operations)
   std::shared_ptr<RaceOp> race;     // --racecheck: its clocks (null without)
+};
+
+// One warp instruction's cp.async in flight (sim/sem/cp_async.cpp): the copies of its active lanes
+// (`mask`), each of `bytes` bytes to shared offset dst_off[l] of dst_cta (the executing CTA) for
+// the lane's cp.async-group group[l], read at issue into data[l]. The lanes complete together: the
+// PTX ISA orders a thread's copies only through its groups, and other threads see a destination
+// only after a wait and a barrier, so a common completion time changes nothing a race-free program
+// can observe, and a racy one is reported as for per-lane times. One record and one place in the
+// wheel instead of 32. `complete` stores the data and signals the groups. Lane l's copy is described
+// as "<label> of <bytes> bytes to shared address <dst_off[l]>".
+struct WarpCopy {
+  uint64_t due = 0, seq = 0;
+  void (*complete)(Engine&, const WarpCopy&) = nullptr;
+  const char* label = nullptr;
+  Cta* dst_cta = nullptr;
+  Warp* warp = nullptr;
+  uint32_t mask = 0, line = 0, bytes = 0;
+  std::array<uint32_t, 32> dst_off{};
+  std::array<uint64_t, 32> group{};
+  std::array<std::array<uint8_t, 16>, 32> data{};
 };
 
 // Whether warning `w` repeats one already in `diags` (same line, same message start): a launch
@@ -368,8 +377,12 @@ class Engine {
   // Queues an asynchronous operation; it completes after a delay drawn from the schedule seed.
   // Returns the simulated time at which it is due.
   uint64_t issue_async(AsyncOp&& op);
-  // What an operation in flight is, for reports: its `what`, or the one its `label` stands for.
-  static std::string describe(const AsyncOp& op);
+  // The same for one warp instruction's cp.async, filled in place: the record to fill, then
+  // issue_warp_copy() to queue it (returns its due time).
+  WarpCopy& new_warp_copy();
+  uint64_t issue_warp_copy(WarpCopy& wc);
+  // Lane l's copy of wc, for reports.
+  static std::string describe(const WarpCopy& wc, int lane);
   // A plain shared-memory access overlapping a destination still being written asynchronously.
   void check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size, bool write);
   // A warning at the current instruction (hazards that do not stop the run).
@@ -460,22 +473,43 @@ class Engine {
   // wheel_base_ + size) (the wheel grows when one would not), so a bucket holds one due. Emptying
   // the buckets in turn completes operations in (due, issue order), as a heap on (due, seq) did,
   // at a constant cost per operation instead of a heap's log n (a warp's cp.async is 32 of them).
+  // A slot with kCopySlot set is warp_copies_[slot - kCopySlot], else async_ops_[slot].
+  static constexpr uint32_t kCopySlot = 0x80000000u;
   std::vector<std::vector<uint32_t>> wheel_ = std::vector<std::vector<uint32_t>>(1024);
   uint64_t wheel_base_ = 0;          // no operation in flight is due before this step
   size_t in_flight_ = 0;
   std::vector<uint32_t> due_now_;     // the bucket being completed (completions may issue more)
   std::deque<AsyncOp> async_ops_;    // a deque: a completion may issue more while its slot is in use
   std::vector<uint32_t> async_free_;  // slots of async_ops_ not in use
+  std::deque<WarpCopy> warp_copies_;  // (a deque, as async_ops_)
+  std::vector<uint32_t> copy_free_;    // slots of warp_copies_ not in use
   void clear_async();
   void grow_wheel(uint64_t due);
   uint64_t next_due() const;
-  // Calls f(op) for every operation in flight.
+  uint64_t due_of(uint32_t slot) const {
+    return slot & kCopySlot ? warp_copies_[slot - kCopySlot].due : async_ops_[slot].due;
+  }
+  // Places an issued operation's slot in the wheel.
+  void schedule_slot(uint32_t slot, uint64_t due);
+  // Draws an operation's completion time (the schedule seed's delay) and sequence number.
+  std::pair<uint64_t, uint64_t> draw_due(uint64_t min_due);
+  // Calls f(op) for every operation in flight (each lane of a warp copy as the AsyncOp it stands for).
   template <class F>
   void each_in_flight(F&& f) const {
     for (const auto& b : wheel_)
-      for (uint32_t slot : b) f(async_ops_[slot]);
+      for (uint32_t slot : b) {
+        if (!(slot & kCopySlot)) {
+          f(async_ops_[slot]);
+          continue;
+        }
+        const WarpCopy& wc = warp_copies_[slot - kCopySlot];
+        for (int l = 0; l < 32; ++l)
+          if (wc.mask >> l & 1) f(as_async_op(wc, l));
+      }
   }
+  static AsyncOp as_async_op(const WarpCopy& wc, int lane);
   void count_async_range(const AsyncOp& op, int delta);
+  void count_async_range(Cta& cta, uint32_t off, uint32_t bytes, bool src_only, int delta);
   uint64_t async_seq_ = 0;
   uint64_t rng_ = 0;                 // schedule-seeded delay generator
   uint32_t dynamic_shared_base_ = 0;  // where the launched kernel's dynamic shared memory starts

@@ -16,6 +16,8 @@
 //     count need not include it); with .noinc the async arrival counts like a normal one.
 // Each thread's groups are Warp::cp_async (the same bookkeeping as the bulk async-groups).
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
 #include <memory>
 
@@ -47,14 +49,14 @@ sem::tma::BulkTicket open_ticket(ExecCtx& c, int lane) {
   return t;
 }
 
-void ticket_done(Engine& e, const sem::tma::BulkTicket& t) {
-  auto& v = t.warp->cp_async[t.lane].groups.pending;
+// Lane `lane` of w has one copy of its cp.async-group `group` fewer pending.
+void copy_done(Warp& w, uint32_t lane, uint64_t group) {
+  auto& v = w.cp_async[lane].groups.pending;
   for (size_t i = 0; i < v.size(); ++i)
-    if (v[i].first == t.group) {
+    if (v[i].first == group) {
       if (--v[i].second == 0) v.erase(v.begin() + long(i));
       break;
     }
-  e.wake_in(*t.warp, WaitKind::BulkGroup, groups_obj(*t.warp), ~0ull);  // only its own threads wait on them
 }
 
 // Records the due time of an operation the lane queued, so a later cp.async.mbarrier.arrive of
@@ -64,16 +66,25 @@ void note_due(ExecCtx& c, int lane, uint64_t due) {
   s.last_due = std::max(s.last_due, due);
 }
 
-// A cp.async completes: its bytes reach shared memory and its group counts it done.
-void complete_copy(Engine& e, const AsyncOp& op) {
-  std::memcpy(op.dst_cta->smem.data() + op.dst_off, op.lane_data.data(), op.dst_bytes);
-  // Not a generic-proxy write for the async proxy's readers: CUTLASS's cp.async mainloops
-  // (sm90_mma_multistage_gmma_ss_warpspecialized, sm100_mma_cpasync_warpspecialized, the
-  // wgmma_sm90 tutorial) feed wgmma / tcgen05.mma straight from cp.async after the wait, with no
-  // fence.proxy.async, and the PTX ISA does not name the non-bulk copy's proxy (docs/racecheck.md
-  // "Proxies").
-  sem::tma::async_wrote(*op.dst_cta, op.dst_off, op.dst_bytes);
-  ticket_done(e, {op.lane_warp, op.lane, op.lane_group});
+// A warp's cp.async completes: each lane's bytes reach shared memory and its group counts it done.
+void complete_copies(Engine& e, const WarpCopy& wc) {
+  for (uint32_t m = wc.mask; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    // (Fixed sizes: a memcpy of a variable 4, 8 or 16 bytes compiles to a slow `rep movsq`.)
+    uint8_t* dst = wc.dst_cta->smem.data() + wc.dst_off[size_t(l)];
+    const uint8_t* src = wc.data[size_t(l)].data();
+    if (wc.bytes == 16) std::memcpy(dst, src, 16);
+    else if (wc.bytes == 8) std::memcpy(dst, src, 8);
+    else std::memcpy(dst, src, 4);
+    // Not a generic-proxy write for the async proxy's readers: CUTLASS's cp.async mainloops
+    // (sm90_mma_multistage_gmma_ss_warpspecialized, sm100_mma_cpasync_warpspecialized, the
+    // wgmma_sm90 tutorial) feed wgmma / tcgen05.mma straight from cp.async after the wait, with no
+    // fence.proxy.async, and the PTX ISA does not name the non-bulk copy's proxy (docs/racecheck.md
+    // "Proxies").
+    sem::tma::async_wrote(*wc.dst_cta, wc.dst_off[size_t(l)], wc.bytes);
+    copy_done(*wc.warp, uint32_t(l), wc.group[size_t(l)]);
+  }
+  e.wake_in(*wc.warp, WaitKind::BulkGroup, groups_obj(*wc.warp), ~0ull);  // only its own threads wait on them
 }
 
 void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -86,14 +97,14 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   uint8_t* srcs[32];
   const bool resolved = in.a != kSrcSize && in.a != kIgnoreSrc &&
                         warp_access(c, Space::Global, in.op[1], mask, n, 1, Access::Read, srcs);
-  // One operation filled per lane: what issuing moves out of it (its function, description and
-  // race clocks) is never set here, so each lane sets only the plain fields below.
-  AsyncOp op;
-  op.label = in.b ? "cp.async.cg" : "cp.async.ca";  // Engine::describe: `what` + " to shared address ..."
+  // One record for the warp, each lane filling its own entries.
+  WarpCopy& op = e.new_warp_copy();
+  op.label = in.b ? "cp.async.cg" : "cp.async.ca";
   op.bytes = n;
-  op.dst_bytes = n;
   op.line = in.line;
-  op.complete_lane = complete_copy;
+  op.complete = complete_copies;
+  op.warp = c.warp;
+  op.dst_cta = c.cta;  // (a .shared::cta destination: resolve_shared faults on another CTA's)
   for_lanes(mask, [&](int l) {
     const uint64_t dst = sem::addr_of(c, in.op[0], l), src = sem::addr_of(c, in.op[1], l);
     uint32_t src_size = n;
@@ -106,20 +117,22 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
       c.fault("misaligned address", what() + ": " + (dst % n ? "destination " + hex(dst) : "source " + hex(src)) +
                                         " (lane " + std::to_string(l) + ") is not " + std::to_string(n) +
                                         "-byte aligned");
-    auto [dcta, doff] = e.resolve_shared(c, in.space, dst, n, l);
-    if (dcta->live_mbars) sem::tma::check_no_mbarrier(c, *dcta, doff, n, what());
-    op.lane_data.fill(0);
-    if (src_size)
-      std::memcpy(op.lane_data.data(), resolved ? srcs[l] : c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
-    const sem::tma::BulkTicket t = open_ticket(c, l);
-    op.dst_cta = dcta;
-    op.dst_off = doff;
-    op.lane_warp = t.warp;
-    op.lane = t.lane;
-    op.lane_group = t.group;
-    note_due(c, l, e.issue_async(std::move(op)));
-    op.what.clear();  // issuing may have set it (for --racecheck) and moved it out
+    const uint32_t doff = e.resolve_shared(c, in.space, dst, n, l).second;
+    if (c.cta->live_mbars) sem::tma::check_no_mbarrier(c, *c.cta, doff, n, what());
+    std::array<uint8_t, 16>& data = op.data[size_t(l)];
+    if (src_size == n) {
+      std::memcpy(data.data(), resolved ? srcs[l] : c.mem(Space::Global, src, n, 1, l, Access::Read), n);
+    } else {
+      data.fill(0);
+      if (src_size) std::memcpy(data.data(), c.mem(Space::Global, src, src_size, 1, l, Access::Read), src_size);
+    }
+    op.dst_off[size_t(l)] = doff;
+    op.group[size_t(l)] = open_ticket(c, l).group;
+    op.mask |= 1u << l;
   });
+  if (!op.mask) return;
+  const uint64_t due = e.issue_warp_copy(op);
+  for_lanes(mask, [&](int l) { note_due(c, l, due); });
 }
 
 void exec_commit(ExecCtx& c, const Instr&, uint32_t mask) {

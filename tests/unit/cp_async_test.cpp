@@ -58,7 +58,7 @@ std::string copy_ptx(const std::string& wait) {
 )";
 }
 
-void check_copy(const std::string& wait, uint64_t seed) {
+void check_copy(const std::string& wait, uint64_t seed, bool racecheck = false) {
   std::mt19937_64 rng(seed);
   std::vector<uint8_t> src(32 * 32);
   for (auto& b : src) b = uint8_t(rng());
@@ -70,7 +70,7 @@ void check_copy(const std::string& wait, uint64_t seed) {
   mem.write(z, sizes.data(), 128);
   Params p;
   p.add(s).add(z).add(out);
-  Launched r = launch(copy_ptx(wait), mem, p, {1, 1, 1}, {32, 1, 1}, {1, 1, 1}, seed);
+  Launched r = launch(copy_ptx(wait), mem, p, {1, 1, 1}, {32, 1, 1}, {1, 1, 1}, seed, "k", racecheck);
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
   EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
   const std::vector<uint8_t> got = read(mem, out, 1024);
@@ -96,24 +96,43 @@ TEST(CpAsync, WaitGroupZero) {
   check_copy("cp.async.wait_group 0;", seed);
 }
 
-// Reading a destination right after the issue, before any wait, races with the copy.
-TEST(CpAsync, ReadBeforeTheWaitIsARace) {
+// Under --racecheck each lane's copy is an operation of its own (with its own clocks).
+TEST(CpAsync, CopiesUnderRacecheck) {
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE("PTXSIM_TEST_SEED=" + std::to_string(seed));
+  check_copy("cp.async.wait_group 0;", seed, true);
+}
+
+// Reading a destination right after the issue, before any wait, races with the copy. With
+// --racecheck the race detector also reports it (once, for a lane whose copy lands after the read),
+// after the engine's own report.
+void check_read_before_wait(bool racecheck) {
   std::string ptx = copy_ptx("ld.shared.u32 %r15, [%r4+16];\n  cp.async.wait_all;");
   ptxsim::model::GlobalMemory mem;
   const uint64_t s = alloc(mem, 1024, "src"), z = alloc(mem, 128, "sizes", 0), out = alloc(mem, 1024, "out");
   Params p;
   p.add(s).add(z).add(out);
-  Launched r = launch(ptx, mem, p, {1, 1, 1}, {32, 1, 1});
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 0, "k", racecheck);
   ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
-  ASSERT_EQ(r.warning_count(), 1u) << r.all_diagnostics();
-  const auto& d = r.result.diagnostics.back();
+  ASSERT_EQ(r.warning_count(), racecheck ? 2u : 1u) << r.all_diagnostics();
+  const auto& d = r.result.diagnostics.front();
   EXPECT_EQ(d.loc.line, 32u) << r.all_diagnostics();
   EXPECT_EQ(d.message,
             "race on an asynchronous copy's destination: plain read of 4 bytes at shared address 0x410 while "
             "cp.async.cg of 16 bytes to shared address 0x410 (issued at line 30) is still in flight; the data read is "
             "stale")
       << r.all_diagnostics();
+  if (!racecheck) return;
+  const auto& w = r.result.diagnostics.back();
+  EXPECT_EQ(w.loc.line, 30u) << r.all_diagnostics();
+  EXPECT_EQ(w.message.rfind("race (WAR) on shared memory of CTA (0,0,0) at offset 0x", 0), 0u) << w.message;
+  EXPECT_NE(w.message.find(": write by cp.async.cg (issued at tma.ptx:30) is not ordered after the read by thread "),
+            std::string::npos)
+      << w.message;
 }
+
+TEST(CpAsync, ReadBeforeTheWaitIsARace) { check_read_before_wait(false); }
+TEST(CpAsync, ReadBeforeTheWaitIsARaceUnderRacecheck) { check_read_before_wait(true); }
 
 // wait_group 1 guarantees the older group only: reading its destination never races, while the
 // newest group's copies may still be in flight (over a few schedules, some are).

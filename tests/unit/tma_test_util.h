@@ -69,9 +69,10 @@ struct Launched {
 
 inline Launched launch(const std::string& ptx, ptxsim::model::GlobalMemory& mem, const Params& p, ptxsim::Dim3 grid,
                   ptxsim::Dim3 block, ptxsim::Dim3 cluster = {1, 1, 1}, uint64_t seed = 0,
-                  const std::string& kernel = "k") {
+                  const std::string& kernel = "k", bool racecheck = false) {
   auto prog = ptxsim::load_program(ptx, "tma.ptx");
   ptxsim::LaunchConfig cfg;
+  cfg.racecheck = racecheck;
   cfg.grid = grid;
   cfg.block = block;
   cfg.cluster = cluster;
