@@ -260,6 +260,14 @@ AsyncOp Engine::as_async_op(const WarpCopy& wc, int lane) {
   return op;
 }
 
+void Engine::count_warp_copy(const WarpCopy& wc, int delta) {
+  // count_async_range per lane, where each lane's copy (4, 8 or 16 bytes, aligned to its size) lies
+  // in one 16-byte chunk.
+  Cta& cta = *wc.dst_cta;
+  cta.async_dst += uint32_t(delta * std::popcount(wc.mask));
+  for (uint32_t m = wc.mask; m; m &= m - 1) cta.async_writing[wc.dst_off[size_t(std::countr_zero(m))] / 16] += uint32_t(delta);
+}
+
 WarpCopy& Engine::new_warp_copy() {
   // The record is the next free slot's; it is taken only when issued (a fault while filling it
   // leaves it free).
@@ -290,8 +298,7 @@ uint64_t Engine::issue_warp_copy(WarpCopy& wc) {
   const uint32_t slot = copy_free_.back();
   copy_free_.pop_back();
   std::tie(wc.due, wc.seq) = draw_due(0);
-  for (uint32_t m = wc.mask; m; m &= m - 1)
-    count_async_range(*wc.dst_cta, wc.dst_off[size_t(std::countr_zero(m))], wc.bytes, false, +1);
+  count_warp_copy(wc, +1);
   if (TimelineSink* tl = current_timeline())
     tl->async_issued(wc.seq, std::string(wc.label) + " of " + std::to_string(wc.bytes) + " bytes by each of " +
                                  std::to_string(std::popcount(wc.mask)) + " threads",
@@ -350,8 +357,7 @@ bool Engine::complete_due_async(bool force_one) {
       ++mem_events.writes;
       if (slot & kCopySlot) {
         const WarpCopy& wc = warp_copies_[slot - kCopySlot];  // (stays in place: a deque)
-        for (uint32_t m = wc.mask; m; m &= m - 1)
-          count_async_range(*wc.dst_cta, wc.dst_off[size_t(std::countr_zero(m))], wc.bytes, false, -1);
+        count_warp_copy(wc, -1);
         wc.complete(*this, wc);  // (plain copies: they cannot fail)
         if (TimelineSink* tl = current_timeline()) tl->async_completed(wc.seq, timeline_time());
         copy_free_.push_back(slot - kCopySlot);

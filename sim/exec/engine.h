@@ -510,6 +510,7 @@ class Engine {
   static AsyncOp as_async_op(const WarpCopy& wc, int lane);
   void count_async_range(const AsyncOp& op, int delta);
   void count_async_range(Cta& cta, uint32_t off, uint32_t bytes, bool src_only, int delta);
+  void count_warp_copy(const WarpCopy& wc, int delta);
   uint64_t async_seq_ = 0;
   uint64_t rng_ = 0;                 // schedule-seeded delay generator
   uint32_t dynamic_shared_base_ = 0;  // where the launched kernel's dynamic shared memory starts

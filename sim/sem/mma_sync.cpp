@@ -25,8 +25,10 @@
 // holds part of every matrix.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,7 +115,21 @@ struct FragMap {
   // idx / tidx, lane by lane (A and B of the 16-bit and 8-bit kinds: a quad holds one row piece), so
   // that they move as one run.
   bool quad_runs = false, tquad_runs = false;
+  // Whether, in idx, registers 2p and 2p + 1 hold matrix elements b + 2 * lane and b + 2 * lane + 1
+  // (b: where register 2p's lane 0 goes) for every pair p: C and D of the 32-bit accumulators, where
+  // a lane's two registers are two neighbours in a row and the lanes follow row by row.
+  bool pair_interleaved = false;
 };
+
+bool pairs_interleave(const std::vector<uint16_t>& idx, int regs, int per) {
+  if (per != 1 || regs % 2) return false;
+  for (int r = 0; r < regs; r += 2) {
+    const uint16_t* a = idx.data() + size_t(r) * 32;
+    for (int l = 0; l < 32; ++l)
+      if (a[l] != a[0] + 2 * l || a[32 + l] != a[0] + 2 * l + 1) return false;
+  }
+  return true;
+}
 
 bool quads_are_runs(const std::vector<uint16_t>& idx, int per) {
   const size_t q = 4 * size_t(per);
@@ -145,6 +161,7 @@ const FragMap& frag_map(frag::MmaShape s, frag::Operand op, frag::ElemClass cls)
       }
   m->quad_runs = quads_are_runs(m->idx, m->per);
   m->tquad_runs = quads_are_runs(m->tidx, m->per);
+  m->pair_interleaved = pairs_interleave(m->idx, m->regs, m->per);
   const FragMap* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, m, std::memory_order_acq_rel)) {
     delete m;  // another thread published an equal table first
@@ -182,12 +199,62 @@ void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass c
 // The float kinds move fragments straight between the registers and the 32-bit element arrays
 // tc::mma_tile takes (A and C/D row-major, B transposed): their registers hold `Per` elements of
 // 32 / Per bits each, so one fixed-width loop per class replaces gather's and scatter's general
-// ones and float_mma's conversions.
+// ones and float_mma's conversions. The two common layouts move a quad of lanes at a time in
+// 16-byte vectors (GCC vector extensions; the baseline x86-64's SSE2 registers): 16-bit pairs
+// whose quads hold runs (A and B of f16 / bf16, C and D of f16), and 32-bit accumulators in
+// interleaved register pairs (C and D of f32). (Vectors are filled and stored through memcpy.)
+using U64x2 [[gnu::vector_size(16)]] = uint64_t;
+using U32x4 [[gnu::vector_size(16)]] = uint32_t;
+using U16x8 [[gnu::vector_size(16)]] = uint16_t;
+
+// The low halves of four lanes' registers.
+[[gnu::always_inline]] inline U32x4 low_words(const uint64_t* col) {
+  U32x4 x, y;
+  std::memcpy(&x, col, 16);
+  std::memcpy(&y, col + 2, 16);
+  return __builtin_shufflevector(x, y, 0, 2, 4, 6);
+}
+// Four 32-bit values as four lanes' registers (zero-extended).
+[[gnu::always_inline]] inline void store_lanes(uint64_t* col, U32x4 v) {
+  const U32x4 z = {};
+  const U32x4 lo = __builtin_shufflevector(v, z, 0, 4, 1, 5), hi = __builtin_shufflevector(v, z, 2, 6, 3, 7);
+  std::memcpy(col, &lo, 16);
+  std::memcpy(col + 2, &hi, 16);
+}
+
 template <int Per>
-void gather32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx, bool quad_runs, uint32_t* out) {
+void gather32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint16_t* idx, bool quad_runs,
+                 uint32_t* out) {
   constexpr uint32_t bits = 32 / Per, emask = Per == 1 ? ~0u : (1u << bits) - 1;
-  for (int r = 0; r < regs; ++r) {
+  if (Per == 1 && m.pair_interleaved) {
+    for (int r = 0; r < m.regs; r += 2) {
+      const uint64_t* c0 = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+      const uint64_t* c1 = c.col(sem::vec_elem(c, vec, uint32_t(r + 1)));
+      uint32_t* dst = out + idx[size_t(r) * 32];
+      for (int l = 0; l < 32; l += 4) {
+        const U32x4 a = low_words(c0 + l), b = low_words(c1 + l);
+        const U32x4 lo = __builtin_shufflevector(a, b, 0, 4, 1, 5), hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+        std::memcpy(dst + 2 * l, &lo, 16);
+        std::memcpy(dst + 2 * l + 4, &hi, 16);
+      }
+    }
+    return;
+  }
+  for (int r = 0; r < m.regs; ++r) {
     const uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    if (Per == 2 && quad_runs) {  // a quad's eight 16-bit elements, zero-extended, to one run
+      for (int q = 0; q < 32; q += 4, idx += 8) {
+        const U32x4 w = low_words(col + q);
+        U16x8 h;
+        std::memcpy(&h, &w, 16);
+        const U16x8 z = {};
+        const U16x8 lo = __builtin_shufflevector(h, z, 0, 8, 1, 9, 2, 10, 3, 11);
+        const U16x8 hi = __builtin_shufflevector(h, z, 4, 12, 5, 13, 6, 14, 7, 15);
+        std::memcpy(out + *idx, &lo, 16);
+        std::memcpy(out + *idx + 4, &hi, 16);
+      }
+      continue;
+    }
     if (quad_runs) {  // a quad's 4 * Per elements go to one run: no table lookup per element
       for (int q = 0; q < 32; q += 4, idx += 4 * Per) {
         uint32_t* dst = out + *idx;
@@ -205,10 +272,38 @@ void gather32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx, 
   }
 }
 template <int Per>
-void scatter32_as(ExecCtx& c, const Operand& vec, int regs, const uint16_t* idx, const uint32_t* d) {
+void scatter32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32_t* d) {
   constexpr uint32_t bits = 32 / Per;
-  for (int r = 0; r < regs; ++r) {
+  const uint16_t* idx = m.idx.data();
+  if (Per == 1 && m.pair_interleaved) {
+    for (int r = 0; r < m.regs; r += 2) {
+      uint64_t* c0 = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+      uint64_t* c1 = c.col(sem::vec_elem(c, vec, uint32_t(r + 1)));
+      const uint32_t* src = d + idx[size_t(r) * 32];
+      for (int l = 0; l < 32; l += 4) {
+        U32x4 lo, hi;
+        std::memcpy(&lo, src + 2 * l, 16);
+        std::memcpy(&hi, src + 2 * l + 4, 16);
+        store_lanes(c0 + l, __builtin_shufflevector(lo, hi, 0, 2, 4, 6));
+        store_lanes(c1 + l, __builtin_shufflevector(lo, hi, 1, 3, 5, 7));
+      }
+    }
+    return;
+  }
+  for (int r = 0; r < m.regs; ++r) {
     uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    if (Per == 2 && m.quad_runs) {  // a quad's eight 16-bit elements from one run
+      for (int q = 0; q < 32; q += 4, idx += 8) {
+        U16x8 lo, hi;  // elements 0-3 and 4-7, one per 32-bit half
+        std::memcpy(&lo, d + *idx, 16);
+        std::memcpy(&hi, d + *idx + 4, 16);
+        const U16x8 h = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+        U32x4 w;
+        std::memcpy(&w, &h, 16);
+        store_lanes(col + q, w);
+      }
+      continue;
+    }
     for (int lane = 0; lane < 32; ++lane) {
       uint64_t v = 0;
       for (int e = 0; e < Per; ++e) v |= uint64_t(d[*idx++]) << (bits * uint32_t(e));
@@ -221,14 +316,14 @@ bool packs_32(const FragMap& m) { return (m.per == 1 || m.per == 2 || m.per == 4
 void gather32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, uint32_t* out) {
   const uint16_t* idx = transposed ? m.tidx.data() : m.idx.data();
   const bool runs = transposed ? m.tquad_runs : m.quad_runs;
-  if (m.per == 1) gather32_as<1>(c, vec, m.regs, idx, runs, out);
-  else if (m.per == 2) gather32_as<2>(c, vec, m.regs, idx, runs, out);
-  else gather32_as<4>(c, vec, m.regs, idx, runs, out);
+  if (m.per == 1) gather32_as<1>(c, vec, m, idx, runs, out);
+  else if (m.per == 2) gather32_as<2>(c, vec, m, idx, runs, out);
+  else gather32_as<4>(c, vec, m, idx, runs, out);
 }
 void scatter32(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32_t* d) {
-  if (m.per == 1) scatter32_as<1>(c, vec, m.regs, m.idx.data(), d);
-  else if (m.per == 2) scatter32_as<2>(c, vec, m.regs, m.idx.data(), d);
-  else scatter32_as<4>(c, vec, m.regs, m.idx.data(), d);
+  if (m.per == 1) scatter32_as<1>(c, vec, m, d);
+  else if (m.per == 2) scatter32_as<2>(c, vec, m, d);
+  else scatter32_as<4>(c, vec, m, d);
 }
 
 // Every lane of the warp holds part of every matrix: a lane predicated off, inactive or exited is a fault.
