@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "sim/exec/address_space.h"
+#include "sim/exec/reg_init.h"
 #include "sim/isa/binder.h"
 #include "sim/ptx/parser.h"
 
@@ -139,6 +140,7 @@ struct Decoder::Impl {
   // `tbl: .branchtargets $L1, $L2;` — brx.idx names the table by its label.
   std::unordered_map<std::string, const ast::Instruction*> branch_tables;
   std::unordered_map<int, uint32_t> sreg_slots;
+  std::vector<uint32_t> vector_reg_slots;  // the current function's (sim/exec/reg_init.h)
   const ast::Function* af = nullptr;
 
   Impl(Decoder& dd) : d(dd), m(dd.m_), p(*dd.prog_) {}
@@ -640,6 +642,7 @@ struct Decoder::Impl {
     const_slots.clear();
     shared_slots.clear();
     sreg_slots.clear();
+    vector_reg_slots.clear();
     f.zero_slot = const_slot(f, 0);
     f.sink_slot = new_slots(f, 2, "_");  // two wide so a 128-bit sink write stays inside
 
@@ -734,7 +737,11 @@ struct Decoder::Impl {
             auto declare = [&](const std::string& nm) {
               auto& regs = scopes[scope_stack.back()].regs;
               if (regs.count(nm)) error(s.loc, "register '" + nm + "' declared twice in the same scope");
-              regs[nm] = {new_slots(f, per, nm), w};
+              const uint32_t first = new_slots(f, per, nm);
+              regs[nm] = {first, w};
+              // A vector register's elements are not modelled by must_zero_slots: always zeroed.
+              if (s.reg.type.vector > 1)
+                for (uint32_t i = 0; i < per; ++i) vector_reg_slots.push_back(first + i);
             };
             if (n.range == 0) declare(n.name);
             else
@@ -766,6 +773,7 @@ struct Decoder::Impl {
     }
     // Falling off the end of the code is handled by the engine as a return.
     f.frame_bytes = uint32_t(align_up(f.frame_bytes, 16));
+    f.zero_slots = must_zero_slots(f, vector_reg_slots);
   }
 
   void run() {

@@ -6,8 +6,10 @@
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace ptxsim {
 
@@ -516,10 +518,25 @@ static bool same_in_every_lane(Sreg r) {
   }
 }
 
+// PTXSIM_POISON_REGISTERS: fill the registers new_frame does not zero with a pattern, so that a
+// register the analysis wrongly left out shows (tests run with it set).
+static bool poison_registers() {
+  static const bool on = [] {
+    const char* v = std::getenv("PTXSIM_POISON_REGISTERS");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return on;
+}
+
 std::shared_ptr<Frame> Engine::new_frame(const Function& fn, Warp& w, Cta& cta, uint32_t local_base) {
   auto f = std::make_shared<Frame>();
   f->fn = &fn;
-  f->regs.assign(size_t(fn.num_slots) * 32, 0);
+  // Only the registers some path may read before writing are zeroed (sim/exec/reg_init.h); with
+  // PTXSIM_POISON_REGISTERS set (a check of that analysis) the others get a pattern instead.
+  f->regs.resize(size_t(fn.num_slots) * 32);
+  if (poison_registers()) [[unlikely]]
+    std::fill(f->regs.begin(), f->regs.end(), 0xB0BAFE77DEADBEEFull);
+  for (const uint32_t slot : fn.zero_slots) std::fill_n(f->regs.begin() + size_t(slot) * 32, 32, 0);
   for (auto& [slot, v] : fn.consts) std::fill_n(f->regs.begin() + size_t(slot) * 32, 32, v);
   for (auto& [slot, r] : fn.sregs) {
     uint64_t* lanes = f->regs.data() + size_t(slot) * 32;

@@ -51,6 +51,10 @@ struct Function {
   std::vector<std::pair<uint32_t, Sreg>> sregs;       // slot ← special register
   std::vector<SharedSymbolSlot> shared_slots;         // slot ← a shared address of the running CTA
   uint32_t zero_slot = kNoSlot, sink_slot = kNoSlot;
+  // The registers a new frame zeroes: those some path may read before writing
+  // (sim/exec/reg_init.h); new_frame fills the constant, special-register and shared-address
+  // slots itself and leaves the rest as the allocator gives them.
+  std::vector<uint32_t> zero_slots;
   std::vector<std::string> slot_names;                // for diagnostics
   // Per-thread frame memory (.local variables, .param variables of the body, and for a .func its
   // own parameters and return values), addressed relative to the frame's base.

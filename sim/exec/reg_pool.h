@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <new>
+#include <utility>
 
 namespace ptxsim {
 
@@ -28,6 +29,16 @@ struct RegPoolAllocator {
   RegPoolAllocator(const RegPoolAllocator<U>&) {}
   T* allocate(size_t n) { return static_cast<T*>(reg_pool::take(n * sizeof(T))); }
   void deallocate(T* p, size_t n) { reg_pool::give(p, n * sizeof(T)); }
+  // resize() default-initialises (for uint64_t: leaves the bits as they are): new_frame writes
+  // the registers that need a value itself (sim/exec/reg_init.h).
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
   template <typename U>
   bool operator==(const RegPoolAllocator<U>&) const { return true; }
 };

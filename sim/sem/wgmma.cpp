@@ -680,9 +680,11 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint64_t sd_lane0 = sem::val(c, sd_op, 0);
   bool scale_d = sd_lane0 & 1;
   const int wrow0 = 16 * int(c.warp->index % 4);
-  // (C and D are per-thread scratch: every element is written before it is read.)
-  thread_local std::vector<uint32_t> Cs, D;
+  // (C is per-thread scratch and D the new operation's result buffer, taken from the pool of
+  // retired ones: every element of either is written before it is read.)
+  thread_local std::vector<uint32_t> Cs;
   Cs.resize(size_t(16 * N));
+  std::vector<uint32_t> D = take_from(result_pool().rows);
   D.resize(size_t(16 * N));
   const bool f16d = cfg.d == DType::F16;
   // C of a chained mma_async naming the same registers as the newest one in flight is that one's
@@ -775,8 +777,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.d_values = take_from(result_pool().values);
   op.d_values.resize(size_t(nd) * 32);
   // d_values are filled when first needed (materialize).
-  op.d_rows = take_from(result_pool().rows);
-  op.d_rows.assign(D.begin(), D.end());
+  op.d_rows = std::move(D);
   op.f16 = f16d;
   op.values_ready = false;
   s.in_flight.push_back(std::move(op));
