@@ -22,6 +22,7 @@
 // (model/tma/swizzle.h: 128B A[6:4] ^= A[9:7], 64B A[5:4] ^= A[8:7], 32B A[4] ^= A[7]) with the
 // phase bits A[9:7] taken relative to the pattern start: (A >> 7) - base_offset.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -125,6 +126,26 @@ class KMajorChunks {
 
  private:
   uint32_t start_, sbo_, lbo_, w_, phase_mask_, shift_;
+};
+
+// element_address of an MN-major operand: (mn, k) gives the address of element (mn, k) (for any
+// mn; wgmma.mma_async asks for the first of each 16-byte chunk along MN), with the layout's case
+// analysis done once per descriptor and the divisions by the swizzle width W as shifts.
+class MNMajorChunks {
+ public:
+  MNMajorChunks(const SmemDesc& d, int elem_bits)
+      : start_(d.start_bytes()), sbo_(d.sbo_bytes()), lbo_(d.lbo_bytes()), w_(swizzle_bytes(d.layout)),
+        w_log2_(w_ ? uint32_t(std::countr_zero(w_)) : 0), phase_mask_(w_ ? w_ / 16 - 1 : 0),
+        shift_(d.base_offset << 7), eb_(uint32_t(elem_bits)) {}
+  uint32_t operator()(uint32_t mn, uint32_t k) const {
+    const uint32_t mb = mn * eb_ / 8;
+    if (w_ == 0) return start_ + ((mb / 16) * sbo_ + mb % 16 + (k % 8) * 16 + (k / 8) * lbo_);
+    const uint32_t a = start_ + ((mb >> w_log2_) * lbo_ + (mb & (w_ - 1)) + ((k % 8) << w_log2_) + (k / 8) * sbo_) - shift_;
+    return (a ^ (((a >> 7) & phase_mask_) << 4)) + shift_;
+  }
+
+ private:
+  uint32_t start_, sbo_, lbo_, w_, w_log2_, phase_mask_, shift_, eb_;
 };
 
 }  // namespace ptxsim::model::wgmma

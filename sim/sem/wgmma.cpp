@@ -397,7 +397,6 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
     c.fault("error", std::string("wgmma.mma_async: invalid ") + which + " descriptor " + hex(desc_word) + ": " +
                          problems.front());
   Cta& cta = *c.cta;
-  const wg::Operand op{mn_major, elem_bits(e)};
   // Every layout keeps 16-byte chunks intact and contiguous along the major dimension, so the
   // operand is read one chunk (16 bytes: 128 / element bits elements) at a time.
   const int eb = elem_bits(e), per_chunk = 128 / eb;
@@ -465,9 +464,10 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
     else if (ebytes == 2) rows_of(uint16_t{});
     else rows_of(uint32_t{});
   } else {
+    const wg::MNMajorChunks chunk_address(d, eb);
     for (int k = 0; k < K; ++k)
       for (int r = 0; r < rows; r += per_chunk) {
-        const uint8_t* p = chunk_at(wg::element_address(d, op, uint32_t(row0 + r), uint32_t(k)), r, k);
+        const uint8_t* p = chunk_at(chunk_address(uint32_t(row0 + r), uint32_t(k)), r, k);
         unpack_chunk(p, &out[r * cols + k], cols);
       }
   }

@@ -88,6 +88,14 @@ RC_GTEST_PROP(WgmmaDescProp, KMajorChunkAddressIsElementAddress, (uint64_t w)) {
   RC_ASSERT(wg::KMajorChunks(d)(mn, j) == wg::element_address(d, {false, eb}, mn, j * 128 / uint32_t(eb)));
 }
 
+// The same for MN-major operands (any element, not only a chunk's first).
+RC_GTEST_PROP(WgmmaDescProp, MNMajorChunkAddressIsElementAddress, (uint64_t w)) {
+  const wg::SmemDesc d = wg::decode(w);
+  const int eb = *rc::gen::element(8, 16, 32);
+  const uint32_t mn = *rc::gen::inRange<uint32_t>(0, 256), k = *rc::gen::inRange<uint32_t>(0, 64);
+  RC_ASSERT(wg::MNMajorChunks(d, eb)(mn, k) == wg::element_address(d, {true, eb}, mn, k));
+}
+
 TEST(WgmmaDesc, ValidationNamesFieldAndRule) {
   wg::SmemDesc d;
   d.base_offset = 3;  // no swizzle: the field has nothing to align and is no error
