@@ -62,6 +62,29 @@ std::string byte_ranges(const uint8_t* a, const uint8_t* b) {
 
 }  // namespace
 
+// The tensor map `bytes` encode: the last few decoded on this thread are kept (a kernel's TMA
+// operations use one or two maps, and decoding one per operation was 1.7 % of the CuTe
+// wgmma_tma_sm90 tutorial).
+static const model::tmap::DecodeResult& decoded(const std::array<uint8_t, 128>& bytes) {
+  struct Entry {
+    std::array<uint8_t, 128> bytes;
+    model::tmap::DecodeResult result;
+  };
+  constexpr size_t kEntries = 4;
+  thread_local std::vector<Entry> cache;
+  thread_local size_t next = 0;
+  for (const Entry& e : cache)
+    if (e.bytes == bytes) return e.result;
+  if (cache.size() < kEntries) {
+    cache.push_back({bytes, model::tmap::decode(bytes.data())});
+    return cache.back().result;
+  }
+  Entry& e = cache[next];
+  next = (next + 1) % kEntries;
+  e = {bytes, model::tmap::decode(bytes.data())};
+  return e.result;
+}
+
 model::tmap::TensorMap read_tensor_map(ExecCtx& c, const Operand& o, int l, uint64_t* where) {
   Engine& e = *c.eng;
   uint64_t v = sem::addr_of(c, o, l);
@@ -123,7 +146,7 @@ model::tmap::TensorMap read_tensor_map(ExecCtx& c, const Operand& o, int l, uint
       }
     }
   }
-  auto d = model::tmap::decode(bytes.data());
+  const model::tmap::DecodeResult& d = decoded(bytes);
   if (!d.valid())
     c.fault("error", "invalid tensor map at " + std::string(space) + " address " + hex(v) + ": field '" +
                          d.validity.field + "': " + d.validity.message);

@@ -190,6 +190,7 @@ void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
 struct ResultPool {
   std::vector<std::vector<uint64_t>> values;
   std::vector<std::vector<uint32_t>> rows;
+  std::vector<std::vector<uint32_t>> slots;  // d_slots lists
 };
 ResultPool& result_pool() {
   thread_local ResultPool pool;
@@ -234,6 +235,7 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   ResultPool& pool = result_pool();
   if (pool.values.size() < 64) pool.values.push_back(std::move(op.d_values));
   if (pool.rows.size() < 64 && op.d_rows.capacity()) pool.rows.push_back(std::move(op.d_rows));
+  if (pool.slots.size() < 64 && op.d_slots.capacity()) pool.slots.push_back(std::move(op.d_slots));
   s.in_flight.pop_front();
 }
 
@@ -661,7 +663,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
                    "its first wgmma.mma_async (PTX ISA 9.7.15.5.1 wgmma.fence)");
   const int N = cfg.n, K = cfg.k, nd = cfg.d_regs();
   const Operand& dvec = in.op[0];
-  std::vector<uint32_t> d_slots(static_cast<size_t>(nd)), a_slots;
+  std::vector<uint32_t> d_slots = take_from(result_pool().slots), a_slots;
+  d_slots.resize(size_t(nd));
   for (int r = 0; r < nd; ++r) d_slots[size_t(r)] = sem::vec_elem(c, dvec, uint32_t(r)).slot;
   if (cfg.a_in_regs)
     for (uint32_t r = 0; r < 4; ++r) a_slots.push_back(sem::vec_elem(c, in.op[1], r).slot);
