@@ -135,6 +135,14 @@ std::vector<uint32_t> must_zero_slots(const Function& f, const std::vector<uint3
   }
   const uint32_t B = uint32_t(start.size());
   start.push_back(N);
+  // Two sets per block: beyond 64 MiB of them (a function far larger than compilers emit), every
+  // register is zeroed instead.
+  if (uint64_t(B) * ((n + 63) / 64) * 16 > (uint64_t{64} << 20)) {
+    std::vector<uint32_t> all;
+    for (uint32_t s = 0; s < n; ++s)
+      if (!given.has(s)) all.push_back(s);
+    return all;
+  }
   std::vector<std::vector<uint32_t>> preds(B);
   for (uint32_t b = 0; b < B; ++b)
     for (uint32_t t : fx[start[b + 1] - 1].next)
