@@ -73,7 +73,8 @@ namespace {
 
 using FillFn = void (*)(Decoded&, const Layout&, int rows, int K, const uint32_t* bits, bool k_major, int stride);
 using TileFn = void (*)(const DotModel&, ElemFmt, ElemFmt, const Decoded& A, const Decoded& B, int stride, int M,
-                        int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d);
+                        int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d,
+                        size_t ldc, size_t ldd);
 
 // One build of the lane loops: its width and its entry points.
 struct LaneBuild {
@@ -190,6 +191,11 @@ uint64_t narrow_blocks_done() { return lanes::t_narrow_blocks; }
 
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, uint32_t* d) {
+  mma_tile(model, fa, fb, M, N, K, a, bt, c, size_t(N), d, size_t(N));
+}
+
+void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
+              const uint32_t* bt, const uint32_t* c, size_t ldc, uint32_t* d, size_t ldd) {
   Layout la, lb;
   // The fast path's conditions (tile_lanes.h): consecutive groups with C chained, operands read as
   // their own type, terms below 2^27 after alignment, and ptxsim's edge rules (the lanes hard-wire
@@ -202,16 +208,15 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   if (!fast) {
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n)
-        d[size_t(m) * size_t(N) + size_t(n)] = lanes::fallback_dot(model, fa, fb, a + size_t(m) * size_t(K),
-                                                            bt + size_t(n) * size_t(K), K,
-                                                            c[size_t(m) * size_t(N) + size_t(n)]);
+        d[size_t(m) * ldd + size_t(n)] = lanes::fallback_dot(model, fa, fb, a + size_t(m) * size_t(K),
+                                                             bt + size_t(n) * size_t(K), K, c[size_t(m) * ldc + size_t(n)]);
     return;
   }
   const LaneBuild& build = lane_build(N);
   const int stride = (N + build.width - 1) / build.width * build.width;
   const TileFn tile = model.acc == AccFmt::F16 ? build.tile_f16 : build.tile;
   tile(model, fa, fb, decoded_a(build, fa, la, M, K, a), decoded_b(build, fb, lb, N, K, bt, stride), stride, M, N, K,
-       a, bt, c, d);
+       a, bt, c, d, ldc, ldd);
 }
 
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,

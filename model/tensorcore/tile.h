@@ -6,6 +6,7 @@
 // instruction-level plumbing. Results are bit-identical to calling tc::dot per output element
 // (the tests compare the two); only the speed differs.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "model/tensorcore/tensorcore.h"
@@ -17,6 +18,10 @@ namespace ptxsim::model::tc {
 // d may alias c. fa / fb are the instruction's A and B element types.
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, uint32_t* d);
+// The same with row m of C at c + m * ldc and of D at d + m * ldd (ldc, ldd >= N; d may be c with
+// ldd == ldc): accumulators read and written where they live (tcgen05: rows of Tensor Memory).
+void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
+              const uint32_t* bt, const uint32_t* c, size_t ldc, uint32_t* d, size_t ldd);
 
 // mma_tile's lane loops exist as a baseline-ISA build and, on x86-64 with GCC, an AVX2
 // (x86-64-v3) and an AVX-512 (x86-64-v4) build; the best one the processor has runs. Tests cap the

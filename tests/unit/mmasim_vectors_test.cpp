@@ -208,7 +208,9 @@ TEST(MmaSimVectors, MatchBitForBit) {
     // tile path included; keeping the sign instead gives -0 on the rule-3 examples.
     const uint32_t def = compute(v, kPtxsimEdgeRules, false);
     EXPECT_EQ(def, v.d) << describe(v, def) << " (ptxsim's edge rules)";
-    if (!parse_variant(v.name).scaled) EXPECT_EQ(compute_tile(v), def) << describe(v, def) << " (tile path)";
+    if (!parse_variant(v.name).scaled) {
+      EXPECT_EQ(compute_tile(v), def) << describe(v, def) << " (tile path)";
+    }
     if (v.directed && v.d == 0) {
       EdgeRules keep = kPtxsimEdgeRules;
       keep.underflow_sign = UnderflowZeroSign::Keep;

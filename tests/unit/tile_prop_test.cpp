@@ -88,7 +88,33 @@ void check_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
       for (auto& x : c) x = acc_elem(rng, model.acc, finite);
       if (t % 7 == 3)  // large C: overflow to Inf inside the chain
         for (auto& x : c) x = model.acc == AccFmt::F32 ? (x & 0x80000000u) | 0x7F7FFFF0u : (x & 0x8000u) | 0x7BFFu;
-      mma_tile(model, fa, fb, M, N, K, a.data(), b.data(), c.data(), d.data());
+      // Every third tile packed; the others with rows ldc / ldd apart (strided mma_tile), C and D in
+      // buffers of their own or D written over C, the gaps between rows holding garbage that must
+      // stay as it is. `d` then receives the packed result.
+      const int layout = t % 3;
+      if (layout == 0) {
+        mma_tile(model, fa, fb, M, N, K, a.data(), b.data(), c.data(), d.data());
+      } else {
+        const size_t ldc = size_t(N) + rng() % 9, ldd = layout == 1 ? size_t(N) + rng() % 9 : ldc;
+        std::vector<uint32_t> cs(size_t(M) * ldc), ds(size_t(M) * ldd);
+        for (auto& x : cs) x = uint32_t(rng());
+        for (auto& x : ds) x = uint32_t(rng());
+        for (int m = 0; m < M; ++m) std::copy_n(c.begin() + m * N, N, cs.begin() + ptrdiff_t(size_t(m) * ldc));
+        const std::vector<uint32_t> cs0 = cs, ds0 = ds;
+        uint32_t* dp = layout == 1 ? ds.data() : cs.data();
+        mma_tile(model, fa, fb, M, N, K, a.data(), b.data(), cs.data(), ldc, dp, ldd);
+        const std::vector<uint32_t>& after = layout == 1 ? ds : cs;
+        const std::vector<uint32_t>& before = layout == 1 ? ds0 : cs0;
+        for (int m = 0; m < M; ++m) {
+          std::copy_n(after.begin() + ptrdiff_t(size_t(m) * ldd), N, d.begin() + m * N);
+          for (size_t n = size_t(N); n < ldd; ++n)
+            ASSERT_EQ(after[size_t(m) * ldd + n], before[size_t(m) * ldd + n])
+                << "a gap between rows of D was written (ldd " << ldd << ", PTXSIM_TEST_SEED=" << seed << ")";
+        }
+        if (layout == 1) {
+          ASSERT_EQ(cs, cs0) << "C was written (PTXSIM_TEST_SEED=" << seed << ")";
+        }
+      }
       std::vector<Value> va(static_cast<size_t>(K)), vb(static_cast<size_t>(K));
       for (int m = 0; m < M; ++m)
         for (int n = 0; n < N; ++n) {
