@@ -107,45 +107,52 @@ inline uint32_t element_address(const SmemDesc& d, const Operand& op, uint32_t m
   return tma::swizzle_address(detail::tma_swizzle(d.layout), a - shift) + shift;
 }
 
+namespace detail {
+// What the chunk-by-chunk address forms below share: the descriptor's fields in bytes, worked out
+// once, and the last step of element_address, placing an offset from the start address: the
+// W-byte swizzles XOR address bits [4, 4 + log2(W / 16)) with the phase bits from bit 7
+// (tma::swizzle_address for 32B, 64B and 128B), the phase counted from the pattern's start.
+class ChunkAddresses {
+ protected:
+  explicit ChunkAddresses(const SmemDesc& d)
+      : start_(d.start_bytes()), sbo_(d.sbo_bytes()), lbo_(d.lbo_bytes()), w_(swizzle_bytes(d.layout)),
+        w_log2_(w_ ? uint32_t(std::countr_zero(w_)) : 0), phase_mask_(w_ ? w_ / 16 - 1 : 0),
+        shift_(d.base_offset << 7) {}
+  uint32_t place(uint32_t off) const {
+    if (w_ == 0) return start_ + off;
+    const uint32_t a = start_ + off - shift_;
+    return (a ^ (((a >> 7) & phase_mask_) << 4)) + shift_;
+  }
+  uint32_t start_, sbo_, lbo_, w_, w_log2_, phase_mask_, shift_;
+};
+}  // namespace detail
+
 // element_address of a K-major operand chunk by chunk, with the layout's case analysis done once
 // per descriptor: (mn, j) gives the address of row mn's 16-byte chunk j (bytes 16j..16j+15 of its
 // K extent, elements k = 16j * 8 / elem_bits on), for any element width. The same arithmetic as
-// element_address with kb = 16j; the W-byte swizzles XOR address bits [4, 4 + log2(W / 16)) with
-// the phase bits from bit 7 (tma::swizzle_address for 32B, 64B and 128B). wgmma.mma_async reads its
-// K-major operands this way.
-class KMajorChunks {
+// element_address with kb = 16j. wgmma.mma_async reads its K-major operands this way.
+class KMajorChunks : detail::ChunkAddresses {
  public:
-  explicit KMajorChunks(const SmemDesc& d)
-      : start_(d.start_bytes()), sbo_(d.sbo_bytes()), lbo_(d.lbo_bytes()), w_(swizzle_bytes(d.layout)),
-        phase_mask_(w_ ? w_ / 16 - 1 : 0), shift_(d.base_offset << 7) {}
+  explicit KMajorChunks(const SmemDesc& d) : ChunkAddresses(d) {}
   uint32_t operator()(uint32_t mn, uint32_t j) const {
-    if (w_ == 0) return start_ + ((mn / 8) * sbo_ + (mn % 8) * 16 + j * lbo_);
-    const uint32_t a = start_ + ((mn / 8) * sbo_ + (mn % 8) * w_ + 16 * j) - shift_;
-    return (a ^ (((a >> 7) & phase_mask_) << 4)) + shift_;
+    return place(w_ == 0 ? (mn / 8) * sbo_ + (mn % 8) * 16 + j * lbo_ : (mn / 8) * sbo_ + (mn % 8) * w_ + 16 * j);
   }
-
- private:
-  uint32_t start_, sbo_, lbo_, w_, phase_mask_, shift_;
 };
 
 // element_address of an MN-major operand: (mn, k) gives the address of element (mn, k) (for any
 // mn; wgmma.mma_async asks for the first of each 16-byte chunk along MN), with the layout's case
 // analysis done once per descriptor and the divisions by the swizzle width W as shifts.
-class MNMajorChunks {
+class MNMajorChunks : detail::ChunkAddresses {
  public:
-  MNMajorChunks(const SmemDesc& d, int elem_bits)
-      : start_(d.start_bytes()), sbo_(d.sbo_bytes()), lbo_(d.lbo_bytes()), w_(swizzle_bytes(d.layout)),
-        w_log2_(w_ ? uint32_t(std::countr_zero(w_)) : 0), phase_mask_(w_ ? w_ / 16 - 1 : 0),
-        shift_(d.base_offset << 7), eb_(uint32_t(elem_bits)) {}
+  MNMajorChunks(const SmemDesc& d, int elem_bits) : ChunkAddresses(d), eb_(uint32_t(elem_bits)) {}
   uint32_t operator()(uint32_t mn, uint32_t k) const {
     const uint32_t mb = mn * eb_ / 8;
-    if (w_ == 0) return start_ + ((mb / 16) * sbo_ + mb % 16 + (k % 8) * 16 + (k / 8) * lbo_);
-    const uint32_t a = start_ + ((mb >> w_log2_) * lbo_ + (mb & (w_ - 1)) + ((k % 8) << w_log2_) + (k / 8) * sbo_) - shift_;
-    return (a ^ (((a >> 7) & phase_mask_) << 4)) + shift_;
+    return place(w_ == 0 ? (mb / 16) * sbo_ + mb % 16 + (k % 8) * 16 + (k / 8) * lbo_
+                         : (mb >> w_log2_) * lbo_ + (mb & (w_ - 1)) + ((k % 8) << w_log2_) + (k / 8) * sbo_);
   }
 
  private:
-  uint32_t start_, sbo_, lbo_, w_, w_log2_, phase_mask_, shift_, eb_;
+  uint32_t eb_;
 };
 
 }  // namespace ptxsim::model::wgmma
