@@ -108,13 +108,30 @@ static ptxsim::model::tmap::CUtensorMap tensor_map(uint64_t addr, int S, uint32_
 }
 
 int main(int argc, char** argv) {
-  const int S = argc > 1 ? std::atoi(argv[1]) : 1024;
+  const char* usage = "usage: ptxsim_gemm_bench [size [wgmma|wgmma_tma|tcgen05|tcgen05_tma|none]]\n"
+                      "  size: a positive multiple of 256 up to 8192 (default 1024)\n";
+  if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {
+    std::fprintf(stderr, "%s", usage);
+    return argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) ? 0 : 2;
+  }
+  int S = 1024;
+  if (argc > 1) {
+    char* end = nullptr;
+    const long v = std::strtol(argv[1], &end, 10);
+    if (*argv[1] == '\0' || *end != '\0' || v < 256 || v > 8192 || v % 256 != 0) {
+      std::fprintf(stderr, "ptxsim_gemm_bench: size '%s' is not a positive multiple of 256 up to 8192\n%s", argv[1],
+                   usage);
+      return 2;
+    }
+    S = int(v);
+  }
   const std::string only = argc > 2 ? argv[2] : "";
-  const int TM = 64, TN = 256, TK = 16;
-  if (S % TN != 0 || S % TM != 0) {
-    std::fprintf(stderr, "size must be a multiple of 256\n");
+  if (!only.empty() && only != "wgmma" && only != "wgmma_tma" && only != "tcgen05" && only != "tcgen05_tma" &&
+      only != "none") {
+    std::fprintf(stderr, "ptxsim_gemm_bench: unknown engine GEMM '%s'\n%s", only.c_str(), usage);
     return 2;
   }
+  const int TM = 64, TN = 256, TK = 16;
   Eigen::setNbThreads(1);
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
