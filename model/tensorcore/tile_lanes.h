@@ -124,6 +124,17 @@ inline bool narrow_tile(const DotModel& model, const Decoded& A, const Decoded& 
   return A.emax + B.emax <= 125 && A.emin + B.emin - A.mbits - B.mbits >= -149;
 }
 
+// Whether a group's zero products can change its alignment exponent on the narrow lanes. E is raised
+// to e_zero only where it lies below e_zero, and E is at least c's exponent, which on the narrow
+// lanes is e_zero for a zero c and otherwise at least -126 (f32 and e8m13 results: subnormals align
+// at -126) or -14 (f16 results). So where e_zero is at or below that floor (every model of the
+// table: -133, or -22 with an f16 accumulator), no group is ever raised and the lanes skip the
+// smallest-product test (a vector minimum per product).
+inline bool zeros_can_raise(const DotModel& model, const Decoded& A, const Decoded& B) {
+  if (!A.has_zero && !B.has_zero) return false;
+  return model.fdpa.e_zero > (model.acc == AccFmt::F16 ? -14 : -126);
+}
+
 // How many blocks of eight outputs this thread finished in the narrow lanes (narrow_blocks_done).
 inline thread_local uint64_t t_narrow_blocks = 0;
 

@@ -383,6 +383,33 @@ TEST(TileProp, LaneBranchesEqualPerElementDot) {
   check_block(m, ElemFmt::BF16, K, a, bt, c, expect);
 }
 
+// A model whose e_zero (-80) lies above c's smallest exponent, so that a group's zero products raise
+// its alignment exponent E to e_zero (the narrow lanes' smallest-product test, which the table's
+// models never need): a = 1, K = 16, L = 16, F = 25. Lane 0: one product (1 + 2^-7) * 2^-100 and 15
+// zero ones: E = -80, lsb = -105, the product's term 32.25 truncates to 32: 2^-100. Lane 1: sixteen
+// such products, none zero, and c = 2^-96: E = -96, exact: (1 + 2^-8) * 2^-95. Lane 2: products 1 and the tiny
+// one, which truncates away: 1. Lane 3: zero products and c = 2^-120, which truncates away: +0.
+// Lane 4: the tiny product and c = 2^-90: E = -80, 2^-90 + 2^-100 (unraised: 2^-90 * (1 + 2^-10 +
+// 2^-17)). Lanes 5-7: zeros, +0. Each lane must equal tc::dot and the value by hand, and take the
+// narrow lanes, in every build.
+TEST(TileProp, ZeroProductsRaiseTheGroupExponent) {
+  DotModel m = *find_model(Arch::SM90, Unit::Wgmma, ElemFmt::BF16, ElemFmt::BF16, AccFmt::F32);
+  m.fdpa.e_zero = -80;
+  constexpr int N = 8, K = 16;
+  const uint32_t one = 0x3F80, tiny = 0x0D81;  // 1, (1 + 2^-7) * 2^-100
+  std::vector<uint32_t> a(K, one), bt(size_t(N) * K, 0), c(N, 0);
+  auto col = [&](int n) { return bt.begin() + n * K; };
+  col(0)[0] = tiny;
+  std::fill(col(1), col(1) + K, tiny);
+  c[1] = 0x0F800000;  // 2^-96
+  col(2)[0] = one, col(2)[1] = tiny;
+  c[3] = 0x03800000;  // 2^-120
+  col(4)[0] = tiny;
+  c[4] = 0x12800000;  // 2^-90
+  const uint32_t expect[N] = {0x0D800000, 0x10008000, 0x3F800000, 0, 0x12802000, 0, 0, 0};
+  check_block(m, ElemFmt::BF16, K, a, bt, c, expect, 1);
+}
+
 // Directed f16 cases for the narrow lanes' RNE step (mma.sync .f16 accumulator, L = 16, K = 32): one
 // block of eight outputs, every lane a normal f16 result that the lanes finish themselves: ties to
 // even down and up, a round up that is not a tie, a round up that carries into the next binade, a
