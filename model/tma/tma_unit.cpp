@@ -544,7 +544,12 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
   const uint64_t bytes = g.bytes();
   // mask: which bytes are written (the padded format's padding is not); only that format has one.
   const bool padded = g.fmt == Fmt::kPadded;
-  std::vector<uint8_t> img(bytes, 0), mask(padded ? bytes : 0, 1);
+  // (Scratch reused by the thread's loads: zeroed only where rows leave gaps, interleave padding or
+  // the nibble format's partial writes; plain rows are written whole below.)
+  thread_local std::vector<uint8_t> img;
+  if (img.size() < bytes) img.resize(bytes);
+  if (g.fmt != Fmt::kPlain || uint64_t(g.count) * g.esize != g.pitch) std::memset(img.data(), 0, bytes);
+  std::vector<uint8_t> mask(padded ? bytes : 0, 1);
   const bool nan_fill = m.oob_fill == tmap::OobFill::kNanRequestZeroFma && tmap::is_float(m.dtype) && !tmap::is_packed(m.dtype);
   const uint64_t dim0 = m.global_dim[0];
   // An in-bounds element of a TFLOAT32 map is rounded to tf32 on the way (RNE; a NaN becomes
@@ -556,15 +561,18 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
     uint8_t* out = img.data() + r * g.pitch;
     if (g.fmt == Fmt::kPlain) {
       const size_t n = size_t(g.count) * g.esize;
-      if (nan_fill) {
-        for (size_t i = 0; i < n; i += 2) store_le<uint16_t>(out + i, kOobNanF16);  // tma_unit.h
-      } else {
-        std::memset(out, 0, n);
+      // The in-bound run of a unit-stride row (the whole row, commonly: then no fill first).
+      uint32_t js = 0, je = 0;
+      if (row.in && g.step0 == 1) inbound_range(row.c0, g.count, dim0, &js, &je);
+      if (js != 0 || je != g.count) {
+        if (nan_fill) {
+          for (size_t i = 0; i < n; i += 2) store_le<uint16_t>(out + i, kOobNanF16);  // tma_unit.h
+        } else {
+          std::memset(out, 0, n);
+        }
       }
       if (!row.in) continue;
       if (g.step0 == 1) {
-        uint32_t js, je;
-        inbound_range(row.c0, g.count, dim0, &js, &je);
         if (je > js) {
           uint64_t a = row.gbase + uint64_t(row.c0 + js) * g.esize;
           size_t n = size_t(je - js) * g.esize;
@@ -606,6 +614,10 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
   // Scatter the image through the swizzle (8-byte blocks stay contiguous under every mode).
   if (!padded && m.swizzle == tmap::Swizzle::kNone) {
     std::memcpy(smem.data() + dst, img.data(), bytes);
+  } else if (!padded && swizzle_info(m.swizzle).atom >= 16 && dst % 16 == 0 && bytes % 16 == 0) {
+    // Whole 16-byte chunks, which every swizzle but the 8-byte flip keeps intact.
+    for (uint64_t i = 0; i < bytes; i += 16)
+      std::memcpy(smem.data() + swizzle_address(m.swizzle, uint32_t(dst + i)), img.data() + i, 16);
   } else {
     for (uint64_t i = 0; i < bytes; i += 8) {
       uint32_t a = swizzle_address(m.swizzle, uint32_t(dst + i));

@@ -56,6 +56,12 @@ struct WgmmaWarpState {
   std::vector<const uint64_t*> d_latest;
   std::vector<uint16_t> a_in_flight;
   std::vector<uint32_t> written_line;
+  std::vector<uint32_t> written_slots;  // the slots whose written_line is nonzero (wgmma.fence clears just these)
+  void note_write(uint32_t slot, uint32_t line) {
+    if (slot >= written_line.size() || line == 0) return;
+    if (!written_line[slot]) written_slots.push_back(slot);
+    written_line[slot] = line;
+  }
   std::vector<uint32_t> issued_pcs;   // pc of every mma_async issued (warpgroup .aligned check)
   uint64_t arrived = 0;               // mma_async instructions reached, waiting for peers included
   uint64_t computed = 0;              // mma_async instructions whose rows this warp has computed

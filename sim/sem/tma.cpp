@@ -110,11 +110,14 @@ std::pair<uint32_t, uint32_t> footprint(uint32_t off, uint32_t bytes, tmap::Swiz
 
 // ---- loads --------------------------------------------------------------------------------------
 
-// The box image as the load places it: bytes of shared addresses [lo, lo + data.size()), written
+// The box image as the load places it: bytes of shared addresses [lo, lo + size), written
 // where `mask` (padded sub-byte types only) is set. `bytes` is the image's size in shared memory,
 // `tx` the load's complete-tx count (smaller for the padded types: mt::box_tx_bytes).
 struct Image {
-  std::vector<uint8_t> data, mask;
+  // (Not zeroed for the plain types: write_to reads only bytes the load wrote, the swizzled image.)
+  std::unique_ptr<uint8_t[]> data;
+  size_t size = 0;
+  std::vector<uint8_t> mask;
   uint32_t lo = 0, dst = 0, bytes = 0, tx = 0;
   tmap::Swizzle sw = tmap::Swizzle::kNone;
   void write_to(Cta& cta) const {
@@ -129,15 +132,14 @@ struct Image {
       whole_hi = std::max(whole_lo, (dst + bytes) & ~127u);
     }
     if (whole_hi > whole_lo) {
-      std::memcpy(cta.smem.data() + whole_lo, data.data() + (whole_lo - lo), whole_hi - whole_lo);
+      std::memcpy(cta.smem.data() + whole_lo, data.get() + (whole_lo - lo), whole_hi - whole_lo);
       sem::tma::async_wrote(cta, whole_lo, whole_hi - whole_lo);
     }
-    for (uint64_t i = 0; i < bytes; i += 8) {
-      if (dst + i >= whole_lo && dst + i < whole_hi) continue;
+    auto block = [&](uint64_t i) {
       uint32_t a = mt::swizzle_address(sw, uint32_t(dst + i));
       uint32_t n = uint32_t(std::min<uint64_t>(8, bytes - i));
       if (mask.empty()) {
-        std::memcpy(cta.smem.data() + a, data.data() + (a - lo), n);
+        std::memcpy(cta.smem.data() + a, data.get() + (a - lo), n);
         sem::tma::async_wrote(cta, a, n);
       } else {  // padded types: the padding bytes are neither written nor cleared
         for (uint32_t k = 0; k < n; ++k)
@@ -146,7 +148,15 @@ struct Image {
             sem::tma::async_wrote(cta, a + k, 1);
           }
       }
+    };
+    if (whole_hi == whole_lo) {
+      for (uint64_t i = 0; i < bytes; i += 8) block(i);
+      return;
     }
+    // The blocks before the whole lines and after them (whole_lo - dst and whole_hi - dst are
+    // multiples of 8 then).
+    for (uint64_t i = 0; i < whole_lo - dst; i += 8) block(i);
+    for (uint64_t i = whole_hi - dst; i < bytes; i += 8) block(i);
   }
 };
 
@@ -174,7 +184,10 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   img->bytes = bytes;
   img->tx = tx;
   img->sw = map.swizzle;
-  img->data.assign(((uint64_t(doff) + std::max(bytes, 1u) + 127) & ~uint64_t(127)) - img->lo, 0);
+  img->size = ((uint64_t(doff) + std::max(bytes, 1u) + 127) & ~uint64_t(127)) - img->lo;
+  // The padded types find the bytes written by comparing two loads (below): those start zeroed.
+  const bool padded = tmap::is_packed_16b(map.dtype);
+  img->data.reset(padded ? new uint8_t[img->size]() : new uint8_t[img->size]);
   // --racecheck-global: the box's global reads are the issuing thread's, at issue (the gather
   // happens now); the operation's clocks, taken after, include them.
   auto read = [&](uint64_t a, void* d, size_t n) {
@@ -184,10 +197,10 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
     std::memcpy(d, p, n);
     return true;
   };
-  mt::Outcome o = mt::load(map, mode, co, read, std::span<uint8_t>(img->data), doff - img->lo);
+  mt::Outcome o = mt::load(map, mode, co, read, std::span<uint8_t>(img->data.get(), img->size), doff - img->lo);
   if (!o.ok()) model_fault(c, what, o);
-  if (tmap::is_packed_16b(map.dtype)) {  // padding bytes are not written: find which bytes are
-    std::vector<uint8_t> ones(img->data.size(), 0xFF);
+  if (padded) {  // padding bytes are not written: find which bytes are
+    std::vector<uint8_t> ones(img->size, 0xFF);
     mt::load(map, mode, co, read, std::span<uint8_t>(ones), doff - img->lo);
     img->mask.resize(ones.size());
     for (size_t i = 0; i < ones.size(); ++i) img->mask[i] = ones[i] == img->data[i];

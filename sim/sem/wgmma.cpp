@@ -127,6 +127,7 @@ WgmmaWarpState& state_of(ExecCtx& c) {
     p->d_latest.assign(c.fn->num_slots, nullptr);
     p->a_in_flight.assign(c.fn->num_slots, 0);
     p->written_line.assign(c.fn->num_slots, 0);
+    p->written_slots.clear();
   }
   return *p;
 }
@@ -176,7 +177,8 @@ void exec_fence(ExecCtx& c, const Instr& in, uint32_t mask) {
   require_full_warp(c, mask, "wgmma.fence");
   WgmmaWarpState& s = state_of(c);
   s.fenced = true;
-  std::fill(s.written_line.begin(), s.written_line.end(), 0);
+  for (const uint32_t slot : s.written_slots) s.written_line[slot] = 0;
+  s.written_slots.clear();
 }
 
 void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -801,7 +803,7 @@ namespace {
 [[gnu::noinline]] void watch_in_flight(ExecCtx& c, const Instr& in, WgmmaWarpState& s, bool op0_dest) {
   auto touch = [&](uint32_t slot, bool write) {
     if (slot >= s.written_line.size()) return;
-    if (write) s.written_line[slot] = in.line;
+    if (write) s.note_write(slot, in.line);
     const bool acc = s.d_latest[slot] != nullptr;
     if (!acc && !(write && s.a_in_flight[slot])) return;
     uint32_t issued = 0;
@@ -851,7 +853,7 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!op0_dest || in.nops == 0) return;
   const Operand& o = in.op[0];
   auto mark = [&](uint32_t slot) {
-    if (slot < s.written_line.size()) s.written_line[slot] = in.line;
+    s.note_write(slot, in.line);
   };
   if (o.kind == Operand::Kind::Reg) mark(o.slot);
   else if (o.kind == Operand::Kind::Vec)
