@@ -186,6 +186,9 @@ class GenericWrites {
   bool any_in_chunk(uint32_t off, uint16_t bytes) const {
     return off / 16 < bits_.size() && (bits_[off / 16] & bytes);
   }
+  // The marks of every chunk, one 16-bit mask per 16 bytes (for loops that test many chunks).
+  const uint16_t* chunk_marks() const { return bits_.data(); }
+  size_t chunks() const { return bits_.size(); }
 
  private:
   // f(chunk, byte mask) for every chunk [off, off + n) touches, within the tracked range.

@@ -19,9 +19,8 @@ std::string hex32(uint32_t v) {
   return b;
 }
 
-// The live mbarrier at the address of operand `a` for lane l, with its CTA.
-std::pair<Cta*, MbarrierSlot*> find_bar(ExecCtx& c, const Instr& in, const Operand& a, int l, bool must_be_live) {
-  uint64_t addr = sem::addr_of(c, a, l);
+// The live mbarrier at address `addr` (lane l's), with its CTA.
+std::pair<Cta*, MbarrierSlot*> find_bar_at(ExecCtx& c, const Instr& in, uint64_t addr, int l, bool must_be_live) {
   if (addr & 7) c.fault("misaligned address", "mbarrier address " + hex32(uint32_t(addr)) + " is not 8-byte aligned");
   auto [cta, off] = c.eng->resolve_shared(c, in.space, addr, 8, l);
   auto it = cta->mbars.find(off);
@@ -29,6 +28,10 @@ std::pair<Cta*, MbarrierSlot*> find_bar(ExecCtx& c, const Instr& in, const Opera
     c.fault("error", "mbarrier operation on shared address " + hex32(off) +
                          ", which holds no initialised mbarrier (mbarrier.init it first)");
   return {cta, &it->second};
+}
+// The live mbarrier at the address of operand `a` for lane l, with its CTA.
+std::pair<Cta*, MbarrierSlot*> find_bar(ExecCtx& c, const Instr& in, const Operand& a, int l, bool must_be_live) {
+  return find_bar_at(c, in, sem::addr_of(c, a, l), l, must_be_live);
 }
 
 [[noreturn]] void bar_error(ExecCtx& c, const MbarrierSlot& m, Mbarrier::Error e) {
@@ -132,8 +135,13 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
   uint64_t* d = c.col(in.op[0]);
   MbarrierSlot* first_pending = nullptr;
   uint32_t done = 0;
+  // (The lanes of a warp wait on one mbarrier, as a rule: it is looked up again only where a lane's
+  // address differs from the previous lane's.)
+  uint64_t prev_addr = 0;
+  MbarrierSlot* m = nullptr;  // the mbarrier at prev_addr (null: none looked up yet)
   for_lanes(mask, [&](int l) {
-    auto [cta, m] = find_bar(c, in, in.op[1], l, true);
+    const uint64_t addr = sem::addr_of(c, in.op[1], l);
+    if (!m || addr != prev_addr) m = find_bar_at(c, in, addr, l, true).second, prev_addr = addr;
     uint64_t v = c.col(in.op[2])[l];
     bool ok;
     if (in.a) {

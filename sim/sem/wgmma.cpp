@@ -446,27 +446,35 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
     const int row_chunks = (K + per_chunk - 1) / per_chunk;
     const uint8_t* const smem = cta.smem.data();
     const uint64_t smem_end = cta.smem.size();
-    auto rows_of = [&](auto elem) {
+    const uint16_t* const marks = cta.generic_writes.chunk_marks();
+    const size_t mark_chunks = cta.generic_writes.chunks();
+    // (Everything the loop updates is a local: the stores to `out` may alias anything, and the
+    // lambdas above hold lo and hi by reference, which would keep them in memory.)
+    auto rows_of = [&, lo_in = lo, hi_in = hi](auto elem) {
       using E = decltype(elem);
       constexpr int n = 16 / sizeof(E);
+      uint32_t lo_r = lo_in, hi_r = hi_in;
+      uint16_t marked = 0;
       for (int r = 0; r < rows; ++r) {
         T* o = &out[r * cols];
         for (int j = 0; j < row_chunks; ++j, o += n) {
           const uint32_t a = chunk_address(uint32_t(row0 + r), uint32_t(j));
           if (a < kSharedReserved || uint64_t(a) + 16 > smem_end || a % 16) [[unlikely]]
             chunk_at(a, r, j * per_chunk);  // faults
-          lo = std::min(lo, a);
-          hi = std::max(hi, a + 16);
-          generic_written |= cta.generic_writes.any_in_chunk(a, 0xFFFF);
+          lo_r = std::min(lo_r, a);
+          hi_r = std::max(hi_r, a + 16);
+          if (a / 16 < mark_chunks) marked |= marks[a / 16];
           E v[n];
           std::memcpy(v, smem + a, 16);
           for (int i = 0; i < n; ++i) o[i] = T(v[i]);
         }
       }
+      return SmemSpan{lo_r, hi_r, marked != 0};
     };
-    if (ebytes == 1) rows_of(uint8_t{});  // 8-bit elements, and .b1 as bytes of 8
-    else if (ebytes == 2) rows_of(uint16_t{});
-    else rows_of(uint32_t{});
+    const SmemSpan got = ebytes == 1   ? rows_of(uint8_t{})  // 8-bit elements, and .b1 as bytes of 8
+                         : ebytes == 2 ? rows_of(uint16_t{})
+                                       : rows_of(uint32_t{});
+    lo = got.lo, hi = got.hi, generic_written = got.generic_written;
   } else {
     const wg::MNMajorChunks chunk_address(d, eb);
     for (int k = 0; k < K; ++k)
