@@ -1117,7 +1117,7 @@ ExecCtx Engine::context(Warp& w, Group& g) {
     return false;
   }
   g->sync_passed = false;
-  if (w.wgmma) [[unlikely]] wgmma_watch(c, in, mask);
+  if (w.wgmma && wgmma_watch_needed(*w.wgmma, &fn, c.pc)) [[unlikely]] wgmma_watch(c, in, mask);
   in.fn(c, in, mask);
   if (race_) [[unlikely]] race_->end_instr();
   g = c.group;

@@ -57,8 +57,10 @@ struct WgmmaWarpState {
   std::vector<uint16_t> a_in_flight;
   std::vector<uint32_t> written_line;
   std::vector<uint32_t> written_slots;  // the slots whose written_line is nonzero (wgmma.fence clears just these)
-  void note_write(uint32_t slot, uint32_t line) {
-    if (slot >= written_line.size() || line == 0) return;
+  std::vector<uint8_t> wgmma_reg;         // per slot: some mma_async of fn uses it as D or A
+  std::vector<uint8_t> writes_wgmma_reg;  // per pc of fn: the instruction's destination is such a register
+  [[gnu::always_inline]] void note_write(uint32_t slot, uint32_t line) {
+    if (slot >= written_line.size() || line == 0 || !wgmma_reg[slot]) return;
     if (!written_line[slot]) written_slots.push_back(slot);
     written_line[slot] = line;
   }
@@ -68,7 +70,12 @@ struct WgmmaWarpState {
   WgmmaGroupB group_b;                // on the warpgroup's first warp: the B read most recently
 };
 
-// Called by the engine before every instruction of a warp that has used wgmma.
+// Called by the engine before an instruction of a warp that has used wgmma when
+// wgmma_watch_needed says so: operations are in flight, or the instruction (at `pc` of `fn`) writes
+// a register some wgmma.mma_async of fn uses (the fence check).
 void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask);
+inline bool wgmma_watch_needed(const WgmmaWarpState& s, const Function* fn, uint32_t pc) {
+  return s.fn == fn && (!s.in_flight.empty() || s.writes_wgmma_reg[pc]);
+}
 
 }  // namespace ptxsim

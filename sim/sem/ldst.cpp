@@ -37,29 +37,41 @@ inline Space access_space(const Instr& in) {
 // A resolved vector ld/st of n <= 8 elements: the vector's register columns looked up once, not
 // per lane (stores stay in lane order). Kept out of line so that the scalar paths of exec_ld and
 // exec_st compile as before.
-template <uint32_t Bytes, bool Signed>
+// N > 0: exactly N elements (the common .v2 and .v4, with fixed-size copies and unrolled loops);
+// N == 0: n of them.
+template <uint32_t Bytes, bool Signed, uint32_t N = 0>
 [[gnu::noinline]] void ld_vector(ExecCtx& c, const Operand& d, uint32_t n, uint32_t mask, uint8_t* const* ptrs) {
+  if constexpr (N == 0) {
+    if (n == 4) return ld_vector<Bytes, Signed, 4>(c, d, n, mask, ptrs);
+    if (n == 2) return ld_vector<Bytes, Signed, 2>(c, d, n, mask, ptrs);
+  }
+  const uint32_t count = N ? N : n;
   uint64_t* dst[8];
-  for (uint32_t i = 0; i < n; ++i) dst[i] = c.col(sem::vec_elem(c, d, i));
+  for (uint32_t i = 0; i < count; ++i) dst[i] = c.col(sem::vec_elem(c, d, i));
   for_lanes(mask, [&](int l) {
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; i < count; ++i) {
       uint64_t v = load_le(ptrs[l] + Bytes * i, Bytes);
       if constexpr (Signed) v = sem::sext(v, Bytes * 8);
       dst[i][l] = v;
     }
   });
 }
-template <uint32_t Bytes>
+template <uint32_t Bytes, uint32_t N = 0>
 [[gnu::noinline]] void st_vector(ExecCtx& c, const Operand& s, uint32_t n, uint32_t mask, uint8_t* const* ptrs) {
+  if constexpr (N == 0) {
+    if (n == 4) return st_vector<Bytes, 4>(c, s, n, mask, ptrs);
+    if (n == 2) return st_vector<Bytes, 2>(c, s, n, mask, ptrs);
+  }
+  const uint32_t count = N ? N : n;
   const uint64_t* src[8];
   uint64_t add[8];
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < count; ++i) {
     const Operand& e = sem::vec_elem(c, s, i);
     src[i] = c.col(e);
     add[i] = e.frame_rel ? c.local_base : 0;
   }
   for_lanes(mask, [&](int l) {
-    for (uint32_t i = 0; i < n; ++i) store_le(ptrs[l] + Bytes * i, src[i][l] + add[i], Bytes);
+    for (uint32_t i = 0; i < count; ++i) store_le(ptrs[l] + Bytes * i, src[i][l] + add[i], Bytes);
   });
 }
 

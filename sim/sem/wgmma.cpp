@@ -116,22 +116,6 @@ const Config* intern(const Config& cfg) {
 
 // ---- per-warp state -------------------------------------------------------------------------------
 
-WgmmaWarpState& state_of(ExecCtx& c) {
-  auto& p = c.warp->wgmma;
-  if (!p) p = std::make_unique<WgmmaWarpState>();
-  if (p->fn != c.fn) {
-    if (!p->in_flight.empty())
-      c.fault("error", "wgmma instruction in function '" + c.fn->name + "' while wgmma.mma_async operations of '" +
-                           p->fn->name + "' are in flight (ptxsim tracks one frame per warp)");
-    p->fn = c.fn;
-    p->d_latest.assign(c.fn->num_slots, nullptr);
-    p->a_in_flight.assign(c.fn->num_slots, 0);
-    p->written_line.assign(c.fn->num_slots, 0);
-    p->written_slots.clear();
-  }
-  return *p;
-}
-
 const std::string& slot_name(const ExecCtx& c, uint32_t slot) {
   static const std::string unnamed = "(register)";
   return slot < c.fn->slot_names.size() ? c.fn->slot_names[slot] : unnamed;
@@ -158,6 +142,56 @@ void exec_fence(ExecCtx& c, const Instr& in, uint32_t mask);
 void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask);
 void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask);
 void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask);
+
+// The registers some wgmma.mma_async of `fn` names as its accumulator or A fragment (the only ones
+// whose writes the fence check needs), and per instruction whether its destination is one of them.
+void find_wgmma_registers(const Function& fn, WgmmaWarpState& s) {
+  s.wgmma_reg.assign(fn.num_slots, 0);
+  auto mark_vec = [&](const Operand& o, uint32_t n) {
+    if (o.kind != Operand::Kind::Vec) return;
+    for (uint32_t e = 0; e < n && e < o.count; ++e) {
+      const Operand& el = fn.vec_pool[o.slot + e];
+      if (el.kind == Operand::Kind::Reg && el.slot < fn.num_slots) s.wgmma_reg[el.slot] = 1;
+    }
+  };
+  for (const Instr& in : fn.code) {
+    if (in.fn != exec_mma || in.nops < 2) continue;
+    const Config& cfg = *reinterpret_cast<const Config*>(in.imm);
+    mark_vec(in.op[0], uint32_t(cfg.d_regs()));
+    if (cfg.a_in_regs) mark_vec(in.op[1], 4);
+  }
+  const FormFacts& facts = form_facts();
+  s.writes_wgmma_reg.assign(fn.code.size(), 0);
+  for (size_t pc = 0; pc < fn.code.size(); ++pc) {
+    const Instr& in = fn.code[pc];
+    if (!facts.op0_dest[in.form] || in.nops == 0) continue;
+    const Operand& o = in.op[0];
+    bool hit = o.kind == Operand::Kind::Reg && o.slot < fn.num_slots && s.wgmma_reg[o.slot];
+    if (o.kind == Operand::Kind::Vec)
+      for (uint32_t e = 0; e < o.count; ++e) {
+        const Operand& el = fn.vec_pool[o.slot + e];
+        hit = hit || (el.kind == Operand::Kind::Reg && el.slot < fn.num_slots && s.wgmma_reg[el.slot]);
+      }
+    s.writes_wgmma_reg[pc] = hit;
+  }
+}
+
+WgmmaWarpState& state_of(ExecCtx& c) {
+  auto& p = c.warp->wgmma;
+  if (!p) p = std::make_unique<WgmmaWarpState>();
+  if (p->fn != c.fn) {
+    if (!p->in_flight.empty())
+      c.fault("error", "wgmma instruction in function '" + c.fn->name + "' while wgmma.mma_async operations of '" +
+                           p->fn->name + "' are in flight (ptxsim tracks one frame per warp)");
+    p->fn = c.fn;
+    p->d_latest.assign(c.fn->num_slots, nullptr);
+    p->a_in_flight.assign(c.fn->num_slots, 0);
+    p->written_line.assign(c.fn->num_slots, 0);
+    p->written_slots.clear();
+    find_wgmma_registers(*c.fn, *p);
+  }
+  return *p;
+}
 
 bool is_wgmma(const Instr& in) {
   return in.fn == exec_fence || in.fn == exec_commit || in.fn == exec_wait || in.fn == exec_mma;
@@ -856,9 +890,9 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
   static const FormFacts& facts = form_facts();  // (a guard test here, not a call)
   const bool op0_dest = facts.op0_dest[in.form];
   if (!s.in_flight.empty()) return watch_in_flight(c, in, s, op0_dest);
-  // Nothing in flight: only the registers written matter (for the fence check), and only operand 0
-  // is ever written.
-  if (!op0_dest || in.nops == 0) return;
+  // Nothing in flight: only the registers written matter (for the fence check), only operand 0 is
+  // ever written, and only the registers a wgmma.mma_async uses are checked.
+  if (!op0_dest || in.nops == 0 || !s.writes_wgmma_reg[c.pc]) return;
   const Operand& o = in.op[0];
   auto mark = [&](uint32_t slot) {
     s.note_write(slot, in.line);
