@@ -41,6 +41,7 @@
 #include "model/tensorcore/tile.h"
 #include "sim/exec/engine.h"
 #include "sim/sem/mma_arith.h"
+#include "sim/sem/quad_vectors.h"
 #include "sim/sem/sem_util.h"
 #include "sim/sem/sparse_a.h"
 
@@ -200,27 +201,12 @@ void scatter(ExecCtx& c, const Operand& vec, frag::MmaShape s, frag::ElemClass c
 // tc::mma_tile takes (A and C/D row-major, B transposed): their registers hold `Per` elements of
 // 32 / Per bits each, so one fixed-width loop per class replaces gather's and scatter's general
 // ones and float_mma's conversions. The two common layouts move a quad of lanes at a time in
-// 16-byte vectors (GCC vector extensions; the baseline x86-64's SSE2 registers): 16-bit pairs
-// whose quads hold runs (A and B of f16 / bf16, C and D of f16), and 32-bit accumulators in
-// interleaved register pairs (C and D of f32). (Vectors are filled and stored through memcpy.)
-using U64x2 [[gnu::vector_size(16)]] = uint64_t;
-using U32x4 [[gnu::vector_size(16)]] = uint32_t;
-using U16x8 [[gnu::vector_size(16)]] = uint16_t;
-
-// The low halves of four lanes' registers.
-[[gnu::always_inline]] inline U32x4 low_words(const uint64_t* col) {
-  U32x4 x, y;
-  std::memcpy(&x, col, 16);
-  std::memcpy(&y, col + 2, 16);
-  return __builtin_shufflevector(x, y, 0, 2, 4, 6);
-}
-// Four 32-bit values as four lanes' registers (zero-extended).
-[[gnu::always_inline]] inline void store_lanes(uint64_t* col, U32x4 v) {
-  const U32x4 z = {};
-  const U32x4 lo = __builtin_shufflevector(v, z, 0, 4, 1, 5), hi = __builtin_shufflevector(v, z, 2, 6, 3, 7);
-  std::memcpy(col, &lo, 16);
-  std::memcpy(col + 2, &hi, 16);
-}
+// 16-byte vectors (sim/sem/quad_vectors.h): 16-bit pairs whose quads hold runs (A and B of f16 /
+// bf16, C and D of f16), and 32-bit accumulators in interleaved register pairs (C and D of f32).
+using sem::U16x8;
+using sem::U32x4;
+using sem::low_words;
+using sem::store_lanes;
 
 template <int Per>
 void gather32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint16_t* idx, bool quad_runs,
@@ -231,12 +217,7 @@ void gather32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint16_
       const uint64_t* c0 = c.col(sem::vec_elem(c, vec, uint32_t(r)));
       const uint64_t* c1 = c.col(sem::vec_elem(c, vec, uint32_t(r + 1)));
       uint32_t* dst = out + idx[size_t(r) * 32];
-      for (int l = 0; l < 32; l += 4) {
-        const U32x4 a = low_words(c0 + l), b = low_words(c1 + l);
-        const U32x4 lo = __builtin_shufflevector(a, b, 0, 4, 1, 5), hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
-        std::memcpy(dst + 2 * l, &lo, 16);
-        std::memcpy(dst + 2 * l + 4, &hi, 16);
-      }
+      for (int l = 0; l < 32; l += 4) sem::lanes_to_pairs(c0 + l, c1 + l, dst + 2 * l);
     }
     return;
   }
@@ -280,13 +261,7 @@ void scatter32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32
       uint64_t* c0 = c.col(sem::vec_elem(c, vec, uint32_t(r)));
       uint64_t* c1 = c.col(sem::vec_elem(c, vec, uint32_t(r + 1)));
       const uint32_t* src = d + idx[size_t(r) * 32];
-      for (int l = 0; l < 32; l += 4) {
-        U32x4 lo, hi;
-        std::memcpy(&lo, src + 2 * l, 16);
-        std::memcpy(&hi, src + 2 * l + 4, 16);
-        store_lanes(c0 + l, __builtin_shufflevector(lo, hi, 0, 2, 4, 6));
-        store_lanes(c1 + l, __builtin_shufflevector(lo, hi, 1, 3, 5, 7));
-      }
+      for (int l = 0; l < 32; l += 4) sem::pairs_to_lanes(src + 2 * l, c0 + l, c1 + l);
     }
     return;
   }

@@ -47,6 +47,7 @@
 #include "sim/exec/engine.h"
 #include "sim/exec/racecheck.h"
 #include "sim/isa/table.h"
+#include "sim/sem/quad_vectors.h"
 #include "sim/sem/sem_util.h"
 #include "sim/sem/sparse_a.h"
 #include "sim/sem/tma_common.h"
@@ -567,13 +568,7 @@ void gather_f32_acc(int N, Reg reg, uint32_t* C) {
   for (int g = 0; g < N / 8; ++g)
     for (int h = 0; h < 2; ++h) {
       const uint64_t *s0 = reg(4 * g + 2 * h), *s1 = reg(4 * g + 2 * h + 1);
-      for (int q = 0; q < 8; ++q) {
-        uint32_t* row = C + (q + 8 * h) * N + 8 * g;
-        for (int t = 0; t < 4; ++t) {
-          row[2 * t] = uint32_t(s0[4 * q + t]);
-          row[2 * t + 1] = uint32_t(s1[4 * q + t]);
-        }
-      }
+      for (int q = 0; q < 8; ++q) sem::lanes_to_pairs(s0 + 4 * q, s1 + 4 * q, C + (q + 8 * h) * N + 8 * g);
     }
 }
 // The inverse: to register i's 32 lanes at reg(i).
@@ -582,13 +577,7 @@ void scatter_f32_acc(int N, const uint32_t* D, Reg reg) {
   for (int g = 0; g < N / 8; ++g)
     for (int h = 0; h < 2; ++h) {
       uint64_t *d0 = reg(4 * g + 2 * h), *d1 = reg(4 * g + 2 * h + 1);
-      for (int q = 0; q < 8; ++q) {
-        const uint32_t* row = D + (q + 8 * h) * N + 8 * g;
-        for (int t = 0; t < 4; ++t) {
-          d0[4 * q + t] = row[2 * t];
-          d1[4 * q + t] = row[2 * t + 1];
-        }
-      }
+      for (int q = 0; q < 8; ++q) sem::pairs_to_lanes(D + (q + 8 * h) * N + 8 * g, d0 + 4 * q, d1 + 4 * q);
     }
 }
 
