@@ -75,6 +75,10 @@ inline double pow2(int64_t x) { return std::bit_cast<double>(uint64_t(x + 1023) 
 struct Decoded {
   std::vector<float> v;              // exact value (0 for zeros and for Inf/NaN; every format fits a float)
   std::vector<int32_t> e;            // alignment exponent, kZeroExp for zeros and Inf/NaN
+  // k-major: e again as int16 (every e and every sum of two fits), in panels of 2 * width rows
+  // (element (r, k) at (r / 2w) * 2w * K + k * 2w + r % 2w), for the rows of whole double panels:
+  // the narrow lanes take the exponent maximum of two blocks in one vector of twice the lanes.
+  std::vector<int16_t> e16;
   std::vector<int32_t> special_row;  // per row: -1 when an Inf or NaN is in it (and for padding rows)
   int emin = 0, emax = 0;            // range of e over the nonzero finite elements (emin > emax: none)
   int mbits = 0;                     // the format's fraction bits: a value is a multiple of 2^(e - mbits)
