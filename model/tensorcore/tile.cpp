@@ -8,6 +8,10 @@
 #include <cstring>
 #include <vector>
 
+#ifdef __x86_64__
+#include <immintrin.h>
+#endif
+
 #include "model/tensorcore/tile_lanes.h"
 
 namespace ptxsim::model::tc {
@@ -62,7 +66,9 @@ namespace lanes {
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v4")
 #define PTXSIM_LANE_KIT kit_avx512
+#define PTXSIM_LANE_KIT_AVX512 1  // the kit may use AVX-512 intrinsics
 #include "model/tensorcore/tile_lane_kit.inc"
+#undef PTXSIM_LANE_KIT_AVX512
 #undef PTXSIM_LANE_KIT
 #pragma GCC pop_options
 #endif
