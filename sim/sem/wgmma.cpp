@@ -476,32 +476,53 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
   if (!mn_major) {
     // Row by row, chunk j of a row holding elements k = j * per_chunk on (wg::KMajorChunks). A
     // row's chunks land next to each other in `out`, so each is copied out with a fixed element
-    // size through a local array.
+    // size through a local array. (The loops work on locals: a store to `out` may alias anything.)
     const wg::KMajorChunks chunk_address(d);
     const int row_chunks = (K + per_chunk - 1) / per_chunk;
     const uint8_t* const smem = cta.smem.data();
     const uint64_t smem_end = cta.smem.size();
     const uint16_t* const marks = cta.generic_writes.chunk_marks();
     const size_t mark_chunks = cta.generic_writes.chunks();
-    // (Everything the loop updates is a local: the stores to `out` may alias anything, and the
-    // lambdas above hold lo and hi by reference, which would keep them in memory.)
-    auto rows_of = [&, lo_in = lo, hi_in = hi](auto elem) {
+    // Two passes with few values live in each: the chunks' addresses (and their range and any
+    // problem), then the generic-write marks and the copies.
+    thread_local std::vector<uint32_t> addrs;
+    addrs.resize(size_t(rows) * size_t(row_chunks));
+    auto rows_of = [&](auto elem) {
       using E = decltype(elem);
       constexpr int n = 16 / sizeof(E);
-      uint32_t lo_r = lo_in, hi_r = hi_in;
-      uint16_t marked = 0;
-      for (int r = 0; r < rows; ++r) {
-        T* o = &out[r * cols];
-        for (int j = 0; j < row_chunks; ++j, o += n) {
-          const uint32_t a = chunk_address(uint32_t(row0 + r), uint32_t(j));
-          if (a < kSharedReserved || uint64_t(a) + 16 > smem_end || a % 16) [[unlikely]]
-            chunk_at(a, r, j * per_chunk);  // faults
+      const wg::KMajorChunks address = chunk_address;
+      uint32_t* const ad = addrs.data();
+      uint32_t lo_r = lo, top = 0, misfit = 0;  // top: the highest chunk address
+      for (int r = 0, i = 0; r < rows; ++r)
+        for (int j = 0; j < row_chunks; ++j, ++i) {
+          const uint32_t a = address(uint32_t(row0 + r), uint32_t(j));
+          ad[i] = a;
           lo_r = std::min(lo_r, a);
-          hi_r = std::max(hi_r, a + 16);
-          if (a / 16 < mark_chunks) marked |= marks[a / 16];
+          top = std::max(top, a);
+          misfit |= a % 16;
+        }
+      const uint32_t hi_r = std::max(hi, top + 16);
+      if (misfit || lo_r < kSharedReserved || uint64_t(top) + 16 > smem_end) [[unlikely]]
+        for (int r = 0, i = 0; r < rows; ++r)
+          for (int j = 0; j < row_chunks; ++j, ++i) chunk_at(ad[i], r, j * per_chunk);  // faults at the first
+      uint16_t marked = 0;
+      for (int i = 0, total = rows * row_chunks; i < total; ++i)
+        if (ad[i] / 16 < mark_chunks) marked |= marks[ad[i] / 16];
+      if (cols == row_chunks * n) {  // rows back to back: one run of chunks
+        T* o = out;
+        for (int i = 0, total = rows * row_chunks; i < total; ++i, o += n) {
           E v[n];
-          std::memcpy(v, smem + a, 16);
-          for (int i = 0; i < n; ++i) o[i] = T(v[i]);
+          std::memcpy(v, smem + ad[i], 16);
+          for (int e = 0; e < n; ++e) o[e] = T(v[e]);
+        }
+      } else {
+        for (int r = 0, i = 0; r < rows; ++r) {
+          T* o = &out[r * cols];
+          for (int j = 0; j < row_chunks; ++j, ++i, o += n) {
+            E v[n];
+            std::memcpy(v, smem + ad[i], 16);
+            for (int e = 0; e < n; ++e) o[e] = T(v[e]);
+          }
         }
       }
       return SmemSpan{lo_r, hi_r, marked != 0};
