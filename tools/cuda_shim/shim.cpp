@@ -205,7 +205,9 @@ int Shim::load(Module& m) {
     }
     if (auto dir = env("PTXSIM_DUMP_PTX"); !dir.empty()) {  // so that file:line in reports can be read
       file = dir + "/" + file;
-      std::ofstream(file) << text;
+      std::ofstream out(file);
+      out << text;
+      if (!out.flush()) std::fprintf(stderr, "ptxsim: PTXSIM_DUMP_PTX: cannot write %s\n", file.c_str());
     }
     for (;;) {
       try {

@@ -1,5 +1,8 @@
 #include "tools/ptxsim/cli_parse.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -94,6 +97,19 @@ CLI::Validator positive_number() {
 
 CLI::Validator non_empty(const std::string& what) {
   return CLI::Validator([what](std::string& s) { return s.empty() ? "needs " + what : std::string(); }, "");
+}
+
+CLI::Validator writable_directory() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s.empty()) return "needs a directory";
+        struct stat st;
+        if (::stat(s.c_str(), &st) != 0) return "no such directory: '" + s + "'";
+        if (!S_ISDIR(st.st_mode)) return "not a directory: '" + s + "'";
+        if (::access(s.c_str(), W_OK | X_OK) != 0) return "cannot write in directory '" + s + "'";
+        return "";
+      },
+      "");
 }
 
 CLI::Validator one_of(std::initializer_list<const char*> choices) {

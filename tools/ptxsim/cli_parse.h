@@ -39,6 +39,7 @@ CLI::Validator unsigned_integer();   // 0, 1, ... (decimal or 0x-hex)
 CLI::Validator thread_count();       // 1 .. 1024 host threads
 CLI::Validator positive_number();    // a finite number > 0
 CLI::Validator non_empty(const std::string& what);  // e.g. "a directory"
+CLI::Validator writable_directory();  // an existing directory this process may create files in
 CLI::Validator one_of(std::initializer_list<const char*> choices);
 
 // Strict conversions used by the validators (no sign, no spaces, no trailing text).

@@ -174,7 +174,7 @@ int exec_command(const std::vector<std::string>& args, std::ostream& out, std::o
                  "the environment variable PTXSIM_THREADS says the same)")
       ->type_name("N")->transform(thread_count());
   app.add_option("--dump-ptx", dump_ptx, "write the PTX extracted from the program's fat binaries to DIR")
-      ->type_name("DIR")->transform(non_empty("a directory"));
+      ->type_name("DIR")->transform(writable_directory());
   app.add_option("--explore", explore_n,
                  "run the program under N schedules (seeds S .. S+N-1, S from --seed) and list those whose\n"
                  "exit status or output differs from the first (docs/racecheck.md); --explore 1 --seed K\n"
