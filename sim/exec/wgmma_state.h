@@ -57,10 +57,17 @@ struct WgmmaWarpState {
   std::vector<uint16_t> a_in_flight;
   std::vector<uint32_t> written_line;
   std::vector<uint32_t> written_slots;  // the slots whose written_line is nonzero (wgmma.fence clears just these)
+  // The D rows of the operation retired last, while its accumulator registers (held_slots) still
+  // hold exactly them: the next mma_async on those registers takes its C from here instead of
+  // gathering it back. Any other write to a register some mma_async uses ends it (note_write).
+  std::vector<uint32_t> held_rows, held_slots;
+  bool held_f16 = false, holding = false;
   std::vector<uint8_t> wgmma_reg;         // per slot: some mma_async of fn uses it as D or A
   std::vector<uint8_t> writes_wgmma_reg;  // per pc of fn: the instruction's destination is such a register
   [[gnu::always_inline]] void note_write(uint32_t slot, uint32_t line) {
-    if (slot >= written_line.size() || line == 0 || !wgmma_reg[slot]) return;
+    if (slot >= written_line.size() || !wgmma_reg[slot]) return;
+    holding = false;
+    if (line == 0) return;
     if (!written_line[slot]) written_slots.push_back(slot);
     written_line[slot] = line;
   }

@@ -189,6 +189,7 @@ WgmmaWarpState& state_of(ExecCtx& c) {
     p->a_in_flight.assign(c.fn->num_slots, 0);
     p->written_line.assign(c.fn->num_slots, 0);
     p->written_slots.clear();
+    p->holding = false;
     find_wgmma_registers(*c.fn, *p);
   }
   return *p;
@@ -270,6 +271,12 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[a];
   ResultPool& pool = result_pool();
+  if (!superseded) {  // the registers now hold op's D: keep its rows (WgmmaWarpState::held_rows)
+    std::swap(s.held_rows, op.d_rows);
+    s.held_slots.assign(op.d_slots.begin(), op.d_slots.end());
+    s.held_f16 = op.f16;
+    s.holding = true;
+  }
   if (pool.values.size() < 64) pool.values.push_back(std::move(op.d_values));
   if (pool.rows.size() < 64 && op.d_rows.capacity()) pool.rows.push_back(std::move(op.d_rows));
   if (pool.slots.size() < 64 && op.d_slots.capacity()) pool.slots.push_back(std::move(op.d_slots));
@@ -749,10 +756,14 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const WgmmaInFlight* chained = scale_d && !s.in_flight.empty() ? &s.in_flight.back() : nullptr;
   if (chained && (chained->d_rows.size() != size_t(16 * N) || chained->f16 != f16d || chained->d_slots != d_slots))
     chained = nullptr;
-  const uint32_t* C = chained ? chained->d_rows.data() : Cs.data();
-  if (!chained)  // C read through d_latest below: the in-flight results in the register layout
+  // Otherwise, with nothing in flight, the registers may still hold the rows of the operation
+  // retired last, which are then C as they were computed.
+  const bool held = !chained && scale_d && s.in_flight.empty() && s.holding && s.held_f16 == f16d &&
+                    s.held_rows.size() == size_t(16 * N) && s.held_slots == d_slots;
+  const uint32_t* C = chained ? chained->d_rows.data() : held ? s.held_rows.data() : Cs.data();
+  if (!chained && !held)  // C read through d_latest below: the in-flight results in the register layout
     for (WgmmaInFlight& op : s.in_flight) materialize(op);
-  if (!chained) {
+  if (!chained && !held) {
     const auto reg = [&](int r) {
       const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
       return src ? src : c.col(d_slots[size_t(r)]);

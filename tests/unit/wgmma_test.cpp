@@ -593,6 +593,52 @@ TEST(WgmmaExec, F16AccumulatorsChainLikeF32Ones) {
   }
 }
 
+// An accumulator that the program changes between wgmma.wait_group and the next mma_async: the
+// next C must be the registers' new values, not the retired operation's rows (which ptxsim reuses
+// as C while the registers still hold them). A = B = 1.0 (K = 16, so each product is 16). d0..d3 =
+// 16; then d0 += 1 and d1 = 2; then two more mma_async with scale-d: d = (33, 18, 32, 32), then
+// (49, 34, 48, 48), the second taking its C from the first's rows untouched.
+TEST(WgmmaExec, AccumulatorWrittenBetweenOperationsIsTheNextC) {
+  const std::string mma =
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd2, %rd2, %p1, 1, 1, 0, 0;\n"
+      "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n";
+  const std::string ptx = module(
+      ".shared .align 1024 .b8 smem[4096];\n"
+      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n"
+      "  .reg .f32 %d<4>;\n"
+      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
+      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n"
+      "  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], 0x3F803F80;\n"
+      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
+      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
+      "  setp.ne.u32 %p1, 1, 1;\n  wgmma.fence.sync.aligned;\n" +
+      mma +
+      "  add.f32 %d0, %d0, 0f3F800000;\n  mov.f32 %d1, 0f40000000;\n"
+      "  setp.eq.u32 %p1, 1, 1;\n  wgmma.fence.sync.aligned;\n" +
+      mma + mma +
+      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 16;\n  add.u64 %rd4, %rd4, %rd5;\n"
+      "  st.global.v4.f32 [%rd4], {%d0, %d1, %d2, %d3};\n  ret;\n}\n");
+  Device dev;
+  const std::vector<uint32_t> poison(size_t(128) * 4, 0xDEADBEEFu);
+  const uint64_t pd = dev.upload(poison);
+  auto prog = load_program(ptx, "wgmma_test.ptx");
+  const KernelInfo kinfo = kernels(*prog).at(0);
+  std::vector<uint8_t> params(kinfo.param_bytes, 0);
+  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
+  LaunchConfig cfg;
+  cfg.block.x = 128;
+  cfg.max_seconds = 20;
+  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.report;
+  for (const auto& diag : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << diag.format();
+  const std::vector<uint32_t> d = dev.download<uint32_t>(pd, poison.size());
+  const float want[4] = {49, 34, 48, 48};
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(std::bit_cast<float>(d[size_t(t * 4 + i)]), want[i]) << "thread " << t << ", register " << i;
+}
+
 // ---- diagnostics ---------------------------------------------------------------------------------
 
 RunResult run_text(const std::string& ptx, uint32_t threads = 128) {
