@@ -1,6 +1,7 @@
 #include "sim/exec/racecheck.h"
 #include "sim/sem/tma_common.h"
 
+#include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstdio>
@@ -212,10 +213,14 @@ void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, mo
 
 void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what) {
   if (!cta.live_mbars || !bytes) return;
-  for (uint32_t w = off / 8; w <= (off + bytes - 1) / 8 && w < cta.mbar_word.size(); ++w)
-    if (cta.mbar_word[w])
-      c.fault("error", what + " would overwrite the live mbarrier at shared address " + hex(uint64_t(w) * 8) + " of " +
+  // (The words are 0 or 1: a byte search finds the first live one.)
+  const size_t lo = off / 8, hi = std::min<size_t>((uint64_t(off) + bytes - 1) / 8 + 1, cta.mbar_word.size());
+  if (lo >= hi) return;
+  if (const void* hit = std::memchr(cta.mbar_word.data() + lo, 1, hi - lo)) {
+    const size_t w = size_t(static_cast<const uint8_t*>(hit) - cta.mbar_word.data());
+    c.fault("error", what + " would overwrite the live mbarrier at shared address " + hex(uint64_t(w) * 8) + " of " +
                            cta_name(c, cta));
+  }
 }
 
 void clear_generic_writes(Cta& cta) { cta.generic_writes.clear_all(); }
