@@ -61,6 +61,7 @@ struct WgmmaWarpState {
   // hold exactly them: the next mma_async on those registers takes its C from here instead of
   // gathering it back. Any other write to a register some mma_async uses ends it (note_write).
   std::vector<uint32_t> held_rows, held_slots;
+  const uint64_t* held_col = nullptr;  // the first held register's column (which frame's registers)
   bool held_f16 = false, holding = false;
   std::vector<uint8_t> wgmma_reg;         // per slot: some mma_async of fn uses it as D or A
   std::vector<uint8_t> writes_wgmma_reg;  // per pc of fn: the instruction's destination is such a register

@@ -274,6 +274,7 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   if (!superseded) {  // the registers now hold op's D: keep its rows (WgmmaWarpState::held_rows)
     std::swap(s.held_rows, op.d_rows);
     s.held_slots.assign(op.d_slots.begin(), op.d_slots.end());
+    s.held_col = s.held_slots.empty() ? nullptr : c.col(s.held_slots[0]);
     s.held_f16 = op.f16;
     s.holding = true;
   }
@@ -759,7 +760,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   // Otherwise, with nothing in flight, the registers may still hold the rows of the operation
   // retired last, which are then C as they were computed.
   const bool held = !chained && scale_d && s.in_flight.empty() && s.holding && s.held_f16 == f16d &&
-                    s.held_rows.size() == size_t(16 * N) && s.held_slots == d_slots;
+                    s.held_rows.size() == size_t(16 * N) && s.held_slots == d_slots && !d_slots.empty() &&
+                    s.held_col == c.col(d_slots[0]);
   const uint32_t* C = chained ? chained->d_rows.data() : held ? s.held_rows.data() : Cs.data();
   if (!chained && !held)  // C read through d_latest below: the in-flight results in the register layout
     for (WgmmaInFlight& op : s.in_flight) materialize(op);
