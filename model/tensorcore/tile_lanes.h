@@ -19,7 +19,8 @@
 // zero), times 2^(E-F); f16 outputs round in round_f16; other results (zero, subnormal, overflow)
 // use fdpa_round.
 // Tiles whose products are all exact in a float take narrower lanes (narrow_tile below): the same
-// steps on floats and int32 sums, sixteen outputs per loop body, for f32 RZ and f16 RNE outputs.
+// steps on floats and int32 sums, two blocks of W outputs per loop body (their exponent maximum in
+// int16 lanes), for f32 RZ and f16 RNE outputs.
 // A zero operand has value 0 and e = kZeroExp far below every real exponent, so it adds nothing to
 // S or to the maximum; the group's smallest e_a + e_b tells whether a zero product brings e_zero in.
 //
