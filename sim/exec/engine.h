@@ -174,15 +174,13 @@ class GenericWrites {
   // An async-proxy write of [off, off + n) has landed. (The chunks it covers whole are cleared in
   // one fill: a TMA box is kilobytes.)
   void clear(uint32_t off, uint32_t n) {
+    const auto unmark = [&](uint32_t ch, uint16_t m) { bits_[ch] &= uint16_t(~m); };
     const uint64_t end = std::min<uint64_t>(uint64_t(off) + n, uint64_t(bits_.size()) * 16);
     const uint64_t whole_lo = (uint64_t(off) + 15) / 16, whole_hi = end / 16;
-    if (whole_hi <= whole_lo + 1) {
-      for_chunks(off, n, [&](uint32_t ch, uint16_t m) { bits_[ch] &= uint16_t(~m); });
-      return;
-    }
+    if (whole_hi <= whole_lo + 1) return for_chunks(off, n, unmark);
     std::fill(bits_.begin() + long(whole_lo), bits_.begin() + long(whole_hi), uint16_t(0));
-    if (off % 16) for_chunks(off, uint32_t(whole_lo * 16 - off), [&](uint32_t ch, uint16_t m) { bits_[ch] &= uint16_t(~m); });
-    if (end % 16) for_chunks(uint32_t(whole_hi * 16), uint32_t(end - whole_hi * 16), [&](uint32_t ch, uint16_t m) { bits_[ch] &= uint16_t(~m); });
+    if (off % 16) for_chunks(off, uint32_t(whole_lo * 16 - off), unmark);
+    if (end % 16) for_chunks(uint32_t(whole_hi * 16), uint32_t(end - whole_hi * 16), unmark);
   }
   // Whether any byte of [off, off + n) is marked.
   bool any(uint32_t off, uint32_t n) const {

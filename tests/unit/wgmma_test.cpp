@@ -512,6 +512,25 @@ TEST(WgmmaExec, LargestShape) {
   run_case(cs, seed_for_test());
 }
 
+// Launches kernel `k` of `ptx` (one .u64 parameter: an output buffer of `words` 32-bit words,
+// poisoned first) as one warpgroup; it must complete without a diagnostic. Returns the buffer.
+std::vector<uint32_t> run_with_output(const std::string& ptx, size_t words) {
+  Device dev;
+  const std::vector<uint32_t> poison(words, 0xDEADBEEFu);
+  const uint64_t pd = dev.upload(poison);
+  auto prog = load_program(ptx, "wgmma_test.ptx");
+  const KernelInfo kinfo = kernels(*prog).at(0);
+  std::vector<uint8_t> params(kinfo.param_bytes, 0);
+  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
+  LaunchConfig cfg;
+  cfg.block.x = 128;
+  cfg.max_seconds = 20;
+  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
+  EXPECT_EQ(r.status, RunStatus::Completed) << r.report;
+  for (const auto& diag : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << diag.format();
+  return dev.download<uint32_t>(pd, poison.size());
+}
+
 // The kernel of the two chain tests below: shared memory filled with `one` (A at 0, warps 0 / 2's B
 // at 2048) and `two` (warps 1 / 3's B at 3072), then four m64n8k16 operations of type `types` in
 // one group: d = x, e = x (scale-d false), then d += x twice (C first from an in-flight result that
@@ -546,20 +565,7 @@ std::vector<uint32_t> run_chain_kernel(uint32_t one, uint32_t two, const std::st
       "  add.u64 %rd4, %rd4, %rd5;\n" +
       store + " [%rd4], " + d + ";\n" + store + " [%rd4+" + std::to_string(stride / 2) + "], " + e + ";\n"
       "  ret;\n}\n");
-  Device dev;
-  const std::vector<uint32_t> poison(size_t(128) * stride / 4, 0xDEADBEEFu);
-  const uint64_t pd = dev.upload(poison);
-  auto prog = load_program(ptx, "wgmma_test.ptx");
-  const KernelInfo kinfo = kernels(*prog).at(0);
-  std::vector<uint8_t> params(kinfo.param_bytes, 0);
-  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
-  LaunchConfig cfg;
-  cfg.block.x = 128;
-  cfg.max_seconds = 20;
-  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
-  EXPECT_EQ(r.status, RunStatus::Completed) << r.report;
-  for (const auto& diag : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << diag.format();
-  return dev.download<uint32_t>(pd, poison.size());
+  return run_with_output(ptx, size_t(128) * stride / 4);
 }
 
 // The four warps of a warpgroup normally name one B; ptxsim reads B once per operation and lets
@@ -619,20 +625,7 @@ TEST(WgmmaExec, AccumulatorWrittenBetweenOperationsIsTheNextC) {
       mma + mma +
       "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 16;\n  add.u64 %rd4, %rd4, %rd5;\n"
       "  st.global.v4.f32 [%rd4], {%d0, %d1, %d2, %d3};\n  ret;\n}\n");
-  Device dev;
-  const std::vector<uint32_t> poison(size_t(128) * 4, 0xDEADBEEFu);
-  const uint64_t pd = dev.upload(poison);
-  auto prog = load_program(ptx, "wgmma_test.ptx");
-  const KernelInfo kinfo = kernels(*prog).at(0);
-  std::vector<uint8_t> params(kinfo.param_bytes, 0);
-  std::memcpy(params.data() + kinfo.params.at(0).offset, &pd, 8);
-  LaunchConfig cfg;
-  cfg.block.x = 128;
-  cfg.max_seconds = 20;
-  const RunResult r = launch(*prog, kinfo.name, cfg, params, dev.mem);
-  ASSERT_EQ(r.status, RunStatus::Completed) << r.report;
-  for (const auto& diag : r.diagnostics) ADD_FAILURE() << "unexpected diagnostic: " << diag.format();
-  const std::vector<uint32_t> d = dev.download<uint32_t>(pd, poison.size());
+  const std::vector<uint32_t> d = run_with_output(ptx, size_t(128) * 4);
   const float want[4] = {49, 34, 48, 48};
   for (int t = 0; t < 128; ++t)
     for (int i = 0; i < 4; ++i)
