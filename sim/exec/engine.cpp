@@ -189,7 +189,14 @@ void Engine::mbarrier_changed(MbarrierSlot& m) {
   if (race_) [[unlikely]] race_->mbar_release(m, cur_warp_);
   if (TimelineSink* tl = current_timeline(); tl && cur_warp_)
     tl->mbarrier_event(cta_linear(*cur_warp_->cta, cfg.grid), m.offset, false, timeline_time());
-  wake(WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(&m)), m.version);
+  // A waiter re-executes only when its wait may now succeed (or the barrier is gone): waking it on
+  // every arrival and transaction count re-ran each try_wait three times per phase of a TMA
+  // pipeline (one expect_tx and two loads).
+  const uint64_t state = uint64_t(m.bar.phase()) * 2 + (m.bar.live() ? 1 : 0);
+  if (state == m.wait_state) return;
+  m.wait_state = state;
+  ++m.wait_version;
+  wake(WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(&m)), m.wait_version);
 }
 
 void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {

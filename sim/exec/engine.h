@@ -139,7 +139,12 @@ struct ClusterBarrier {
 struct MbarrierSlot {
   model::Mbarrier bar;
   uint32_t offset = 0;             // shared::cta address
-  uint64_t version = 0;            // bumped on every state change (wakes waiters)
+  uint64_t version = 0;            // bumped on every state change
+  // Bumped when a wait's outcome can change: a phase completes, or the barrier is initialized or
+  // invalidated (arrivals and transaction counts that leave the phase open wake nobody). Waits
+  // block on it and their spin detection compares it.
+  uint64_t wait_version = 0;
+  uint64_t wait_state = 0;         // phase * 2 + live, as of the last wait_version
   uint32_t init_line = 0;
   std::vector<uint8_t> arrived_now;   // per CTA thread: arrived in the current phase
   std::vector<uint8_t> arrived_ever;  // per CTA thread: arrived in some earlier phase

@@ -166,23 +166,23 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
     // came straight back to this try_wait with the barrier unchanged (a spin loop, which only the
     // barrier can end), the suspension may time out when nothing else can progress: a try_wait
     // used as a probe (CUTLASS's producer_try_acquire) returns false on the hardware then.
-    const bool spinning = g.spin_pc == c.pc && g.spin_version == first_pending->version;
+    const bool spinning = g.spin_pc == c.pc && g.spin_version == first_pending->wait_version;
     g.spin_pc = c.pc;
-    g.spin_version = first_pending->version;
-    c.eng->block(c, WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(first_pending)), first_pending->version + 1);
+    g.spin_version = first_pending->wait_version;
+    c.eng->block(c, WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(first_pending)), first_pending->wait_version + 1);
     g.may_time_out = !spinning;
     c.hold = true;
     return;
   }
   if (first_pending && !in.b) {
-    if (g.spin_pc == c.pc && g.spin_version == first_pending->version) {
+    if (g.spin_pc == c.pc && g.spin_version == first_pending->wait_version) {
       // The group came back to the same test_wait with the barrier unchanged: it is spinning.
-      c.eng->block(c, WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(first_pending)), first_pending->version + 1);
+      c.eng->block(c, WaitKind::Mbarrier, uint64_t(reinterpret_cast<uintptr_t>(first_pending)), first_pending->wait_version + 1);
       c.hold = true;
       return;
     }
     g.spin_pc = c.pc;
-    g.spin_version = first_pending->version;
+    g.spin_version = first_pending->wait_version;
   }
   for_lanes(mask, [&](int l) { d[l] = (done >> l) & 1; });
 }
