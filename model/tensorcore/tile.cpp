@@ -82,22 +82,25 @@ using TileFn = void (*)(const DotModel&, ElemFmt, ElemFmt, const Decoded& A, con
                         int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d,
                         size_t ldc, size_t ldd);
 
+using TransposeFn = void (*)(const uint32_t* src, size_t lds, uint32_t* dst, size_t ldd, int rows, int cols);
+
 // One build of the lane loops: its width and its entry points.
 struct LaneBuild {
   int width;
   FillFn fill;
   TileFn tile, tile_f16;
+  TransposeFn transpose;
 };
 
 constexpr LaneBuild base8 = {8, lanes::kit_base::fill_entry<8>, lanes::kit_base::tile_entry<8>,
-                             lanes::kit_base::tile_f16_entry<8>};
+                             lanes::kit_base::tile_f16_entry<8>, lanes::kit_base::transpose_entry};
 #ifdef PTXSIM_LANES_X86
 constexpr LaneBuild avx2_8 = {8, lanes::kit_avx2::fill_entry<8>, lanes::kit_avx2::tile_entry<8>,
-                              lanes::kit_avx2::tile_f16_entry<8>};
+                              lanes::kit_avx2::tile_f16_entry<8>, lanes::kit_avx2::transpose_entry};
 constexpr LaneBuild avx512_8 = {8, lanes::kit_avx512::fill_entry<8>, lanes::kit_avx512::tile_entry<8>,
-                                lanes::kit_avx512::tile_f16_entry<8>};
+                                lanes::kit_avx512::tile_f16_entry<8>, lanes::kit_avx512::transpose_entry};
 constexpr LaneBuild avx512_16 = {16, lanes::kit_avx512::fill_entry<16>, lanes::kit_avx512::tile_entry<16>,
-                                 lanes::kit_avx512::tile_f16_entry<16>};
+                                 lanes::kit_avx512::tile_f16_entry<16>, lanes::kit_avx512::transpose_entry};
 #endif
 
 // The build for a tile N outputs wide.
@@ -216,6 +219,25 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
       for (int n = 0; n < N; ++n)
         d[size_t(m) * ldd + size_t(n)] = lanes::fallback_dot(model, fa, fb, a + size_t(m) * size_t(K),
                                                              bt + size_t(n) * size_t(K), K, c[size_t(m) * ldc + size_t(n)]);
+    return;
+  }
+  // A tile narrower than a block of sixteen lanes but a multiple of sixteen rows tall (mma.sync's
+  // m16n8) runs transposed, D^T = B^T A^T + C^T: the lanes then hold rows of A, sixteen to a block
+  // (a whole AVX-512 vector, or two blocks of eight for the double-panel loop) instead of eight
+  // columns of B. Every step of the T-FDPA is symmetric in a and b (products, their signs and
+  // exponents; tile_lanes.h), and the fast path reads both operands as their own types, so the
+  // bits are the same: the property tests compare both ways with tc::dot.
+  if (N % 16 != 0 && M % 16 == 0) {
+    const LaneBuild& build = lane_build(M);
+    thread_local std::vector<uint32_t> ct, dt;
+    ct.resize(size_t(N) * size_t(M));  // every element is written by the transpose
+    dt.resize(size_t(N) * size_t(M));
+    build.transpose(c, ldc, ct.data(), size_t(M), M, N);
+    const int stride = M;  // a multiple of the build's width
+    const TileFn tile = model.acc == AccFmt::F16 ? build.tile_f16 : build.tile;
+    tile(model, fb, fa, decoded_a(build, fb, lb, N, K, bt), decoded_b(build, fa, la, M, K, a, stride), stride, N, M,
+         K, bt, a, ct.data(), dt.data(), size_t(M), size_t(M));
+    build.transpose(dt.data(), size_t(M), d, ldd, N, M);
     return;
   }
   const LaneBuild& build = lane_build(N);

@@ -80,7 +80,11 @@ void check_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
     size_t outputs = 0, mismatches = 0;
     for (int t = 0; outputs < want_outputs; ++t) {
       const auto [fa, fb] = combos[size_t(t) % combos.size()];
-      const int M = 16 + int(rng() % 49), N = 16 + int(rng() % 49), K = 1 + int(rng() % 40);
+      // Every fifth tile a multiple of sixteen rows tall and narrower than sixteen columns, as
+      // mma.sync's m16n8 (mma_tile runs those transposed).
+      const bool tall = t % 5 == 1;
+      const int M = tall ? 16 * (1 + int(rng() % 4)) : 16 + int(rng() % 49);
+      const int N = tall ? 1 + int(rng() % 15) : 16 + int(rng() % 49), K = 1 + int(rng() % 40);
       const bool finite = t % 4 != 0;
       std::vector<uint32_t> a(size_t(M * K)), b(size_t(N * K)), c(size_t(M * N)), d(size_t(M * N), 0xDEADBEEF);
       for (auto& x : a) x = elem(rng, fa, finite);
