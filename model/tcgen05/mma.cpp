@@ -164,7 +164,7 @@ TmemRect sfb_rect(const MmaOp& op) {
   return {b.lane, 128, b.column, ((layout_b(op, g) ? g.N / 2 : g.N) + 31) / 32};
 }
 
-std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
+std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas, SmemSpan* a_span, SmemSpan* b_span) {
   const MmaContext& ctx = op.ctx;
   const bool scaled = is_block_scaled(ctx.kind);
   const MmaGeometry g = geometry(op);
@@ -210,15 +210,19 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
   const uint32_t mrows = rows_per_cta(op, g), ncols = b_smem_columns(op, g);
 
   auto check_smem = [&](const char* which, uint64_t desc, Major major, uint32_t rows,
-                        const MmaCta& cta) -> std::optional<std::string> {
+                        const MmaCta& cta, SmemSpan* span) -> std::optional<std::string> {
     const SmemDescriptor sd = SmemDescriptor::decode(desc);
     if (auto e = validate(sd)) return std::string(which) + " " + *e;
     std::optional<std::string> err;
+    uint32_t lo = UINT32_MAX, hi = 0;
     for_each_chunk(sd, major, b, rows, which[0] == 'B' ? KB : K, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
+      lo = std::min(lo, a);
+      hi = std::max(hi, a + bytes);
       if (!err && a + bytes > cta.smem.size())
         err = std::string(which) + " element (" + std::to_string(mn) + ", k " + std::to_string(k) + ") at shared address " +
               std::to_string(a) + " is beyond the CTA's " + std::to_string(cta.smem.size()) + " bytes of shared memory";
     });
+    if (span && lo < hi) *span = {lo, hi};
     return err;
   };
   auto check_tmem = [&](const char* which, const TmemRect& r, const MmaCta& cta) -> std::optional<std::string> {
@@ -260,10 +264,10 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas) {
     if (op.a_in_tmem) {
       if (g.a_mn_major) return "A in Tensor Memory must be K-major: transpose A (bit 15) must be 0";
       if (auto e = check_tmem("A", a_rect(op), cta)) return e;
-    } else if (auto e = check_smem("A", op.a_desc, g.a_mn_major ? Major::MN : Major::K, mrows, cta)) {
+    } else if (auto e = check_smem("A", op.a_desc, g.a_mn_major ? Major::MN : Major::K, mrows, cta, a_span)) {
       return e;
     }
-    if (auto e = check_smem("B", op.b_desc, g.b_mn_major ? Major::MN : Major::K, ncols, cta)) return e;
+    if (auto e = check_smem("B", op.b_desc, g.b_mn_major ? Major::MN : Major::K, ncols, cta, b_span)) return e;
   }
   return std::nullopt;
 }

@@ -196,7 +196,13 @@ struct MmaCta {
 // fail): the descriptors, the kind's numerics model, shared-memory footprints, the TMEM
 // rectangles within the array and allocated, and (unless op.sp_meta_pending) the sparsity
 // metadata's nibbles. `ctas` has cta_group entries (even CTA first).
-std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas);
+// The shared-memory bytes [lo, hi) an operand's chunks span (check() finds them as it bounds-checks
+// the chunks; lo == hi: the operand is not in shared memory).
+struct SmemSpan {
+  uint32_t lo = 0, hi = 0;
+};
+std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas, SmemSpan* a_span = nullptr,
+                                 SmemSpan* b_span = nullptr);
 
 // Reads A and B, computes, writes D in every CTA of `ctas`. Fails (D untouched in the failing
 // CTA) only on invalid sparsity metadata: changed after check() accepted it, or, with

@@ -170,11 +170,21 @@ struct MbarrierSlot {
 // padding byte remained; per-byte bits are exact for both, at 1/8 of the shared memory's size.
 class GenericWrites {
  public:
-  void reset(size_t smem_bytes) { bits_.assign((smem_bytes + 15) / 16, 0); }
-  void clear_all() { std::fill(bits_.begin(), bits_.end(), uint16_t(0)); }
+  void reset(size_t smem_bytes) {
+    bits_.assign((smem_bytes + 15) / 16, 0);
+    lo_ = hi_ = 0;
+  }
+  void clear_all() {
+    if (lo_ < hi_) std::fill(bits_.begin(), bits_.end(), uint16_t(0));
+    lo_ = hi_ = 0;
+  }
   // A generic-proxy write of [off, off + n).
   void mark(uint32_t off, uint32_t n) {
     for_chunks(off, n, [&](uint32_t ch, uint16_t m) { bits_[ch] |= m; });
+    if (n == 0) return;
+    const uint32_t end = uint32_t(std::min<uint64_t>(uint64_t(off) + n, UINT32_MAX));
+    lo_ = lo_ < hi_ ? std::min(lo_, off) : off;
+    hi_ = std::max(hi_, end);
   }
   // An async-proxy write of [off, off + n) has landed. (The chunks it covers whole are cleared in
   // one fill: a TMA box is kilobytes.)
@@ -198,6 +208,10 @@ class GenericWrites {
   bool any_in_chunk(uint32_t off, uint16_t bytes) const {
     return off / 16 < bits_.size() && (bits_[off / 16] & bytes);
   }
+  // Whether [lo, hi) may hold a marked byte: it meets the range the marks since the last clear_all
+  // span (async-proxy landings clear bytes without shrinking that range). Lets an operation skip
+  // testing each of its chunks when it reads nowhere near a generic write.
+  bool may_touch(uint32_t lo, uint32_t hi) const { return lo < hi_ && lo_ < hi && lo < hi; }
   // The marks of every chunk, one 16-bit mask per 16 bytes (for loops that test many chunks).
   const uint16_t* chunk_marks() const { return bits_.data(); }
   size_t chunks() const { return bits_.size(); }
@@ -215,6 +229,7 @@ class GenericWrites {
     }
   }
   std::vector<uint16_t> bits_;
+  uint32_t lo_ = 0, hi_ = 0;  // the bytes [lo_, hi_) hold every mark since the last clear_all
 };
 
 struct Cta {

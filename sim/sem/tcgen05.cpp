@@ -399,7 +399,8 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
     Tcgen05Cta* ps = p->tcgen05.get();
     views.push_back({&ps->tmem, std::span<const uint8_t>(p->smem), [ps](uint32_t col, uint32_t n) { return ps->alloc.allocated(col, n); }});
   }
-  if (auto e = t5::check(op, views.data())) c.fault("error", what + ": " + *e);
+  t5::SmemSpan a_span, b_span;  // what the operands span: the hazard check below skips the rest
+  if (auto e = t5::check(op, views.data(), &a_span, &b_span)) c.fault("error", what + ": " + *e);
   // The collector buffer: a use / lastuse needs a fill still valid (checked in issue order).
   {
     const uint64_t named = op.ctx.ws ? op.b_desc : op.a_in_tmem ? op.a_tmem : op.a_desc;
@@ -418,7 +419,8 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   // 4- / 6-bit operands of kind::f8f6f4 / mxf8f6f4 (their padding is not read).
   const t5::MmaGeometry geo = t5::geometry(op);
   auto check_operand = [&](const Cta& from, const char* which, uint64_t desc, bool mn_major, uint32_t rows,
-                           uint32_t units, uint32_t data_bytes) {
+                           uint32_t units, uint32_t data_bytes, t5::SmemSpan span) {
+    if (!from.generic_writes.may_touch(span.lo, span.hi)) return;
     const t5::SmemDescriptor sd = t5::SmemDescriptor::decode(desc);
     const uint16_t data_mask = uint16_t((1u << data_bytes) - 1);
     bool warned = false;
@@ -438,9 +440,9 @@ void issue_mma(ExecCtx& c, const Instr& in, int l) {
   for (Cta* p : pair) {
     if (!op.a_in_tmem)
       check_operand(*p, "A", op.a_desc, geo.a_mn_major, geo.M / in.d, t5::k_units(op.ctx.kind),
-                    t5::smem_chunk_data_bytes(op, false));
+                    t5::smem_chunk_data_bytes(op, false), a_span);
     check_operand(*p, "B", op.b_desc, geo.b_mn_major, t5::b_smem_columns(op, geo), t5::b_units(op.ctx),
-                  t5::smem_chunk_data_bytes(op, true));
+                  t5::smem_chunk_data_bytes(op, true), b_span);
   }
 
   Tcgen05Cta::MmaRecord rec;

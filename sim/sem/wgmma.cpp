@@ -514,8 +514,9 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
         for (int r = 0, i = 0; r < rows; ++r)
           for (int j = 0; j < row_chunks; ++j, ++i) chunk_at(ad[i], r, j * per_chunk);  // faults at the first
       uint16_t marked = 0;
-      for (int i = 0, total = rows * row_chunks; i < total; ++i)
-        if (ad[i] / 16 < mark_chunks) marked |= marks[ad[i] / 16];
+      if (cta.generic_writes.may_touch(lo_r, hi_r))
+        for (int i = 0, total = rows * row_chunks; i < total; ++i)
+          if (ad[i] / 16 < mark_chunks) marked |= marks[ad[i] / 16];
       if (cols == row_chunks * n) {  // rows back to back: one run of chunks
         T* o = out;
         for (int i = 0, total = rows * row_chunks; i < total; ++i, o += n) {

@@ -1,7 +1,7 @@
 // sim/exec/engine.h GenericWrites: the per-byte record of generic-proxy writes to shared memory not
 // yet covered by an async-proxy write. Random marks (st.shared) and clears (TMA boxes landing, of
 // every size and alignment, partial chunks at either end included) against a plain per-byte
-// reference; any() and any_in_chunk() must agree with it everywhere.
+// reference; any() and any_in_chunk() must agree with it everywhere, and may_touch() must cover it.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -37,11 +37,38 @@ TEST(GenericWrites, MarksAndClearsMatchAPerByteRecord) {
     bool want = false;
     for (uint32_t i = qo; i < qo + qn && i < kBytes; ++i) want = want || ref[i];
     ASSERT_EQ(gw.any(qo, qn), want) << "step " << step << " query [" << qo << ", +" << qn << ") (seed " << seed << ")";
+    // may_touch may say yes for a range holding no mark, never no for one holding a mark.
+    if (want) {
+      ASSERT_TRUE(gw.may_touch(qo, qo + qn)) << "step " << step << " query [" << qo << ", +" << qn << ") (seed " << seed << ")";
+    }
   }
   for (uint32_t ch = 0; ch < kBytes / 16; ++ch)
     for (uint32_t b = 0; b < 16; ++b)
       ASSERT_EQ(gw.any_in_chunk(ch * 16, uint16_t(1u << b)), ref[ch * 16 + b] != 0)
           << "byte " << ch * 16 + b << " (seed " << seed << ")";
+}
+
+// The range may_touch keeps: marks grow it, clears leave it, clear_all empties it.
+TEST(GenericWrites, MayTouchCoversTheMarksSinceClearAll) {
+  GenericWrites gw;
+  gw.reset(4096);
+  EXPECT_FALSE(gw.may_touch(0, 4096));
+  gw.mark(100, 8);
+  gw.mark(2000, 16);
+  EXPECT_TRUE(gw.may_touch(0, 101));
+  EXPECT_TRUE(gw.may_touch(2015, 2016));
+  EXPECT_FALSE(gw.may_touch(0, 100));       // below the first mark
+  EXPECT_FALSE(gw.may_touch(2016, 4096));   // above the last
+  EXPECT_FALSE(gw.may_touch(500, 500));     // an empty range
+  gw.clear(0, 4096);                        // a landing clears the bytes, not the range
+  EXPECT_FALSE(gw.any(0, 4096));
+  EXPECT_TRUE(gw.may_touch(1000, 1001));
+  gw.clear_all();
+  EXPECT_FALSE(gw.may_touch(0, 4096));
+  gw.mark(3000, 1);
+  EXPECT_TRUE(gw.any(3000, 1));
+  EXPECT_TRUE(gw.may_touch(3000, 3001));
+  EXPECT_FALSE(gw.may_touch(0, 3000));
 }
 
 }  // namespace
