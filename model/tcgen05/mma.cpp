@@ -213,9 +213,16 @@ std::optional<std::string> check(const MmaOp& op, const MmaCta* ctas, SmemSpan* 
                         const MmaCta& cta, SmemSpan* span) -> std::optional<std::string> {
     const SmemDescriptor sd = SmemDescriptor::decode(desc);
     if (auto e = validate(sd)) return std::string(which) + " " + *e;
+    // Within bounds everywhere (the common case): the chunks need no visit.
+    const uint32_t units = which[0] == 'B' ? KB : K;
+    uint64_t lo_bound = 0, end_bound = 0;
+    if (OperandAddresses(sd).bounds(major, b, rows, units, lo_bound, end_bound) && end_bound <= cta.smem.size()) {
+      if (span) *span = {uint32_t(lo_bound), uint32_t(end_bound)};
+      return std::nullopt;
+    }
     std::optional<std::string> err;
     uint32_t lo = UINT32_MAX, hi = 0;
-    for_each_chunk(sd, major, b, rows, which[0] == 'B' ? KB : K, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
+    for_each_chunk(sd, major, b, rows, units, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
       lo = std::min(lo, a);
       hi = std::max(hi, a + bytes);
       if (!err && a + bytes > cta.smem.size())

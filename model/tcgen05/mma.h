@@ -37,6 +37,7 @@
 // disable-output-lane bit b (of 128 per CTA) leaves D's lane b % 128 of CTA b / 128 of the pair
 // unwritten. .ashift shifts A's rows after the MMA has read them (shift.h).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -74,6 +75,26 @@ class OperandAddresses {
     // puts row 0 r rows above the aligned boundary (the same reading as wgmma's descriptor).
     const uint32_t a = start_ + off - shift_;
     return (a ^ (((a >> 7) & xor_mask_) << 4)) + shift_;
+  }
+  // Bounds of the chunks for_each_chunk visits for an operand of rows x units units of b bytes,
+  // from the layout's terms alone: every address is at least lo and every address + bytes at most
+  // end. Each term of the offset is bounded on its own, and the swizzle moves an address by at most
+  // 0x70 (it XORs bits 4-6); false (nothing set) for an empty operand or a swizzled one starting
+  // below 0x70, where that move could wrap.
+  bool bounds(Major major, uint32_t b, uint32_t rows, uint32_t units, uint64_t& lo, uint64_t& end) const {
+    if (rows == 0 || units == 0 || (swizzled_ && start_ < 0x70)) return false;
+    const uint64_t r = rows - 1, u = units - 1, sw = sw_, lbo = lbo_, sbo = sbo_;
+    uint64_t off;
+    if (major == Major::K)
+      off = swizzled_ ? std::min<uint64_t>(r, 7) * sw + (r / 8) * sbo + u * b
+                      : std::min<uint64_t>(r, 7) * 16 + (r / 8) * sbo + 15 + (u * b / 16) * lbo;
+    else
+      off = swizzled_ ? (sw - 1) + (r * b / sw) * lbo + std::min<uint64_t>(u, 7) * sw + (u / 8) * sbo
+                      : 15 + (r * b / 16) * sbo + std::min<uint64_t>(u, 7) * 16 + (u / 8) * lbo;
+    const uint64_t slack = swizzled_ ? 0x70 : 0;
+    lo = start_ - slack;
+    end = start_ + off + slack + 16;
+    return true;
   }
 
  private:

@@ -296,6 +296,30 @@ TEST(Tcgen05Operands, NoSwizzleKMajorCoreMatrices) {
   EXPECT_EQ(t5::element_address(d, t5::Major::MN, 1, 17, 9), 0x1000u + 512 + 1 + 16 + 256);
 }
 
+// OperandAddresses::bounds (check() skips visiting the chunks when they lie within the CTA's
+// shared memory): every chunk for_each_chunk visits, for any descriptor, layout, major-ness, unit
+// size and extent, lies inside the bounds.
+RC_GTEST_PROP(Tcgen05Operands, ChunkBoundsHoldEveryChunk, ()) {
+  t5::SmemDescriptor d;
+  d.version = 1;
+  d.layout_type = *rc::gen::element(0u, 1u, 2u, 4u, 6u);
+  d.start_address = *rc::gen::inRange<uint32_t>(0, 1u << 14);
+  d.leading_offset = *rc::gen::inRange<uint32_t>(0, 1u << 14);
+  d.stride_offset = *rc::gen::inRange<uint32_t>(0, 1u << 14);
+  d.base_offset = *rc::gen::inRange<uint32_t>(0, 8);
+  const t5::Major major = *rc::gen::element(t5::Major::K, t5::Major::MN);
+  const uint32_t b = *rc::gen::element(1u, 2u, 4u, 8u, 16u);
+  const uint32_t rows = *rc::gen::inRange<uint32_t>(1, 260), units = *rc::gen::inRange<uint32_t>(1, 70);
+  uint64_t lo = 0, end = 0;
+  const bool bounded = t5::OperandAddresses(d).bounds(major, b, rows, units, lo, end);
+  RC_PRE(bounded);  // (only swizzled operands starting below 0x70 have none)
+  t5::for_each_chunk(d, major, b, rows, units, [&](uint32_t a, uint32_t mn, uint32_t k, uint32_t bytes) {
+    RC_ASSERT(uint64_t(a) >= lo);
+    RC_ASSERT(uint64_t(a) + bytes <= end);
+    (void)mn, (void)k;
+  });
+}
+
 // ---- tcgen05.ld / st shapes -----------------------------------------------------------------------
 
 // For every shape and .num, the (thread, register) -> (lane, column) map is a bijection onto the
