@@ -93,14 +93,14 @@ struct LaneBuild {
 };
 
 constexpr LaneBuild base8 = {8, lanes::kit_base::fill_entry<8>, lanes::kit_base::tile_entry<8>,
-                             lanes::kit_base::tile_f16_entry<8>, lanes::kit_base::transpose_entry};
+                             lanes::kit_base::tile_f16_entry<8>, lanes::kit_base::transpose_matrix};
 #ifdef PTXSIM_LANES_X86
 constexpr LaneBuild avx2_8 = {8, lanes::kit_avx2::fill_entry<8>, lanes::kit_avx2::tile_entry<8>,
-                              lanes::kit_avx2::tile_f16_entry<8>, lanes::kit_avx2::transpose_entry};
+                              lanes::kit_avx2::tile_f16_entry<8>, lanes::kit_avx2::transpose_matrix};
 constexpr LaneBuild avx512_8 = {8, lanes::kit_avx512::fill_entry<8>, lanes::kit_avx512::tile_entry<8>,
-                                lanes::kit_avx512::tile_f16_entry<8>, lanes::kit_avx512::transpose_entry};
+                                lanes::kit_avx512::tile_f16_entry<8>, lanes::kit_avx512::transpose_matrix};
 constexpr LaneBuild avx512_16 = {16, lanes::kit_avx512::fill_entry<16>, lanes::kit_avx512::tile_entry<16>,
-                                 lanes::kit_avx512::tile_f16_entry<16>, lanes::kit_avx512::transpose_entry};
+                                 lanes::kit_avx512::tile_f16_entry<16>, lanes::kit_avx512::transpose_matrix};
 #endif
 
 // The build for a tile N outputs wide.

@@ -184,7 +184,6 @@ std::pair<Cta*, uint32_t> Engine::resolve_shared(ExecCtx& c, Space space, uint64
 }
 
 void Engine::mbarrier_changed(MbarrierSlot& m) {
-  ++m.version;
   ++mem_events.writes;
   if (race_) [[unlikely]] race_->mbar_release(m, cur_warp_);
   if (TimelineSink* tl = current_timeline(); tl && cur_warp_)

@@ -139,7 +139,6 @@ struct ClusterBarrier {
 struct MbarrierSlot {
   model::Mbarrier bar;
   uint32_t offset = 0;             // shared::cta address
-  uint64_t version = 0;            // bumped on every state change
   // Bumped when a wait's outcome can change: a phase completes, or the barrier is initialized or
   // invalidated (arrivals and transaction counts that leave the phase open wake nobody). Waits
   // block on it and their spin detection compares it.
