@@ -15,6 +15,9 @@
 #pragma once
 #include <cstdint>
 
+#include <bit>
+
+#include "model/numerics/bits.h"
 #include "model/numerics/rounding.h"
 
 namespace ptxsim::model::num {
@@ -26,8 +29,7 @@ struct CvtOpts {
 };
 
 // ---- exact decoders ----------------------------------------------------------------------------
-float f16_to_f32(uint16_t h);            // NaN -> canonical f32 NaN
-uint32_t f16_to_f32_bits(uint16_t h);
+// (f16_to_f32 and f16_to_f32_bits are inline below: f16 arithmetic runs through them.)
 float bf16_to_f32(uint16_t h);           // NaN -> canonical f32 NaN
 uint32_t bf16_to_f32_bits(uint16_t h);
 float tf32_to_f32(uint32_t t);           // low 13 bits are ignored
@@ -59,9 +61,7 @@ uint32_t bf16_to_f32_cvt(uint16_t h, bool ftz);
 // ---- narrowing float conversions (one rounding) ------------------------------------------------
 uint32_t f64_to_f32(uint64_t a, Round rm, bool ftz = false, bool sat = false);
 uint16_t f32_to_f16(uint32_t a, Round rm, CvtOpts o = {});
-// f32_to_f16 for Round::RN without options, by fields (the hot case: cvt.rn.f16.f32, and f16
-// arithmetic done in f32 in half_ops.cpp). NaN -> the canonical 0x7FFF.
-uint16_t f32_to_f16_rn(uint32_t a);
+// (f32_to_f16_rn, the Round::RN case without options, is inline below.)
 uint16_t f64_to_f16(uint64_t a, Round rm, CvtOpts o = {});
 uint16_t f32_to_bf16(uint32_t a, Round rm, CvtOpts o = {});
 uint16_t f64_to_bf16(uint64_t a, Round rm, CvtOpts o = {});
@@ -101,5 +101,38 @@ uint8_t f32_to_ue4m3(uint32_t a, Round rm = Round::RN, bool satfinite = true);
 // .relu and .satfinite rules (no ftz handling).
 uint64_t convert_float(const FloatFormat& dst, const FloatFormat& src, uint64_t a, Round rm,
                        bool satfinite, bool relu);
+
+// ---- inline definitions (the f16 hot paths) ------------------------------------------------------
+inline uint32_t f16_to_f32_bits(uint16_t h) {
+  if (f16_is_nan(h)) return kF32CanonicalNaN;
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, E = (h >> 10) & 0x1Fu, M = h & 0x3FFu;
+  if (E == 0x1F) return sign | 0x7F800000u;                       // infinity
+  if (E != 0) return sign | (E + 112) << 23 | M << 13;             // normal: 127 - 15 = 112
+  if (M == 0) return sign;                                         // signed zero
+  const int top = std::bit_width(M) - 1;                           // M = 2^top * 1.f
+  return sign | uint32_t(top - 24 + 127) << 23 | (M << (23 - top) & 0x7FFFFFu);
+}
+// NaN -> the canonical f32 NaN.
+inline float f16_to_f32(uint16_t h) { return f32_from(f16_to_f32_bits(h)); }
+
+// f32_to_f16 for Round::RN without options (the hot case: cvt.rn.f16.f32, and f16 arithmetic done
+// in f32 in half_ops.cpp), NaN -> the canonical 0x7FFF. Round to nearest even by fields: a normal
+// f16 result keeps the top 10 fraction bits, rounded by adding 0xFFF plus the lowest kept bit (a
+// carry into the exponent is the next binade, and from the top binade it gives exactly Inf's
+// bits); a subnormal or zero result is the f32 plus 0.5, whose ulp (2^-24) is the f16 subnormal
+// quantum, so the host's addition (round to nearest even, never changed) does the rounding and
+// the fraction field holds the result.
+inline uint16_t f32_to_f16_rn(uint32_t a) {
+  const uint32_t sign = (a >> 16) & 0x8000u, mag = a & 0x7FFFFFFFu;
+  if (mag > 0x7F800000u) return 0x7FFFu;                       // NaN: the canonical f16 NaN
+  if (mag >= 0x47800000u) return uint16_t(sign | 0x7C00u);     // 2^16 and above, Inf: Inf
+  if (mag >= 0x38800000u) {                                    // 2^-14 and above: a normal f16 (or Inf)
+    const uint32_t r = mag + 0xFFFu + ((mag >> 13) & 1u);
+    return uint16_t(sign | ((r >> 13) - (112u << 10)));
+  }
+  const float half = 0.5f;
+  const uint32_t sum = f32_bits(f32_from(mag) + half);
+  return uint16_t(sign | (sum - f32_bits(half)));
+}
 
 }  // namespace ptxsim::model::num

@@ -203,8 +203,12 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   mma_tile(model, fa, fb, M, N, K, a, bt, c, size_t(N), d, size_t(N));
 }
 
-void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
-              const uint32_t* bt, const uint32_t* c, size_t ldc, uint32_t* d, size_t ldd) {
+namespace {
+
+// mma_tile with C and D row-major (ldc, ldd apart) or, cd_transposed, N x M (element (m, n) at
+// c[n * ldc + m], d[n * ldd + m]).
+void run_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a, const uint32_t* bt,
+              const uint32_t* c, size_t ldc, uint32_t* d, size_t ldd, bool cd_transposed) {
   Layout la, lb;
   // The fast path's conditions (tile_lanes.h): consecutive groups with C chained, operands read as
   // their own type, terms below 2^27 after alignment, and ptxsim's edge rules (the lanes hard-wire
@@ -214,11 +218,15 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
                     model.a_as == kSame &&
                     model.b_as == kSame && model.fdpa.F <= 25 && K > 0 && lanes::inline_layout(fa, la) &&
                     lanes::inline_layout(fb, lb);
+  // Where C and D are at (m, n).
+  const auto at = [&](size_t ld, int m, int n) {
+    return cd_transposed ? size_t(n) * ld + size_t(m) : size_t(m) * ld + size_t(n);
+  };
   if (!fast) {
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n)
-        d[size_t(m) * ldd + size_t(n)] = lanes::fallback_dot(model, fa, fb, a + size_t(m) * size_t(K),
-                                                             bt + size_t(n) * size_t(K), K, c[size_t(m) * ldc + size_t(n)]);
+        d[at(ldd, m, n)] = lanes::fallback_dot(model, fa, fb, a + size_t(m) * size_t(K), bt + size_t(n) * size_t(K), K,
+                                               c[at(ldc, m, n)]);
     return;
   }
   // A tile narrower than a block of sixteen lanes but a multiple of sixteen rows tall (mma.sync's
@@ -226,18 +234,27 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   // (a whole AVX-512 vector, or two blocks of eight for the double-panel loop) instead of eight
   // columns of B. Every step of the T-FDPA is symmetric in a and b (products, their signs and
   // exponents; tile_lanes.h), and the fast path reads both operands as their own types, so the
-  // bits are the same: the property tests compare both ways with tc::dot.
-  if (N % 16 != 0 && M % 16 == 0) {
-    const LaneBuild& build = lane_build(M);
+  // bits are the same: the property tests compare both ways with tc::dot. C and D move through
+  // transposes unless the caller holds them transposed already (mma_tile_cd_transposed).
+  const bool swap = tile_runs_transposed(M, N);
+  if (swap != cd_transposed) {
+    // C and D are in the other layout than the lanes want: through scratch, transposed.
+    const LaneBuild& build = lane_build(swap ? M : N);
     thread_local std::vector<uint32_t> ct, dt;
     ct.resize(size_t(N) * size_t(M));  // every element is written by the transpose
     dt.resize(size_t(N) * size_t(M));
-    build.transpose(c, ldc, ct.data(), size_t(M), M, N);
+    const int rows = cd_transposed ? N : M, cols = cd_transposed ? M : N;
+    build.transpose(c, ldc, ct.data(), size_t(rows), rows, cols);
+    run_tile(model, fa, fb, M, N, K, a, bt, ct.data(), size_t(rows), dt.data(), size_t(rows), !cd_transposed);
+    build.transpose(dt.data(), size_t(rows), d, ldd, cols, rows);
+    return;
+  }
+  if (swap) {
+    const LaneBuild& build = lane_build(M);
     const int stride = M;  // a multiple of the build's width
     const TileFn tile = model.acc == AccFmt::F16 ? build.tile_f16 : build.tile;
     tile(model, fb, fa, decoded_a(build, fb, lb, N, K, bt), decoded_b(build, fa, la, M, K, a, stride), stride, N, M,
-         K, bt, a, ct.data(), dt.data(), size_t(M), size_t(M));
-    build.transpose(dt.data(), size_t(M), d, ldd, N, M);
+         K, bt, a, c, d, ldc, ldd);
     return;
   }
   const LaneBuild& build = lane_build(N);
@@ -245,6 +262,18 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   const TileFn tile = model.acc == AccFmt::F16 ? build.tile_f16 : build.tile;
   tile(model, fa, fb, decoded_a(build, fa, la, M, K, a), decoded_b(build, fb, lb, N, K, bt, stride), stride, M, N, K,
        a, bt, c, d, ldc, ldd);
+}
+
+}  // namespace
+
+void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
+              const uint32_t* bt, const uint32_t* c, size_t ldc, uint32_t* d, size_t ldd) {
+  run_tile(model, fa, fb, M, N, K, a, bt, c, ldc, d, ldd, false);
+}
+
+void mma_tile_cd_transposed(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
+                            const uint32_t* bt, const uint32_t* ct, uint32_t* dt) {
+  run_tile(model, fa, fb, M, N, K, a, bt, ct, size_t(M), dt, size_t(M), true);
 }
 
 void mma_tile_int(bool a_signed, bool b_signed, bool saturate, int M, int N, int K, const uint8_t* a,

@@ -22,6 +22,13 @@ void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
 // ldd == ldc): accumulators read and written where they live (tcgen05: rows of Tensor Memory).
 void mma_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
               const uint32_t* bt, const uint32_t* c, size_t ldc, uint32_t* d, size_t ldd);
+// The same with C and D transposed: ct and dt are N x M (C's element (m, n) at ct[n * M + m]; dt may
+// alias ct). Tiles narrower than 16 columns and a multiple of 16 rows tall (mma.sync's m16n8) run
+// transposed inside (tile.cpp), so a caller that can hold C and D this way saves two transposes.
+// Whether an M x N tile runs transposed inside (then mma_tile_cd_transposed moves no C or D).
+inline bool tile_runs_transposed(int M, int N) { return N % 16 != 0 && M % 16 == 0; }
+void mma_tile_cd_transposed(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K, const uint32_t* a,
+                            const uint32_t* bt, const uint32_t* ct, uint32_t* dt);
 
 // mma_tile's lane loops exist as a baseline-ISA build and, on x86-64 with GCC, an AVX2
 // (x86-64-v3) and an AVX-512 (x86-64-v4) build; the best one the processor has runs. Tests cap the

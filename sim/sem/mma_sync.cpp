@@ -212,7 +212,7 @@ template <int Per>
 void gather32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint16_t* idx, bool quad_runs,
                  uint32_t* out) {
   constexpr uint32_t bits = 32 / Per, emask = Per == 1 ? ~0u : (1u << bits) - 1;
-  if (Per == 1 && m.pair_interleaved) {
+  if (Per == 1 && m.pair_interleaved && idx == m.idx.data()) {
     for (int r = 0; r < m.regs; r += 2) {
       const uint64_t* c0 = c.col(sem::vec_elem(c, vec, uint32_t(r)));
       const uint64_t* c1 = c.col(sem::vec_elem(c, vec, uint32_t(r + 1)));
@@ -253,10 +253,11 @@ void gather32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint16_
   }
 }
 template <int Per>
-void scatter32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32_t* d) {
+void scatter32_as(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, const uint32_t* d) {
   constexpr uint32_t bits = 32 / Per;
-  const uint16_t* idx = m.idx.data();
-  if (Per == 1 && m.pair_interleaved) {
+  const uint16_t* idx = transposed ? m.tidx.data() : m.idx.data();
+  const bool quad_runs = transposed ? m.tquad_runs : m.quad_runs;
+  if (Per == 1 && m.pair_interleaved && !transposed) {
     for (int r = 0; r < m.regs; r += 2) {
       uint64_t* c0 = c.col(sem::vec_elem(c, vec, uint32_t(r)));
       uint64_t* c1 = c.col(sem::vec_elem(c, vec, uint32_t(r + 1)));
@@ -267,7 +268,7 @@ void scatter32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32
   }
   for (int r = 0; r < m.regs; ++r) {
     uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
-    if (Per == 2 && m.quad_runs) {  // a quad's eight 16-bit elements from one run
+    if (Per == 2 && quad_runs) {  // a quad's eight 16-bit elements from one run
       for (int q = 0; q < 32; q += 4, idx += 8) {
         U16x8 lo, hi;  // elements 0-3 and 4-7, one per 32-bit half
         std::memcpy(&lo, d + *idx, 16);
@@ -295,10 +296,10 @@ void gather32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed,
   else if (m.per == 2) gather32_as<2>(c, vec, m, idx, runs, out);
   else gather32_as<4>(c, vec, m, idx, runs, out);
 }
-void scatter32(ExecCtx& c, const Operand& vec, const FragMap& m, const uint32_t* d) {
-  if (m.per == 1) scatter32_as<1>(c, vec, m, d);
-  else if (m.per == 2) scatter32_as<2>(c, vec, m, d);
-  else scatter32_as<4>(c, vec, m, d);
+void scatter32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, const uint32_t* d) {
+  if (m.per == 1) scatter32_as<1>(c, vec, m, transposed, d);
+  else if (m.per == 2) scatter32_as<2>(c, vec, m, transposed, d);
+  else scatter32_as<4>(c, vec, m, transposed, d);
 }
 
 // Every lane of the warp holds part of every matrix: a lane predicated off, inactive or exited is a fault.
@@ -334,13 +335,16 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     if (packs_32(ma) && packs_32(mb) && packs_32(mc) && packs_32(md) && M * K <= kMaxA && K * N <= kMaxB &&
         M * N <= kMaxC) {
       uint32_t A32[kMaxA], Bt32[kMaxB], CD[kMaxC];
-      // Read everything before writing: D may share registers with A, B or C.
+      // Read everything before writing: D may share registers with A, B or C. C and D move in the
+      // layout the tile runs in (transposed for m16n8: no transposes around the tile).
+      const bool cdt = tc::tile_runs_transposed(M, N);
       gather32(c, in.op[1], ma, false, A32);
       gather32(c, in.op[2], mb, true, Bt32);
-      gather32(c, in.op[3], mc, false, CD);
-      tc::mma_tile(*reinterpret_cast<const tc::DotModel*>(in.imm), elem_fmt(ta), elem_fmt(tb), M, N, K, A32, Bt32, CD,
-                   CD);
-      scatter32(c, in.op[0], md, CD);
+      gather32(c, in.op[3], mc, cdt, CD);
+      const auto& model = *reinterpret_cast<const tc::DotModel*>(in.imm);
+      if (cdt) tc::mma_tile_cd_transposed(model, elem_fmt(ta), elem_fmt(tb), M, N, K, A32, Bt32, CD, CD);
+      else tc::mma_tile(model, elem_fmt(ta), elem_fmt(tb), M, N, K, A32, Bt32, CD, CD);
+      scatter32(c, in.op[0], md, cdt, CD);
       return;
     }
   }

@@ -92,12 +92,24 @@ void check_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
       for (auto& x : c) x = acc_elem(rng, model.acc, finite);
       if (t % 7 == 3)  // large C: overflow to Inf inside the chain
         for (auto& x : c) x = model.acc == AccFmt::F32 ? (x & 0x80000000u) | 0x7F7FFFF0u : (x & 0x8000u) | 0x7BFFu;
-      // Every third tile packed; the others with rows ldc / ldd apart (strided mma_tile), C and D in
+      // A quarter of the tiles packed; half with rows ldc / ldd apart (strided mma_tile), C and D in
       // buffers of their own or D written over C, the gaps between rows holding garbage that must
-      // stay as it is. `d` then receives the packed result.
-      const int layout = t % 3;
+      // stay as it is; a quarter with C and D transposed (mma_tile_cd_transposed), D in a poisoned
+      // buffer or over C. `d` then receives the packed result.
+      const int layout = int(rng() % 4);
       if (layout == 0) {
         mma_tile(model, fa, fb, M, N, K, a.data(), b.data(), c.data(), d.data());
+      } else if (layout == 3) {
+        std::vector<uint32_t> ct(size_t(M * N)), dt(size_t(M * N), 0xDEADBEEF);
+        for (int m = 0; m < M; ++m)
+          for (int n = 0; n < N; ++n) ct[size_t(n * M + m)] = c[size_t(m * N + n)];
+        const bool over_c = rng() % 2;
+        const std::vector<uint32_t> ct0 = ct;
+        mma_tile_cd_transposed(model, fa, fb, M, N, K, a.data(), b.data(), ct.data(), over_c ? ct.data() : dt.data());
+        if (!over_c) ASSERT_EQ(ct, ct0) << "C was written (PTXSIM_TEST_SEED=" << seed << ")";
+        const std::vector<uint32_t>& got = over_c ? ct : dt;
+        for (int m = 0; m < M; ++m)
+          for (int n = 0; n < N; ++n) d[size_t(m * N + n)] = got[size_t(n * M + m)];
       } else {
         const size_t ldc = size_t(N) + rng() % 9, ldd = layout == 1 ? size_t(N) + rng() % 9 : ldc;
         std::vector<uint32_t> cs(size_t(M) * ldc), ds(size_t(M) * ldd);
