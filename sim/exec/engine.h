@@ -188,6 +188,7 @@ class GenericWrites {
   // An async-proxy write of [off, off + n) has landed. (The chunks it covers whole are cleared in
   // one fill: a TMA box is kilobytes.)
   void clear(uint32_t off, uint32_t n) {
+    if (!may_touch(off, uint32_t(std::min<uint64_t>(uint64_t(off) + n, UINT32_MAX)))) return;  // nothing marked there
     const auto unmark = [&](uint32_t ch, uint16_t m) { bits_[ch] &= uint16_t(~m); };
     const uint64_t end = std::min<uint64_t>(uint64_t(off) + n, uint64_t(bits_.size()) * 16);
     const uint64_t whole_lo = (uint64_t(off) + 15) / 16, whole_hi = end / 16;

@@ -18,6 +18,37 @@
 
 namespace ptxsim {
 
+// The offsets in the executing CTA's shared memory (off[l] for lane l; other entries untouched) of
+// an access of `size` bytes aligned to `align` at register `a`'s address + offset in space `sp` (a
+// shared space, or generic addresses in the shared window), or false when some lane's address is
+// not plainly one of them (another CTA's, out of bounds, misaligned, a frame variable): the caller
+// then takes its per-lane path (Engine::resolve_shared), which resolves or faults exactly.
+inline bool own_shared_offsets(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, uint32_t size, uint32_t align,
+                               uint32_t* off) {
+  if (!mask || a.frame_rel) return false;
+  const Cta& own = *c.cta;
+  const uint64_t end = own.smem.size();
+  if (end > uint64_t(kSharedOffsetMask) + 1 || end < uint64_t(kSharedReserved) + size) return false;
+  // Lane l is fine when its offset `o` in this CTA's window satisfies reserved <= o and o + size <=
+  // end: one unsigned comparison of o - reserved with `last`. (A different rank puts o outside
+  // [0, 2^24), hence past `last`.) A .shared operand may hold a generic shared-window address
+  // (resolve_shared: its low 32 bits name the shared address); a generic operand must.
+  const uint64_t* base = c.col(a);
+  const uint64_t imm = uint64_t(a.imm), misaligned = align - 1;
+  const uint64_t rank_base = uint64_t(own.rank) << kSharedRankShift;
+  const uint64_t last = end - size - kSharedReserved;
+  const bool generic = sp == Space::Generic;
+  uint64_t bad = 0;
+  for_lanes(mask, [&](int l) {
+    const uint64_t addr = base[l] + imm;
+    const uint64_t w = addr - kSharedWindow;
+    const uint64_t o = ((generic || w < kWindowSize) ? w : addr) - rank_base;
+    bad |= uint64_t(o - kSharedReserved > last) | (addr & misaligned);
+    off[l] = uint32_t(o);
+  });
+  return !bad;
+}
+
 // Host pointers of lanes `mask` (p[l] for lane l; other entries untouched) for an access of `size`
 // bytes aligned to `align` at register `a`'s address + offset in space `sp`, or false when some
 // lane needs the per-lane path. On success it does what ExecCtx::mem would have done for each lane
@@ -66,25 +97,9 @@ inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, u
   } else if (where == Shared) {
     Cta& own = *c.cta;
     uint8_t* const smem = own.smem.data();
-    const uint64_t end = own.smem.size();
-    if (end > uint64_t(kSharedOffsetMask) + 1 || end < uint64_t(kSharedReserved) + size) return false;
-    // Lane l is fine when its offset `off` in this CTA's window satisfies reserved <= off and
-    // off + size <= end: one unsigned comparison of off - reserved with `last`. (A different rank
-    // puts off outside [0, 2^24), hence past `last`.) A .shared operand may hold a generic
-    // shared-window address (resolve_shared: its low 32 bits name the shared address); a generic
-    // operand must.
-    const uint64_t rank_base = uint64_t(own.rank) << kSharedRankShift;
-    const uint64_t last = end - size - kSharedReserved;
-    const bool generic = sp == Space::Generic;
-    uint64_t bad = 0;
-    for_lanes(mask, [&](int l) {
-      const uint64_t addr = base[l] + imm;
-      const uint64_t w = addr - kSharedWindow;
-      const uint64_t off = ((generic || w < kWindowSize) ? w : addr) - rank_base;
-      bad |= uint64_t(off - kSharedReserved > last) | (addr & misaligned);
-      p[l] = smem + uint32_t(off);
-    });
-    if (bad) return false;
+    uint32_t offs[32];
+    if (!own_shared_offsets(c, sp, a, mask, size, align, offs)) return false;
+    for_lanes(mask, [&](int l) { p[l] = smem + offs[l]; });
     if (own.live_mbars) {  // a plain access touching a live mbarrier is an error the full path reports
       bool ok = true;
       for_lanes(mask, [&](int l) {

@@ -20,6 +20,7 @@
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "sim/exec/racecheck.h"
 #include "sim/exec/warp_access.h"
@@ -40,6 +41,11 @@ uint64_t groups_obj(Warp& w) { return uint64_t(reinterpret_cast<uintptr_t>(&w.cp
 sem::tma::BulkTicket open_ticket(ExecCtx& c, int lane) {
   BulkGroups& b = c.warp->cp_async[size_t(lane)].groups;
   sem::tma::BulkTicket t{c.warp, uint32_t(lane), b.committed};
+  // The open group is the newest one, at the back when it has copies pending already.
+  if (!b.pending.empty() && b.pending.back().first == t.group) {
+    ++b.pending.back().second;
+    return t;
+  }
   for (auto& p : b.pending)
     if (p.first == t.group) {
       ++p.second;
@@ -105,6 +111,32 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.complete = complete_copies;
   op.warp = c.warp;
   op.dst_cta = c.cta;  // (a .shared::cta destination: resolve_shared faults on another CTA's)
+  // The common case in one pass: every lane's source resolved above and aligned, its destination
+  // plainly in this CTA's shared memory, no live mbarrier there to check for. Otherwise (or with a
+  // src-size), lane by lane with every check.
+  uint32_t doffs[32];
+  if (resolved && !c.cta->live_mbars && own_shared_offsets(c, in.space, in.op[0], mask, n, n, doffs)) {
+    const uint64_t* src_base = c.col(in.op[1]);
+    const uint64_t src_imm = uint64_t(in.op[1].imm);
+    uint64_t misaligned = 0;
+    for_lanes(mask, [&](int l) { misaligned |= (src_base[l] + src_imm) & (n - 1); });
+    if (!misaligned) {
+      const auto copy_in = [&](auto bytes) {
+        for_lanes(mask, [&](int l) {
+          std::memcpy(op.data[size_t(l)].data(), srcs[l], bytes);
+          op.dst_off[size_t(l)] = doffs[l];
+          op.group[size_t(l)] = open_ticket(c, l).group;
+        });
+      };
+      if (n == 16) copy_in(std::integral_constant<size_t, 16>{});
+      else if (n == 8) copy_in(std::integral_constant<size_t, 8>{});
+      else copy_in(std::integral_constant<size_t, 4>{});
+      op.mask = mask;
+      const uint64_t due = e.issue_warp_copy(op);
+      for_lanes(mask, [&](int l) { note_due(c, l, due); });
+      return;
+    }
+  }
   for_lanes(mask, [&](int l) {
     const uint64_t dst = sem::addr_of(c, in.op[0], l), src = sem::addr_of(c, in.op[1], l);
     uint32_t src_size = n;
