@@ -1,6 +1,7 @@
 #include "model/tma/tma_unit.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -615,9 +616,17 @@ Outcome load(const TensorMap& m, LoadMode mode, const Coords& c, const GlobalRea
   if (!padded && m.swizzle == tmap::Swizzle::kNone) {
     std::memcpy(smem.data() + dst, img.data(), bytes);
   } else if (!padded && swizzle_info(m.swizzle).atom >= 16 && dst % 16 == 0 && bytes % 16 == 0) {
-    // Whole 16-byte chunks, which every swizzle but the 8-byte flip keeps intact.
-    for (uint64_t i = 0; i < bytes; i += 16)
-      std::memcpy(smem.data() + swizzle_address(m.swizzle, uint32_t(dst + i)), img.data() + i, 16);
+    // Whole 16-byte chunks, which every swizzle but the 8-byte flip keeps intact: each such swizzle
+    // XORs address bits 7 and up (`pattern` of them) into the bits from `shift` (swizzle.h).
+    const uint32_t probe = 0x7F80u;  // bits 7-14 set: what the swizzle XORs in, at its place
+    const uint32_t flips = swizzle_address(m.swizzle, probe) ^ probe;
+    const uint32_t shift = flips ? uint32_t(std::countr_zero(flips)) : 0, pattern = flips >> shift;
+    uint8_t* const out = smem.data();
+    const uint8_t* const in = img.data();
+    for (uint64_t i = 0; i < bytes; i += 16) {
+      const uint32_t a = uint32_t(dst + i);
+      std::memcpy(out + (a ^ (((a >> 7) & pattern) << shift)), in + i, 16);
+    }
   } else {
     for (uint64_t i = 0; i < bytes; i += 8) {
       uint32_t a = swizzle_address(m.swizzle, uint32_t(dst + i));

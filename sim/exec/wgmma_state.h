@@ -65,6 +65,7 @@ struct WgmmaWarpState {
   bool held_f16 = false, holding = false;
   std::vector<uint8_t> wgmma_reg;         // per slot: some mma_async of fn uses it as D or A
   std::vector<uint8_t> writes_wgmma_reg;  // per pc of fn: the instruction's destination is such a register
+  std::vector<uint8_t> touches_wgmma_reg;  // per pc of fn: it names such a register, or ends the warp
   [[gnu::always_inline]] void note_write(uint32_t slot, uint32_t line) {
     if (slot >= written_line.size() || !wgmma_reg[slot]) return;
     holding = false;
@@ -79,11 +80,12 @@ struct WgmmaWarpState {
 };
 
 // Called by the engine before an instruction of a warp that has used wgmma when
-// wgmma_watch_needed says so: operations are in flight, or the instruction (at `pc` of `fn`) writes
-// a register some wgmma.mma_async of fn uses (the fence check).
+// wgmma_watch_needed says so: the instruction (at `pc` of `fn`) names a register some
+// wgmma.mma_async of fn uses, or ends the warp, and operations are in flight (the hazard checks) or
+// it writes such a register (the fence check). (The wgmma instructions themselves are left alone.)
 void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask);
 inline bool wgmma_watch_needed(const WgmmaWarpState& s, const Function* fn, uint32_t pc) {
-  return s.fn == fn && (!s.in_flight.empty() || s.writes_wgmma_reg[pc]);
+  return s.fn == fn && s.touches_wgmma_reg[pc] && (!s.in_flight.empty() || s.writes_wgmma_reg[pc]);
 }
 
 }  // namespace ptxsim

@@ -139,7 +139,7 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
   // address differs from the previous lane's.)
   uint64_t prev_addr = 0;
   MbarrierSlot* m = nullptr;  // the mbarrier at prev_addr (null: none looked up yet)
-  for_lanes(mask, [&](int l) {
+  auto test = [&](int l) {
     const uint64_t addr = sem::addr_of(c, in.op[1], l);
     if (!m || addr != prev_addr) m = find_bar_at(c, in, addr, l, true).second, prev_addr = addr;
     uint64_t v = c.col(in.op[2])[l];
@@ -157,7 +157,22 @@ void exec_wait(ExecCtx& c, const Instr& in, uint32_t mask) {
     if (ok) done |= 1u << l;
     else if (!first_pending) first_pending = m;
     if (ok && c.race) c.race->mbar_acquire(c, *m);  // the completed phase's clocks (racecheck)
-  });
+    return ok;
+  };
+  // Every lane naming the same address and phase (or token) is the rule: the first lane's test then
+  // answers for all of them. (--racecheck acquires per thread, lane by lane.)
+  const auto same_in_every_lane = [&](const Operand& o) {
+    const uint64_t* col = &c.regs[size_t(o.slot) * 32];
+    const uint64_t v = col[std::countr_zero(mask)];
+    bool same = true;
+    for_lanes(mask, [&](int l) { same &= col[l] == v; });
+    return same;
+  };
+  if (mask && !c.race && same_in_every_lane(in.op[1]) && same_in_every_lane(in.op[2])) {
+    if (test(std::countr_zero(mask))) done = mask;
+  } else {
+    for_lanes(mask, test);
+  }
   Group& g = *c.group;
   if (first_pending && in.b && g.timed_out) {
     g.timed_out = false;  // the suspend time limit expired: try_wait returns false

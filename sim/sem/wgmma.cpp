@@ -175,6 +175,24 @@ void find_wgmma_registers(const Function& fn, WgmmaWarpState& s) {
       }
     s.writes_wgmma_reg[pc] = hit;
   }
+  // Per instruction: whether any register it names (guard, operands, address bases, vector
+  // elements) is one of them, or it ends the warp: only those need the in-flight watch.
+  s.touches_wgmma_reg.assign(fn.code.size(), 0);
+  const auto named = [&](uint32_t slot) { return slot < fn.num_slots && s.wgmma_reg[slot]; };
+  for (size_t pc = 0; pc < fn.code.size(); ++pc) {
+    const Instr& in = fn.code[pc];
+    bool hit = facts.ends[in.form] || (in.guard != kNoSlot && named(in.guard));
+    for (uint32_t i = 0; i < in.nops && !hit; ++i) {
+      const Operand& o = in.op[i];
+      if (o.kind == Operand::Kind::Reg || o.kind == Operand::Kind::Addr) hit = named(o.slot);
+      else if (o.kind == Operand::Kind::Vec)
+        for (uint32_t e = 0; e < o.count; ++e) {
+          const Operand& el = fn.vec_pool[o.slot + e];
+          hit = hit || (el.kind == Operand::Kind::Reg && named(el.slot));
+        }
+    }
+    s.touches_wgmma_reg[pc] = hit;
+  }
 }
 
 WgmmaWarpState& state_of(ExecCtx& c) {
