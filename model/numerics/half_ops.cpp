@@ -97,13 +97,17 @@ uint32_t lanes3(uint32_t a, uint32_t b, uint32_t c, Fn fn) {
 }  // namespace
 
 // ---- f16 ---------------------------------------------------------------------------------------
+// (The plain round-to-nearest forms, the common ones, go straight to the f32 arithmetic h_add and
+// h_mul would pick, without their modifier handling.)
 uint16_t add_f16(uint16_t a, uint16_t b, Round rm, bool ftz, bool sat) {
+  if (rm == Round::RN && !ftz && !sat) return f16_rn(f16_to_f32(a) + f16_to_f32(b));
   return h_add(kF16, a, b, rm, {ftz, sat, false});
 }
 uint16_t sub_f16(uint16_t a, uint16_t b, Round rm, bool ftz, bool sat) {
-  return h_add(kF16, a, static_cast<uint16_t>(b ^ kSign16), rm, {ftz, sat, false});
+  return add_f16(a, static_cast<uint16_t>(b ^ kSign16), rm, ftz, sat);
 }
 uint16_t mul_f16(uint16_t a, uint16_t b, Round rm, bool ftz, bool sat) {
+  if (rm == Round::RN && !ftz && !sat) return f16_rn(f16_to_f32(a) * f16_to_f32(b));
   return h_mul(kF16, a, b, rm, {ftz, sat, false});
 }
 uint16_t fma_f16(uint16_t a, uint16_t b, uint16_t c, Round rm, bool ftz, bool sat, bool relu) {
