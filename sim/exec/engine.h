@@ -350,6 +350,8 @@ class Engine {
 
   // ---- services for semantics -----------------------------------------------------------------
   const Program& prog;
+  // Per function of this launch: the wgmma register facts its warps share (sim/sem/wgmma.cpp).
+  std::unordered_map<const Function*, std::unique_ptr<WgmmaRegisterFacts>> wgmma_register_facts;
   const Function& kernel;
   const LaunchConfig& cfg;
   const std::vector<uint8_t>& params;

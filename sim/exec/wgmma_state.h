@@ -45,6 +45,15 @@ struct WgmmaGroupB {
   std::vector<uint32_t> bits;
 };
 
+// Which registers of a function some wgmma.mma_async of it uses as its accumulator or A fragment,
+// and which of its instructions write or name one: the same for every warp running the function,
+// so worked out once per function and launch (Engine::wgmma_register_facts), not per warp.
+struct WgmmaRegisterFacts {
+  std::vector<uint8_t> wgmma_reg;          // per slot: some mma_async of fn uses it as D or A
+  std::vector<uint8_t> writes_wgmma_reg;   // per pc of fn: the instruction's destination is such a register
+  std::vector<uint8_t> touches_wgmma_reg;  // per pc of fn: it names such a register, or ends the warp
+};
+
 struct WgmmaWarpState {
   uint64_t committed = 0;             // wgmma.commit_group count: the open group's number
   bool fenced = false;                // a wgmma.fence since the warp's last non-wgmma register write
@@ -63,11 +72,9 @@ struct WgmmaWarpState {
   std::vector<uint32_t> held_rows, held_slots;
   const uint64_t* held_col = nullptr;  // the first held register's column (which frame's registers)
   bool held_f16 = false, holding = false;
-  std::vector<uint8_t> wgmma_reg;         // per slot: some mma_async of fn uses it as D or A
-  std::vector<uint8_t> writes_wgmma_reg;  // per pc of fn: the instruction's destination is such a register
-  std::vector<uint8_t> touches_wgmma_reg;  // per pc of fn: it names such a register, or ends the warp
+  const WgmmaRegisterFacts* regs = nullptr;  // of fn (the engine keeps them, one per function)
   [[gnu::always_inline]] void note_write(uint32_t slot, uint32_t line) {
-    if (slot >= written_line.size() || !wgmma_reg[slot]) return;
+    if (slot >= written_line.size() || !regs->wgmma_reg[slot]) return;
     holding = false;
     if (line == 0) return;
     if (!written_line[slot]) written_slots.push_back(slot);
@@ -85,7 +92,7 @@ struct WgmmaWarpState {
 // it writes such a register (the fence check). (The wgmma instructions themselves are left alone.)
 void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask);
 inline bool wgmma_watch_needed(const WgmmaWarpState& s, const Function* fn, uint32_t pc) {
-  return s.fn == fn && s.touches_wgmma_reg[pc] && (!s.in_flight.empty() || s.writes_wgmma_reg[pc]);
+  return s.fn == fn && s.regs->touches_wgmma_reg[pc] && (!s.in_flight.empty() || s.regs->writes_wgmma_reg[pc]);
 }
 
 }  // namespace ptxsim

@@ -146,7 +146,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask);
 
 // The registers some wgmma.mma_async of `fn` names as its accumulator or A fragment (the only ones
 // whose writes the fence check needs), and per instruction whether its destination is one of them.
-void find_wgmma_registers(const Function& fn, WgmmaWarpState& s) {
+void find_wgmma_registers(const Function& fn, WgmmaRegisterFacts& s) {
   s.wgmma_reg.assign(fn.num_slots, 0);
   auto mark_vec = [&](const Operand& o, uint32_t n) {
     if (o.kind != Operand::Kind::Vec) return;
@@ -208,7 +208,12 @@ WgmmaWarpState& state_of(ExecCtx& c) {
     p->written_line.assign(c.fn->num_slots, 0);
     p->written_slots.clear();
     p->holding = false;
-    find_wgmma_registers(*c.fn, *p);
+    std::unique_ptr<WgmmaRegisterFacts>& facts = c.eng->wgmma_register_facts[c.fn];
+    if (!facts) {
+      facts = std::make_unique<WgmmaRegisterFacts>();
+      find_wgmma_registers(*c.fn, *facts);
+    }
+    p->regs = facts.get();
   }
   return *p;
 }
@@ -244,6 +249,12 @@ void exec_commit(ExecCtx& c, const Instr& in, uint32_t mask) {
 // Result buffers of retired operations, reused by the next mma_async on this thread: a fresh
 // allocation per instruction lands on cold cache lines that the accumulator scatter then misses on.
 struct ResultPool {
+  // Buffers kept: a CTA's warps can have more operations in flight than 64 (four warps of a
+  // warpgroup, each with a whole K block of mma_async issued before its wait_group), and a pool that
+  // keeps fewer than the next CTA takes allocates (and zeroes) the rest again: half of the
+  // operations of CuTe's wgmma_tma_sm90 tutorial did with 64. 256 of the largest D (n256: values
+  // of 128 registers x 32 lanes x 8 bytes, rows of 16 x 256 x 4 bytes) are 12 MiB at most.
+  static constexpr size_t kKeep = 256;
   std::vector<std::vector<uint64_t>> values;
   std::vector<std::vector<uint32_t>> rows;
   std::vector<std::vector<uint32_t>> slots;  // d_slots lists
@@ -296,9 +307,9 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
     s.held_f16 = op.f16;
     s.holding = true;
   }
-  if (pool.values.size() < 64) pool.values.push_back(std::move(op.d_values));
-  if (pool.rows.size() < 64 && op.d_rows.capacity()) pool.rows.push_back(std::move(op.d_rows));
-  if (pool.slots.size() < 64 && op.d_slots.capacity()) pool.slots.push_back(std::move(op.d_slots));
+  if (pool.values.size() < ResultPool::kKeep) pool.values.push_back(std::move(op.d_values));
+  if (pool.rows.size() < ResultPool::kKeep && op.d_rows.capacity()) pool.rows.push_back(std::move(op.d_rows));
+  if (pool.slots.size() < ResultPool::kKeep && op.d_slots.capacity()) pool.slots.push_back(std::move(op.d_slots));
   s.in_flight.pop_front();
 }
 
@@ -934,7 +945,7 @@ void wgmma_watch(ExecCtx& c, const Instr& in, uint32_t mask) {
   if (!s.in_flight.empty()) return watch_in_flight(c, in, s, op0_dest);
   // Nothing in flight: only the registers written matter (for the fence check), only operand 0 is
   // ever written, and only the registers a wgmma.mma_async uses are checked.
-  if (!op0_dest || in.nops == 0 || !s.writes_wgmma_reg[c.pc]) return;
+  if (!op0_dest || in.nops == 0 || !s.regs->writes_wgmma_reg[c.pc]) return;
   const Operand& o = in.op[0];
   auto mark = [&](uint32_t slot) {
     s.note_write(slot, in.line);
