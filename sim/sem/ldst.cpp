@@ -20,8 +20,6 @@ Space space_of(const Binder& b) {
   return Space::Generic;
 }
 
-const Operand& vec_elem(const ExecCtx& c, const Operand& o, uint32_t i) { return c.fn->vec_pool[o.slot + i]; }
-
 }  // namespace sem
 
 namespace {

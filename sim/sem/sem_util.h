@@ -42,7 +42,7 @@ Space space_of(const Binder& b);
 void check_symbol_space(Binder& b, size_t i, std::initializer_list<Space> allowed, const std::string& must_be);
 
 // Element `i` of vector operand `o` in the current function.
-const Operand& vec_elem(const ExecCtx& c, const Operand& o, uint32_t i);
+inline const Operand& vec_elem(const ExecCtx& c, const Operand& o, uint32_t i) { return c.fn->vec_pool[o.slot + i]; }
 
 // Sign- or zero-extends the low `bits` of v to 64 bits.
 inline uint64_t sext(uint64_t v, uint32_t bits) {
