@@ -106,7 +106,9 @@ void check_row(const DotModel& model, uint64_t seed, size_t want_outputs) {
         const bool over_c = rng() % 2;
         const std::vector<uint32_t> ct0 = ct;
         mma_tile_cd_transposed(model, fa, fb, M, N, K, a.data(), b.data(), ct.data(), over_c ? ct.data() : dt.data());
-        if (!over_c) ASSERT_EQ(ct, ct0) << "C was written (PTXSIM_TEST_SEED=" << seed << ")";
+        if (!over_c) {
+          ASSERT_EQ(ct, ct0) << "C was written (PTXSIM_TEST_SEED=" << seed << ")";
+        }
         const std::vector<uint32_t>& got = over_c ? ct : dt;
         for (int m = 0; m < M; ++m)
           for (int n = 0; n < N; ++n) d[size_t(m * N + n)] = got[size_t(n * M + m)];
@@ -424,6 +426,28 @@ TEST(TileProp, ZeroProductsRaiseTheGroupExponent) {
   c[4] = 0x12800000;  // 2^-90
   const uint32_t expect[N] = {0x0D800000, 0x10008000, 0x3F800000, 0, 0x12802000, 0, 0, 0};
   check_block(m, ElemFmt::BF16, K, a, bt, c, expect, 1);
+}
+
+// Results at the bottom of the f32 range on the narrow lanes (wgmma bf16 -> f32, K = 16): the lanes
+// scale their sum by adding lsb to its exponent, which is exact only for normal results. Each lane
+// sums 2^-102 - 2^-102 + 2^-126 (E = -102, lsb = -127, S = 2): the smallest normal, which the lanes
+// finish (one narrow block). Then lane 0 sums 2^-102 - 2^-102 + 2^-127 (S = 1): the subnormal
+// 2^-127, which they must leave to the per-element path (no narrow block). Each lane must equal
+// tc::dot and the value by hand, in every build.
+TEST(TileProp, NarrowLanesLeaveSubnormalResults) {
+  const DotModel& m = *find_model(Arch::SM90, Unit::Wgmma, ElemFmt::BF16, ElemFmt::BF16, AccFmt::F32);
+  constexpr int N = 8, K = 16;
+  const uint32_t p51 = 0x2600, n51 = 0xA600, p62 = 0x2080, p63 = 0x2000, p64 = 0x1F80;  // +-2^-51, 2^-62 ..
+  std::vector<uint32_t> a(K, 0), bt(size_t(N) * K, 0), c(N, 0);
+  a[0] = p51, a[1] = n51, a[2] = p64;
+  for (int n = 0; n < N; ++n) bt[size_t(n * K)] = p51, bt[size_t(n * K + 1)] = p51, bt[size_t(n * K + 2)] = p62;
+  const uint32_t normal[N] = {0x00800000, 0x00800000, 0x00800000, 0x00800000,
+                              0x00800000, 0x00800000, 0x00800000, 0x00800000};
+  check_block(m, ElemFmt::BF16, K, a, bt, c, normal, 1);
+  bt[2] = p63;
+  const uint32_t subnormal[N] = {0x00400000, 0x00800000, 0x00800000, 0x00800000,
+                                 0x00800000, 0x00800000, 0x00800000, 0x00800000};
+  check_block(m, ElemFmt::BF16, K, a, bt, c, subnormal, 0);
 }
 
 // Directed f16 cases for the narrow lanes' RNE step (mma.sync .f16 accumulator, L = 16, K = 32): one
