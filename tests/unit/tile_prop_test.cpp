@@ -450,6 +450,25 @@ TEST(TileProp, NarrowLanesLeaveSubnormalResults) {
   check_block(m, ElemFmt::BF16, K, a, bt, c, subnormal, 0);
 }
 
+// Lanes with no nonzero term on the narrow lanes (wgmma bf16 -> f32, K = 16), as the rows and
+// columns of a zero-padded tile give: their lsb, e_zero - F = -158, lies below the lanes' scale.
+// A = (1, 0, ..., 0). Lanes 0-3: B column (1, 0, ...), c = 0: 1. Lane 4: a zero column and c = +0:
+// +0. Lane 5: a zero column and c = -0: +0 (an exactly zero sum is +0). Lane 6: a zero column and
+// c = 2^-100: 2^-100. Lane 7: a zero column and c = -1: -1. Each lane must equal tc::dot and the
+// value by hand, in every build, and the block must stay on the narrow lanes (before, lanes 4
+// and 5 sent it to the per-element path).
+TEST(TileProp, NarrowLanesFinishLanesWithoutTerms) {
+  const DotModel& m = *find_model(Arch::SM90, Unit::Wgmma, ElemFmt::BF16, ElemFmt::BF16, AccFmt::F32);
+  constexpr int N = 8, K = 16;
+  const uint32_t one = 0x3F80;
+  std::vector<uint32_t> a(K, 0), bt(size_t(N) * K, 0), c(N, 0);
+  a[0] = one;
+  for (int n = 0; n < 4; ++n) bt[size_t(n * K)] = one;
+  c[5] = 0x80000000u, c[6] = 0x0D800000u, c[7] = 0xBF800000u;
+  const uint32_t expect[N] = {0x3F800000, 0x3F800000, 0x3F800000, 0x3F800000, 0, 0, 0x0D800000, 0xBF800000};
+  check_block(m, ElemFmt::BF16, K, a, bt, c, expect, 1);
+}
+
 // Directed f16 cases for the narrow lanes' RNE step (mma.sync .f16 accumulator, L = 16, K = 32): one
 // block of eight outputs, every lane a normal f16 result that the lanes finish themselves: ties to
 // even down and up, a round up that is not a tie, a round up that carries into the next binade, a
