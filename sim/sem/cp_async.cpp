@@ -98,11 +98,12 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint32_t n = uint32_t(in.imm);
   // The name for faults, built only when one is raised (every lane of every cp.async issues one).
   auto what = [&] { return std::string(in.b ? "cp.async.cg" : "cp.async.ca") + " of " + std::to_string(n) + " bytes"; };
-  // Without a src-size or ignore-src operand every lane reads n bytes of global memory: resolved
-  // for the whole warp at once when that is plainly valid (else per lane below, with its checks).
+  // Without a src-size or ignore-src operand every lane reads n bytes of global memory, aligned to
+  // n: resolved for the whole warp at once when that is plainly valid (else per lane below, with
+  // its checks and faults).
   uint8_t* srcs[32];
   const bool resolved = in.a != kSrcSize && in.a != kIgnoreSrc &&
-                        warp_access(c, Space::Global, in.op[1], mask, n, 1, Access::Read, srcs);
+                        warp_access(c, Space::Global, in.op[1], mask, n, n, Access::Read, srcs);
   // One record for the warp, each lane filling its own entries.
   WarpCopy& op = e.new_warp_copy();
   op.label = in.b ? "cp.async.cg" : "cp.async.ca";
@@ -111,31 +112,25 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.complete = complete_copies;
   op.warp = c.warp;
   op.dst_cta = c.cta;  // (a .shared::cta destination: resolve_shared faults on another CTA's)
-  // The common case in one pass: every lane's source resolved above and aligned, its destination
+  // The common case in one pass: every lane's source resolved above (aligned), its destination
   // plainly in this CTA's shared memory, no live mbarrier there to check for. Otherwise (or with a
   // src-size), lane by lane with every check.
   uint32_t doffs[32];
   if (resolved && !c.cta->live_mbars && own_shared_offsets(c, in.space, in.op[0], mask, n, n, doffs)) {
-    const uint64_t* src_base = c.col(in.op[1]);
-    const uint64_t src_imm = uint64_t(in.op[1].imm);
-    uint64_t misaligned = 0;
-    for_lanes(mask, [&](int l) { misaligned |= (src_base[l] + src_imm) & (n - 1); });
-    if (!misaligned) {
-      const auto copy_in = [&](auto bytes) {
-        for_lanes(mask, [&](int l) {
-          std::memcpy(op.data[size_t(l)].data(), srcs[l], bytes);
-          op.dst_off[size_t(l)] = doffs[l];
-          op.group[size_t(l)] = open_ticket(c, l).group;
-        });
-      };
-      if (n == 16) copy_in(std::integral_constant<size_t, 16>{});
-      else if (n == 8) copy_in(std::integral_constant<size_t, 8>{});
-      else copy_in(std::integral_constant<size_t, 4>{});
-      op.mask = mask;
-      const uint64_t due = e.issue_warp_copy(op);
-      for_lanes(mask, [&](int l) { note_due(c, l, due); });
-      return;
-    }
+    const auto copy_in = [&](auto bytes) {
+      for_lanes(mask, [&](int l) {
+        std::memcpy(op.data[size_t(l)].data(), srcs[l], bytes);
+        op.dst_off[size_t(l)] = doffs[l];
+        op.group[size_t(l)] = open_ticket(c, l).group;
+      });
+    };
+    if (n == 16) copy_in(std::integral_constant<size_t, 16>{});
+    else if (n == 8) copy_in(std::integral_constant<size_t, 8>{});
+    else copy_in(std::integral_constant<size_t, 4>{});
+    op.mask = mask;
+    const uint64_t due = e.issue_warp_copy(op);
+    for_lanes(mask, [&](int l) { note_due(c, l, due); });
+    return;
   }
   for_lanes(mask, [&](int l) {
     const uint64_t dst = sem::addr_of(c, in.op[0], l), src = sem::addr_of(c, in.op[1], l);
