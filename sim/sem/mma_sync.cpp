@@ -120,7 +120,27 @@ struct FragMap {
   // (b: where register 2p's lane 0 goes) for every pair p: C and D of the 32-bit accumulators, where
   // a lane's two registers are two neighbours in a row and the lanes follow row by row.
   bool pair_interleaved = false;
+  // Whether, for each register r, element e and lane position t in a quad (0 .. 3), the eight lanes
+  // t, t + 4, .., t + 28 hold consecutive matrix elements (base, base + 1, .., base + 7): C and D
+  // of every accumulator kind transposed (mma_tile_cd_transposed's layout), where a column of the
+  // tile runs down the quads' groups. lane_base / tlane_base hold base at (r * 4 + t) * per + e
+  // (empty where the layout does not hold), so those operands move as a 4 x 8 transpose per
+  // register.
+  std::vector<uint16_t> lane_base, tlane_base;
 };
+
+std::vector<uint16_t> lane_runs(const std::vector<uint16_t>& idx, int regs, int per) {
+  std::vector<uint16_t> base(size_t(regs) * 4 * size_t(per));
+  for (int r = 0; r < regs; ++r)
+    for (int t = 0; t < 4; ++t)
+      for (int e = 0; e < per; ++e) {
+        const auto at = [&](int g) { return idx[(size_t(r) * 32 + size_t(4 * g + t)) * size_t(per) + size_t(e)]; };
+        for (int g = 1; g < 8; ++g)
+          if (at(g) != at(0) + g) return {};
+        base[(size_t(r) * 4 + size_t(t)) * size_t(per) + size_t(e)] = at(0);
+      }
+  return base;
+}
 
 bool pairs_interleave(const std::vector<uint16_t>& idx, int regs, int per) {
   if (per != 1 || regs % 2) return false;
@@ -163,6 +183,10 @@ const FragMap& frag_map(frag::MmaShape s, frag::Operand op, frag::ElemClass cls)
   m->quad_runs = quads_are_runs(m->idx, m->per);
   m->tquad_runs = quads_are_runs(m->tidx, m->per);
   m->pair_interleaved = pairs_interleave(m->idx, m->regs, m->per);
+  if (m->per == 1 || m->per == 2) {
+    m->lane_base = lane_runs(m->idx, m->regs, m->per);
+    m->tlane_base = lane_runs(m->tidx, m->regs, m->per);
+  }
   const FragMap* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, m, std::memory_order_acq_rel)) {
     delete m;  // another thread published an equal table first
@@ -207,6 +231,48 @@ using sem::U16x8;
 using sem::U32x4;
 using sem::low_words;
 using sem::store_lanes;
+
+// Registers whose lanes t, t + 4, .., t + 28 hold a run of eight elements (FragMap::lane_base):
+// the low words of the 32 lanes, a 4 x 8 matrix (quad position by group), transposed in two 4 x 4
+// blocks, give each run as two vectors.
+template <int Per>
+void gather_lane_runs(ExecCtx& c, const Operand& vec, int regs, const uint16_t* base, uint32_t* out) {
+  constexpr uint32_t bits = 32 / Per, emask = Per == 1 ? ~0u : (1u << bits) - 1;
+  for (int r = 0; r < regs; ++r) {
+    const uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    U32x4 q[8];  // q[g]: lanes 4g .. 4g + 3; after the transposes q[t]: groups 0-3, q[4 + t]: 4-7
+    for (int g = 0; g < 8; ++g) q[g] = low_words(col + 4 * g);
+    sem::transpose4(q);
+    sem::transpose4(q + 4);
+    for (int t = 0; t < 4; ++t)
+      for (int e = 0; e < Per; ++e) {
+        uint32_t* dst = out + base[(r * 4 + t) * Per + e];
+        const U32x4 lo = (q[t] >> (bits * uint32_t(e))) & emask, hi = (q[4 + t] >> (bits * uint32_t(e))) & emask;
+        std::memcpy(dst, &lo, 16);
+        std::memcpy(dst + 4, &hi, 16);
+      }
+  }
+}
+template <int Per>
+void scatter_lane_runs(ExecCtx& c, const Operand& vec, int regs, const uint16_t* base, const uint32_t* d) {
+  constexpr uint32_t bits = 32 / Per;
+  for (int r = 0; r < regs; ++r) {
+    U32x4 q[8] = {};
+    for (int t = 0; t < 4; ++t)
+      for (int e = 0; e < Per; ++e) {
+        const uint32_t* src = d + base[(r * 4 + t) * Per + e];
+        U32x4 lo, hi;
+        std::memcpy(&lo, src, 16);
+        std::memcpy(&hi, src + 4, 16);
+        q[t] |= lo << (bits * uint32_t(e));
+        q[4 + t] |= hi << (bits * uint32_t(e));
+      }
+    sem::transpose4(q);
+    sem::transpose4(q + 4);
+    uint64_t* col = c.col(sem::vec_elem(c, vec, uint32_t(r)));
+    for (int g = 0; g < 8; ++g) store_lanes(col + 4 * g, q[g]);
+  }
+}
 
 template <int Per>
 void gather32_as(ExecCtx& c, const Operand& vec, const FragMap& m, const uint16_t* idx, bool quad_runs,
@@ -292,11 +358,24 @@ bool packs_32(const FragMap& m) { return (m.per == 1 || m.per == 2 || m.per == 4
 void gather32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, uint32_t* out) {
   const uint16_t* idx = transposed ? m.tidx.data() : m.idx.data();
   const bool runs = transposed ? m.tquad_runs : m.quad_runs;
+  const std::vector<uint16_t>& lanes = transposed ? m.tlane_base : m.lane_base;
+  if (!runs && !lanes.empty() && !(m.pair_interleaved && !transposed)) {
+    if (m.per == 1) gather_lane_runs<1>(c, vec, m.regs, lanes.data(), out);
+    else gather_lane_runs<2>(c, vec, m.regs, lanes.data(), out);
+    return;
+  }
   if (m.per == 1) gather32_as<1>(c, vec, m, idx, runs, out);
   else if (m.per == 2) gather32_as<2>(c, vec, m, idx, runs, out);
   else gather32_as<4>(c, vec, m, idx, runs, out);
 }
 void scatter32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, const uint32_t* d) {
+  const std::vector<uint16_t>& lanes = transposed ? m.tlane_base : m.lane_base;
+  const bool runs = transposed ? m.tquad_runs : m.quad_runs;
+  if (!runs && !lanes.empty() && !(m.pair_interleaved && !transposed)) {
+    if (m.per == 1) scatter_lane_runs<1>(c, vec, m.regs, lanes.data(), d);
+    else scatter_lane_runs<2>(c, vec, m.regs, lanes.data(), d);
+    return;
+  }
   if (m.per == 1) scatter32_as<1>(c, vec, m, transposed, d);
   else if (m.per == 2) scatter32_as<2>(c, vec, m, transposed, d);
   else scatter32_as<4>(c, vec, m, transposed, d);

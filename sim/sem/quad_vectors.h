@@ -44,4 +44,14 @@ using U16x8 [[gnu::vector_size(16)]] = uint16_t;
   store_lanes(odd, __builtin_shufflevector(lo, hi, 1, 3, 5, 7));
 }
 
+// The 4 x 4 transpose of x[0..3] (x[i][j] becomes x[j][i]).
+[[gnu::always_inline]] inline void transpose4(U32x4* x) {
+  const U32x4 t0 = __builtin_shufflevector(x[0], x[1], 0, 4, 1, 5), t1 = __builtin_shufflevector(x[0], x[1], 2, 6, 3, 7);
+  const U32x4 t2 = __builtin_shufflevector(x[2], x[3], 0, 4, 1, 5), t3 = __builtin_shufflevector(x[2], x[3], 2, 6, 3, 7);
+  x[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  x[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  x[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  x[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
 }  // namespace ptxsim::sem
