@@ -60,6 +60,7 @@ namespace lanes {
 #pragma GCC push_options
 #pragma GCC target("arch=x86-64-v3")
 #define PTXSIM_LANE_KIT kit_avx2
+#define PTXSIM_LANE_KIT_F16C 1  // the kit may use the F16C conversions (x86-64-v3 and up)
 #include "model/tensorcore/tile_lane_kit.inc"
 #undef PTXSIM_LANE_KIT
 #pragma GCC pop_options
@@ -69,6 +70,7 @@ namespace lanes {
 #define PTXSIM_LANE_KIT_AVX512 1  // the kit may use AVX-512 intrinsics
 #include "model/tensorcore/tile_lane_kit.inc"
 #undef PTXSIM_LANE_KIT_AVX512
+#undef PTXSIM_LANE_KIT_F16C
 #undef PTXSIM_LANE_KIT
 #pragma GCC pop_options
 #endif
