@@ -3,6 +3,8 @@
 // Which modifiers each type takes follows what ptxas accepts (see float_util.h for the messages).
 #include <cmath>
 
+#include "model/numerics/half_lanes.h"
+#include "model/numerics/half_ops.h"
 #include "model/tma/tma_unit.h"
 #include "sim/sem/float_util.h"
 
@@ -102,6 +104,21 @@ void exec_mul_f32_rn(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint64_t* b = c.col(in.op[2]);
   uint64_t* d = c.col(in.op[0]);
   for_lanes(mask, [&](int l) { d[l] = f32_out(f32(a[l]) * f32(b[l])); });
+}
+// f16 add / sub / mul, .rn without modifiers: a whole warp through the host's vector conversions
+// where it has them (model/numerics/half_lanes.h), else lane by lane.
+template <num::HalfOp Op>
+void exec_f16_rn(ExecCtx& c, const Instr& in, uint32_t mask) {
+  static const num::HalfLanesFn warp = num::half_lanes(Op);
+  const uint64_t* a = c.col(in.op[1]);
+  const uint64_t* b = c.col(in.op[2]);
+  uint64_t* d = c.col(in.op[0]);
+  if (mask == ~0u && warp) return warp(a, b, d);
+  for_lanes(mask, [&](int l) {
+    d[l] = Op == num::HalfOp::Add   ? num::add_f16(uint16_t(a[l]), uint16_t(b[l]))
+           : Op == num::HalfOp::Sub ? num::sub_f16(uint16_t(a[l]), uint16_t(b[l]))
+                                    : num::mul_f16(uint16_t(a[l]), uint16_t(b[l]));
+  });
 }
 void exec_fma_f32_rn(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint64_t* a = c.col(in.op[1]);
@@ -210,6 +227,12 @@ void bind_arith(Binder& b) {
   store_mods(b, r.fp(), f);
   if (k == FKind::F32 && r.fp() == num::Round::RN && f == 0) {
     b.in.fn = O == Op2::Add ? exec_add_f32_rn : O == Op2::Sub ? exec_sub_f32_rn : exec_mul_f32_rn;
+    return;
+  }
+  if (k == FKind::F16 && r.fp() == num::Round::RN && f == 0) {
+    b.in.fn = O == Op2::Add   ? exec_f16_rn<num::HalfOp::Add>
+              : O == Op2::Sub ? exec_f16_rn<num::HalfOp::Sub>
+                              : exec_f16_rn<num::HalfOp::Mul>;
     return;
   }
   b.in.fn = pick2<O>(k);
