@@ -82,7 +82,7 @@ namespace {
 using FillFn = void (*)(Decoded&, const Layout&, int rows, int K, const uint32_t* bits, bool k_major, int stride);
 using TileFn = void (*)(const DotModel&, ElemFmt, ElemFmt, const Decoded& A, const Decoded& B, int stride, int M,
                         int N, int K, const uint32_t* a, const uint32_t* bt, const uint32_t* c, uint32_t* d,
-                        size_t ldc, size_t ldd);
+                        size_t ldc, size_t ldd, std::vector<int>& redo);
 
 using TransposeFn = void (*)(const uint32_t* src, size_t lds, uint32_t* dst, size_t ldd, int rows, int cols);
 
@@ -157,16 +157,24 @@ class DecodeCache {
   size_t next_ = 0;
 };
 
-// A row-major (no padding) and B k-major (panels of the build's width, rows padded to `stride`);
-// each with its own cache.
-const Decoded& decoded_a(const LaneBuild& build, ElemFmt fa, const Layout& la, int M, int K, const uint32_t* a) {
-  thread_local DecodeCache cache;
-  return cache.get(build, fa, la, M, K, a, 0, 0);
-}
-const Decoded& decoded_b(const LaneBuild& build, ElemFmt fb, const Layout& lb, int N, int K, const uint32_t* bt,
-                         int stride) {
-  thread_local DecodeCache cache;
-  return cache.get(build, fb, lb, N, K, bt, build.width, stride);
+// A thread's scratch state for mma_tile, reached through one thread-local access per call (in a
+// shared library, the CUDA shim, every access to a thread-local is a call): the decoded operands,
+// A row-major (no padding) and B k-major (panels of the build's width, rows padded to `stride`),
+// each with its own cache; the blocks the narrow lanes hand back; C and D transposed.
+struct TileScratch {
+  DecodeCache a_cache, b_cache;
+  std::vector<int> redo;
+  std::vector<uint32_t> ct, dt;
+  const Decoded& a(const LaneBuild& build, ElemFmt fa, const Layout& la, int M, int K, const uint32_t* bits) {
+    return a_cache.get(build, fa, la, M, K, bits, 0, 0);
+  }
+  const Decoded& b(const LaneBuild& build, ElemFmt fb, const Layout& lb, int N, int K, const uint32_t* bt, int stride) {
+    return b_cache.get(build, fb, lb, N, K, bt, build.width, stride);
+  }
+};
+TileScratch& tile_scratch() {
+  thread_local TileScratch s;
+  return s;
 }
 
 }  // namespace
@@ -242,7 +250,7 @@ void run_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   if (swap != cd_transposed) {
     // C and D are in the other layout than the lanes want: through scratch, transposed.
     const LaneBuild& build = lane_build(swap ? M : N);
-    thread_local std::vector<uint32_t> ct, dt;
+    std::vector<uint32_t>&ct = tile_scratch().ct, &dt = tile_scratch().dt;
     ct.resize(size_t(N) * size_t(M));  // every element is written by the transpose
     dt.resize(size_t(N) * size_t(M));
     const int rows = cd_transposed ? N : M, cols = cd_transposed ? M : N;
@@ -255,15 +263,17 @@ void run_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
     const LaneBuild& build = lane_build(M);
     const int stride = M;  // a multiple of the build's width
     const TileFn tile = model.acc == AccFmt::F16 ? build.tile_f16 : build.tile;
-    tile(model, fb, fa, decoded_a(build, fb, lb, N, K, bt), decoded_b(build, fa, la, M, K, a, stride), stride, N, M,
-         K, bt, a, c, d, ldc, ldd);
+    TileScratch& s = tile_scratch();
+    tile(model, fb, fa, s.a(build, fb, lb, N, K, bt), s.b(build, fa, la, M, K, a, stride), stride, N, M, K, bt, a, c,
+         d, ldc, ldd, s.redo);
     return;
   }
   const LaneBuild& build = lane_build(N);
   const int stride = (N + build.width - 1) / build.width * build.width;
   const TileFn tile = model.acc == AccFmt::F16 ? build.tile_f16 : build.tile;
-  tile(model, fa, fb, decoded_a(build, fa, la, M, K, a), decoded_b(build, fb, lb, N, K, bt, stride), stride, M, N, K,
-       a, bt, c, d, ldc, ldd);
+  TileScratch& s = tile_scratch();
+  tile(model, fa, fb, s.a(build, fa, la, M, K, a), s.b(build, fb, lb, N, K, bt, stride), stride, M, N,
+       K, a, bt, c, d, ldc, ldd, s.redo);
 }
 
 }  // namespace
