@@ -37,6 +37,7 @@
 #include <deque>
 #include <mutex>
 #include <string_view>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -462,6 +463,77 @@ void after_smem_read(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, 
   }
 }
 
+// The 8 x 8 transpose of eight 16-bit vectors (x[j][i] becomes x[i][j]): 16-, 32- and 64-bit
+// interleaves.
+void transpose8x16(sem::U16x8 (&x)[8]) {
+  using sem::U16x8;
+  U16x8 p[8], q[8];
+  for (int j = 0; j < 8; j += 2) {
+    p[j] = __builtin_shufflevector(x[j], x[j + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+    p[j + 1] = __builtin_shufflevector(x[j], x[j + 1], 4, 12, 5, 13, 6, 14, 7, 15);
+  }
+  for (int h = 0; h < 8; h += 4)
+    for (int j = 0; j < 2; ++j) {
+      q[h + 2 * j] = __builtin_shufflevector(p[h + j], p[h + j + 2], 0, 1, 8, 9, 2, 3, 10, 11);
+      q[h + 2 * j + 1] = __builtin_shufflevector(p[h + j], p[h + j + 2], 4, 5, 12, 13, 6, 7, 14, 15);
+    }
+  for (int j = 0; j < 4; ++j) {
+    x[2 * j] = __builtin_shufflevector(q[j], q[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    x[2 * j + 1] = __builtin_shufflevector(q[j], q[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
+// An MN-major operand of 16-bit elements (rows and K multiples of 8) into out (rows x K, row-major,
+// zero-extended): a chunk holds eight rows' elements at one k, so eight chunks (k0 .. k0 + 7) of
+// one block of rows are an 8 x 8 block of out transposed. Two passes as for K-major operands: the
+// chunks' addresses (their range and alignment checked once), then the generic-write marks and
+// the copies. Returns false, having read nothing, when a chunk lies outside the CTA's shared memory
+// or is misaligned (the caller's chunk-by-chunk loop then reports the first such chunk).
+bool mn_major_16bit(const Cta& cta, const wg::SmemDesc& d, int row0, int rows, int K, uint32_t* out, uint32_t& lo,
+                    uint32_t& hi, bool& generic_written) {
+  const wg::MNMajorChunks address(d, 16);
+  const int blocks = rows / 8;
+  thread_local std::vector<uint32_t> addrs;  // chunk (block b, k) at b * K + k
+  addrs.resize(size_t(blocks) * size_t(K));
+  uint32_t* const ad = addrs.data();
+  uint32_t lo_r = lo, top = 0, misfit = 0;
+  for (int b = 0, i = 0; b < blocks; ++b)
+    for (int k = 0; k < K; ++k, ++i) {
+      const uint32_t a = address(uint32_t(row0 + 8 * b), uint32_t(k));
+      ad[i] = a;
+      lo_r = std::min(lo_r, a);
+      top = std::max(top, a);
+      misfit |= a % 16;
+    }
+  if (misfit || lo_r < kSharedReserved || uint64_t(top) + 16 > cta.smem.size()) [[unlikely]]
+    return false;
+  const uint32_t hi_r = std::max(hi, top + 16);
+  uint16_t marked = 0;
+  if (cta.generic_writes.may_touch(lo_r, hi_r)) {
+    const uint16_t* const marks = cta.generic_writes.chunk_marks();
+    const size_t mark_chunks = cta.generic_writes.chunks();
+    for (int i = 0, total = blocks * K; i < total; ++i)
+      if (ad[i] / 16 < mark_chunks) marked |= marks[ad[i] / 16];
+  }
+  const uint8_t* const smem = cta.smem.data();
+  const sem::U16x8 zero = {};
+  for (int b = 0; b < blocks; ++b)
+    for (int k0 = 0; k0 < K; k0 += 8) {
+      sem::U16x8 x[8];
+      for (int j = 0; j < 8; ++j) std::memcpy(&x[j], smem + ad[b * K + k0 + j], 16);
+      transpose8x16(x);  // x[i]: row 8b + i, k0 .. k0 + 7
+      for (int i = 0; i < 8; ++i) {
+        const sem::U16x8 lo16 = __builtin_shufflevector(x[i], zero, 0, 8, 1, 9, 2, 10, 3, 11);
+        const sem::U16x8 hi16 = __builtin_shufflevector(x[i], zero, 4, 12, 5, 13, 6, 14, 7, 15);
+        uint32_t* o = out + size_t(8 * b + i) * size_t(K) + size_t(k0);
+        std::memcpy(o, &lo16, 16);
+        std::memcpy(o + 4, &hi16, 16);
+      }
+    }
+  lo = lo_r, hi = hi_r, generic_written = marked != 0;
+  return true;
+}
+
 // Reads an operand matrix (rows x K, `row0` the first row) through a descriptor into element bits,
 // then checks the read (after_smem_read); returns what it touched.
 template <class T>
@@ -569,7 +641,8 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
                          : ebytes == 2 ? rows_of(uint16_t{})
                                        : rows_of(uint32_t{});
     lo = got.lo, hi = got.hi, generic_written = got.generic_written;
-  } else {
+  } else if (!(std::is_same_v<T, uint32_t> && ebytes == 2 && K % 8 == 0 && rows % 8 == 0 &&
+               mn_major_16bit(cta, d, row0, rows, K, reinterpret_cast<uint32_t*>(out), lo, hi, generic_written))) {
     const wg::MNMajorChunks chunk_address(d, eb);
     for (int k = 0; k < K; ++k)
       for (int r = 0; r < rows; r += per_chunk) {

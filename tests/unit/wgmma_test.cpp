@@ -713,6 +713,35 @@ TEST(WgmmaDiag, MissingFenceIsWarned) {
       << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
 }
 
+// A generic-proxy store into the operands' shared memory without fence.proxy.async before the
+// mma: both operands (one descriptor) read the stored chunk, K-major and MN-major alike (the two
+// layouts are read by different loops); with the fence, no warning.
+TEST(WgmmaDiag, UnfencedGenericStoreToAnOperandIsWarned) {
+  for (const bool mn_major : {false, true})
+    for (const bool fenced : {false, true}) {
+      SCOPED_TRACE(std::string(mn_major ? "MN-major" : "K-major") + (fenced ? ", fenced" : ""));
+      std::string ptx = small_kernel("  mov.u32 %r2, 0;\n  st.shared.u32 [%r1+4], %r2;\n" +
+                                         std::string(fenced ? "  fence.proxy.async.shared::cta;\n" : ""),
+                                     "");
+      if (mn_major) {
+        const std::string k_major_args = "%p1, 1, 1, 0, 0;";
+        ASSERT_NE(ptx.find(k_major_args), std::string::npos);
+        ptx.replace(ptx.find(k_major_args), k_major_args.size(), "%p1, 1, 1, 1, 1;");
+      }
+      const RunResult r = run_text(ptx);
+      EXPECT_EQ(r.status, RunStatus::Completed);
+      const uint32_t mma = line_of(ptx, "wgmma.mma_async");
+      for (const char* which : {"A", "B"}) {
+        const std::string want = std::string("wgmma.mma_async operand ") + which +
+                                 " reads shared memory at 0x400 (this CTA) written through the generic proxy without an "
+                                 "intervening fence.proxy.async; the async proxy may read stale data";
+        EXPECT_EQ(has_warning(r, want, mma), !fenced) << which << ": "
+                                                        << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
+      }
+      EXPECT_EQ(r.diagnostics.size(), fenced ? 0u : 2u);
+    }
+}
+
 TEST(WgmmaDiag, ExitWithMmaInFlightIsWarned) {
   std::string ptx = small_kernel("", "");
   const std::string wait = "  wgmma.wait_group.sync.aligned 0;\n";
