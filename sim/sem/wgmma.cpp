@@ -275,6 +275,24 @@ V take_from(std::vector<V>& pool) {
 template <class Reg>
 void scatter_acc(const WgmmaInFlight& op, Reg reg);
 
+// The in-flight operation whose D is the C of an mma_async on accumulator registers d_slots
+// (rows elements, f16 or not): the newest one naming exactly those registers, provided no operation
+// issued after it writes any of them (every register's newest value is then that operation's
+// result). Null where there is none, or where a later operation's registers overlap these without
+// being the same set (then C is gathered register by register).
+const WgmmaInFlight* chain_source(const WgmmaWarpState& s, const std::vector<uint32_t>& d_slots, size_t rows, bool f16) {
+  if (d_slots.empty()) return nullptr;
+  const auto [lo_it, hi_it] = std::minmax_element(d_slots.begin(), d_slots.end());
+  const uint32_t lo = *lo_it, hi = *hi_it;
+  for (size_t i = s.in_flight.size(); i-- > 0;) {
+    const WgmmaInFlight& op = s.in_flight[i];
+    if (op.d_slots == d_slots) return op.d_rows.size() == rows && op.f16 == f16 ? &op : nullptr;
+    for (const uint32_t r : op.d_slots)
+      if (r >= lo && r <= hi) return nullptr;  // (a register in our range: treated as an overlap)
+  }
+  return nullptr;
+}
+
 // A result in the register layout, made when first read through d_latest: most results are only
 // ever the next chained mma_async's C (d_rows) or scattered straight into the registers when they
 // complete.
@@ -855,11 +873,11 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   std::vector<uint32_t> D = take_from(result_pool().rows);
   D.resize(size_t(16 * N));
   const bool f16d = cfg.d == DType::F16;
-  // C of a chained mma_async naming the same registers as the newest one in flight is that one's
-  // D: taken as it was computed, row-major, instead of gathered back from the register layout.
-  const WgmmaInFlight* chained = scale_d && !s.in_flight.empty() ? &s.in_flight.back() : nullptr;
-  if (chained && (chained->d_rows.size() != size_t(16 * N) || chained->f16 != f16d || chained->d_slots != d_slots))
-    chained = nullptr;
+  // C of a chained mma_async naming the same registers as one in flight, with no later one in flight
+  // writing any of them, is that one's D: taken as it was computed, row-major, instead of gathered
+  // back from the register layout. (CUTLASS's tiles run several accumulators in turn: the chain
+  // then skips over the others' operations.)
+  const WgmmaInFlight* chained = scale_d ? chain_source(s, d_slots, size_t(16 * N), f16d) : nullptr;
   // Otherwise, with nothing in flight, the registers may still hold the rows of the operation
   // retired last, which are then C as they were computed.
   const bool held = !chained && scale_d && s.in_flight.empty() && s.holding && s.held_f16 == f16d &&

@@ -632,6 +632,38 @@ TEST(WgmmaExec, AccumulatorWrittenBetweenOperationsIsTheNextC) {
       EXPECT_EQ(std::bit_cast<float>(d[size_t(t * 4 + i)]), want[i]) << "thread " << t << ", register " << i;
 }
 
+// Chains across other accumulators in flight: an mma_async's C is the newest in-flight result for
+// each of its registers. Here, with everything in flight at once (A = B = 1.0, K = 16: each product
+// 16): d = 16 and e = 16; d += 16 (32: its C is d's first result, past e's operation); e += 16 (32,
+// likewise); then the registers of d in another order (d2, d3, d0, d1) += 16 (48: the same
+// registers as a different set); then d += 16 again: its C is the permuted operation's result (48),
+// not the older same-set one's (32), so d = 64, while e stays 32.
+TEST(WgmmaExec, ChainsSkipOtherAccumulatorsButNotOverlappingOnes) {
+  const std::string mma = "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 ";
+  const std::string d = "{%d0, %d1, %d2, %d3}", e = "{%e0, %e1, %e2, %e3}", dp = "{%d2, %d3, %d0, %d1}";
+  const std::string ptx = module(
+      ".shared .align 1024 .b8 smem[4096];\n"
+      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n"
+      "  .reg .f32 %d<4>;\n  .reg .f32 %e<4>;\n"
+      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
+      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n"
+      "  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], 0x3F803F80;\n"
+      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
+      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
+      "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n  wgmma.fence.sync.aligned;\n" +
+      mma + d + ", %rd2, %rd2, %p1, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd2, %p1, 1, 1, 0, 0;\n" +
+      mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
+      mma + dp + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
+      "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
+      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 32;\n  add.u64 %rd4, %rd4, %rd5;\n"
+      "  st.global.v4.f32 [%rd4], " + d + ";\n  st.global.v4.f32 [%rd4+16], " + e + ";\n  ret;\n}\n");
+  const std::vector<uint32_t> out = run_with_output(ptx, size_t(128) * 8);
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(std::bit_cast<float>(out[size_t(t * 8 + i)]), i < 4 ? 64.0f : 32.0f) << "thread " << t << ", register " << i;
+}
+
 // ---- diagnostics ---------------------------------------------------------------------------------
 
 RunResult run_text(const std::string& ptx, uint32_t threads = 128) {
