@@ -66,12 +66,19 @@ struct WgmmaWarpState {
   std::vector<uint16_t> a_in_flight;
   std::vector<uint32_t> written_line;
   std::vector<uint32_t> written_slots;  // the slots whose written_line is nonzero (wgmma.fence clears just these)
-  // The D rows of the operation retired last, while its accumulator registers (held_slots) still
-  // hold exactly them: the next mma_async on those registers takes its C from here instead of
-  // gathering it back. Any other write to a register some mma_async uses ends it (note_write).
-  std::vector<uint32_t> held_rows, held_slots;
-  const uint64_t* held_col = nullptr;  // the first held register's column (which frame's registers)
-  bool held_f16 = false, holding = false;
+  // The D rows of the last operations retired on distinct accumulators, while their registers
+  // still hold exactly them: the next mma_async on such registers takes its C from here instead of
+  // gathering it back (CUTLASS's tiles keep several accumulators, each retired in turn). Retiring
+  // an operation drops the held rows of registers it overlaps; any other write to a register some
+  // mma_async uses drops them all (note_write: holding false).
+  struct HeldRows {
+    std::vector<uint32_t> rows, slots;
+    const uint64_t* col = nullptr;  // the first register's column (which frame's registers)
+    bool f16 = false;
+  };
+  static constexpr size_t kMaxHeld = 8;
+  std::vector<HeldRows> held;
+  bool holding = false;
   const WgmmaRegisterFacts* regs = nullptr;  // of fn (the engine keeps them, one per function)
   [[gnu::always_inline]] void note_write(uint32_t slot, uint32_t line) {
     if (slot >= written_line.size() || !regs->wgmma_reg[slot]) return;

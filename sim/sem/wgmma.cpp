@@ -280,7 +280,11 @@ void scatter_acc(const WgmmaInFlight& op, Reg reg);
 // issued after it writes any of them (every register's newest value is then that operation's
 // result). Null where there is none, or where a later operation's registers overlap these without
 // being the same set (then C is gathered register by register).
-const WgmmaInFlight* chain_source(const WgmmaWarpState& s, const std::vector<uint32_t>& d_slots, size_t rows, bool f16) {
+// `untouched`: no operation in flight names a register in d_slots' range (the registers then hold
+// their newest values themselves).
+const WgmmaInFlight* chain_source(const WgmmaWarpState& s, const std::vector<uint32_t>& d_slots, size_t rows, bool f16,
+                                  bool& untouched) {
+  untouched = false;
   if (d_slots.empty()) return nullptr;
   const auto [lo_it, hi_it] = std::minmax_element(d_slots.begin(), d_slots.end());
   const uint32_t lo = *lo_it, hi = *hi_it;
@@ -290,6 +294,16 @@ const WgmmaInFlight* chain_source(const WgmmaWarpState& s, const std::vector<uin
     for (const uint32_t r : op.d_slots)
       if (r >= lo && r <= hi) return nullptr;  // (a register in our range: treated as an overlap)
   }
+  untouched = true;
+  return nullptr;
+}
+
+// The held rows (WgmmaWarpState::held) that registers d_slots still hold as one operation's D.
+const uint32_t* held_rows(ExecCtx& c, const WgmmaWarpState& s, const std::vector<uint32_t>& d_slots, size_t rows,
+                          bool f16) {
+  if (!s.holding || d_slots.empty()) return nullptr;
+  for (const WgmmaWarpState::HeldRows& h : s.held)
+    if (h.slots == d_slots && h.f16 == f16 && h.rows.size() == rows && h.col == c.col(d_slots[0])) return h.rows.data();
   return nullptr;
 }
 
@@ -300,6 +314,34 @@ void materialize(WgmmaInFlight& op) {
   if (op.values_ready) return;
   scatter_acc(op, [&](int i) { return op.d_values.data() + size_t(i) * 32; });
   op.values_ready = true;
+}
+
+// Whether two operations' accumulator registers may overlap (their slot ranges do).
+bool ranges_meet(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+  const auto [alo, ahi] = std::minmax_element(a.begin(), a.end());
+  const auto [blo, bhi] = std::minmax_element(b.begin(), b.end());
+  return *alo <= *bhi && *blo <= *ahi;
+}
+
+// The registers now hold op's D: keep its rows (WgmmaWarpState::held), dropping the held rows of
+// registers it overlaps and, beyond kMaxHeld, the oldest.
+void hold_rows(ExecCtx& c, WgmmaWarpState& s, WgmmaInFlight& op) {
+  if (!s.holding) s.held.clear();
+  s.holding = true;
+  WgmmaWarpState::HeldRows entry;
+  for (size_t i = 0; i < s.held.size();)
+    if (ranges_meet(s.held[i].slots, op.d_slots)) {
+      if (entry.rows.capacity() == 0) entry = std::move(s.held[i]);  // (its buffers reused)
+      s.held.erase(s.held.begin() + long(i));
+    } else {
+      ++i;
+    }
+  if (s.held.size() >= WgmmaWarpState::kMaxHeld) s.held.erase(s.held.begin());
+  std::swap(entry.rows, op.d_rows);
+  entry.slots.assign(op.d_slots.begin(), op.d_slots.end());
+  entry.col = c.col(entry.slots[0]);
+  entry.f16 = op.f16;
+  s.held.push_back(std::move(entry));
 }
 
 // Completes the oldest in-flight operation: its result reaches the registers, unless one of the
@@ -319,13 +361,7 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[a];
   ResultPool& pool = result_pool();
-  if (!superseded) {  // the registers now hold op's D: keep its rows (WgmmaWarpState::held_rows)
-    std::swap(s.held_rows, op.d_rows);
-    s.held_slots.assign(op.d_slots.begin(), op.d_slots.end());
-    s.held_col = s.held_slots.empty() ? nullptr : c.col(s.held_slots[0]);
-    s.held_f16 = op.f16;
-    s.holding = true;
-  }
+  if (!superseded && !op.d_slots.empty()) hold_rows(c, s, op);
   if (pool.values.size() < ResultPool::kKeep) pool.values.push_back(std::move(op.d_values));
   if (pool.rows.size() < ResultPool::kKeep && op.d_rows.capacity()) pool.rows.push_back(std::move(op.d_rows));
   if (pool.slots.size() < ResultPool::kKeep && op.d_slots.capacity()) pool.slots.push_back(std::move(op.d_slots));
@@ -877,13 +913,13 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   // writing any of them, is that one's D: taken as it was computed, row-major, instead of gathered
   // back from the register layout. (CUTLASS's tiles run several accumulators in turn: the chain
   // then skips over the others' operations.)
-  const WgmmaInFlight* chained = scale_d ? chain_source(s, d_slots, size_t(16 * N), f16d) : nullptr;
-  // Otherwise, with nothing in flight, the registers may still hold the rows of the operation
-  // retired last, which are then C as they were computed.
-  const bool held = !chained && scale_d && s.in_flight.empty() && s.holding && s.held_f16 == f16d &&
-                    s.held_rows.size() == size_t(16 * N) && s.held_slots == d_slots && !d_slots.empty() &&
-                    s.held_col == c.col(d_slots[0]);
-  const uint32_t* C = chained ? chained->d_rows.data() : held ? s.held_rows.data() : Cs.data();
+  bool untouched = false;
+  const WgmmaInFlight* chained = scale_d ? chain_source(s, d_slots, size_t(16 * N), f16d, untouched) : nullptr;
+  // Otherwise, with nothing in flight on these registers, they may still hold the rows of the
+  // operation retired on them last (WgmmaWarpState::held), which are then C as they were computed.
+  const uint32_t* held_c = !chained && untouched ? held_rows(c, s, d_slots, size_t(16 * N), f16d) : nullptr;
+  const bool held = held_c != nullptr;
+  const uint32_t* C = chained ? chained->d_rows.data() : held ? held_c : Cs.data();
   if (!chained && !held)  // C read through d_latest below: the in-flight results in the register layout
     for (WgmmaInFlight& op : s.in_flight) materialize(op);
   if (!chained && !held) {

@@ -637,7 +637,8 @@ TEST(WgmmaExec, AccumulatorWrittenBetweenOperationsIsTheNextC) {
 // 16): d = 16 and e = 16; d += 16 (32: its C is d's first result, past e's operation); e += 16 (32,
 // likewise); then the registers of d in another order (d2, d3, d0, d1) += 16 (48: the same
 // registers as a different set); then d += 16 again: its C is the permuted operation's result (48),
-// not the older same-set one's (32), so d = 64, while e stays 32.
+// not the older same-set one's (32), so d = 64, while e stays 32. A second round then adds 16 to the
+// permuted set, to e and to d.
 TEST(WgmmaExec, ChainsSkipOtherAccumulatorsButNotOverlappingOnes) {
   const std::string mma = "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 ";
   const std::string d = "{%d0, %d1, %d2, %d3}", e = "{%e0, %e1, %e2, %e3}", dp = "{%d2, %d3, %d0, %d1}";
@@ -656,12 +657,21 @@ TEST(WgmmaExec, ChainsSkipOtherAccumulatorsButNotOverlappingOnes) {
       mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
       mma + dp + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
       "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
-      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 32;\n  add.u64 %rd4, %rd4, %rd5;\n"
-      "  st.global.v4.f32 [%rd4], " + d + ";\n  st.global.v4.f32 [%rd4+16], " + e + ";\n  ret;\n}\n");
-  const std::vector<uint32_t> out = run_with_output(ptx, size_t(128) * 8);
+      "  ld.param.u64 %rd4, [pd];\n  mul.wide.u32 %rd5, %r2, 64;\n  add.u64 %rd4, %rd4, %rd5;\n"
+      "  st.global.v4.f32 [%rd4], " + d + ";\n  st.global.v4.f32 [%rd4+16], " + e + ";\n"
+      "  wgmma.fence.sync.aligned;\n" +
+      mma + dp + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
+      mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
+      "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
+      "  st.global.v4.f32 [%rd4+32], " + d + ";\n  st.global.v4.f32 [%rd4+48], " + e + ";\n  ret;\n}\n");
+  const std::vector<uint32_t> out = run_with_output(ptx, size_t(128) * 16);
+  // The second round: the permuted set's C is d's result (64), not the permuted operation's rows of
+  // the first round (48), which d's later result replaced: 80; e's C is e's retired result (32): 48;
+  // then d's C is the permuted operation's result in flight (80), not d's retired rows (64): 96.
+  const float want[16] = {64, 64, 64, 64, 32, 32, 32, 32, 96, 96, 96, 96, 48, 48, 48, 48};
   for (int t = 0; t < 128; ++t)
-    for (int i = 0; i < 8; ++i)
-      EXPECT_EQ(std::bit_cast<float>(out[size_t(t * 8 + i)]), i < 4 ? 64.0f : 32.0f) << "thread " << t << ", register " << i;
+    for (int i = 0; i < 16; ++i)
+      EXPECT_EQ(std::bit_cast<float>(out[size_t(t * 16 + i)]), want[i]) << "thread " << t << ", register " << i;
 }
 
 // ---- diagnostics ---------------------------------------------------------------------------------
