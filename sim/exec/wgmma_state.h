@@ -25,6 +25,7 @@ struct WgmmaInFlight {
   uint32_t line = 0;                  // PTX line of the mma_async
   const Function* fn = nullptr;       // frame the registers belong to
   std::vector<uint32_t> d_slots;      // accumulator registers, in operand order
+  uint32_t slot_lo = 0, slot_hi = 0;  // the least and greatest of d_slots (overlap tests)
   std::vector<uint64_t> d_values;     // d_slots.size() x 32 lanes: the result
   std::vector<uint32_t> d_rows;       // the warp's 16 x N result, row-major (f16 D: the bits in the low
                                       // half), the next mma_async's C when it names the same registers
@@ -73,7 +74,8 @@ struct WgmmaWarpState {
   // mma_async uses drops them all (note_write: holding false).
   struct HeldRows {
     std::vector<uint32_t> rows, slots;
-    const uint64_t* col = nullptr;  // the first register's column (which frame's registers)
+    uint32_t slot_lo = 0, slot_hi = 0;  // the least and greatest of slots
+    const uint64_t* col = nullptr;      // the first register's column (which frame's registers)
     bool f16 = false;
   };
   static constexpr size_t kMaxHeld = 8;

@@ -282,17 +282,15 @@ void scatter_acc(const WgmmaInFlight& op, Reg reg);
 // being the same set (then C is gathered register by register).
 // `untouched`: no operation in flight names a register in d_slots' range (the registers then hold
 // their newest values themselves).
-const WgmmaInFlight* chain_source(const WgmmaWarpState& s, const std::vector<uint32_t>& d_slots, size_t rows, bool f16,
-                                  bool& untouched) {
+// (lo, hi: the least and greatest of d_slots. Operations whose ranges meet count as overlapping.)
+const WgmmaInFlight* chain_source(const WgmmaWarpState& s, const std::vector<uint32_t>& d_slots, uint32_t lo,
+                                  uint32_t hi, size_t rows, bool f16, bool& untouched) {
   untouched = false;
   if (d_slots.empty()) return nullptr;
-  const auto [lo_it, hi_it] = std::minmax_element(d_slots.begin(), d_slots.end());
-  const uint32_t lo = *lo_it, hi = *hi_it;
   for (size_t i = s.in_flight.size(); i-- > 0;) {
     const WgmmaInFlight& op = s.in_flight[i];
-    if (op.d_slots == d_slots) return op.d_rows.size() == rows && op.f16 == f16 ? &op : nullptr;
-    for (const uint32_t r : op.d_slots)
-      if (r >= lo && r <= hi) return nullptr;  // (a register in our range: treated as an overlap)
+    if (op.slot_lo > hi || op.slot_hi < lo) continue;
+    return op.d_slots == d_slots && op.d_rows.size() == rows && op.f16 == f16 ? &op : nullptr;
   }
   untouched = true;
   return nullptr;
@@ -316,13 +314,6 @@ void materialize(WgmmaInFlight& op) {
   op.values_ready = true;
 }
 
-// Whether two operations' accumulator registers may overlap (their slot ranges do).
-bool ranges_meet(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
-  const auto [alo, ahi] = std::minmax_element(a.begin(), a.end());
-  const auto [blo, bhi] = std::minmax_element(b.begin(), b.end());
-  return *alo <= *bhi && *blo <= *ahi;
-}
-
 // The registers now hold op's D: keep its rows (WgmmaWarpState::held), dropping the held rows of
 // registers it overlaps and, beyond kMaxHeld, the oldest.
 void hold_rows(ExecCtx& c, WgmmaWarpState& s, WgmmaInFlight& op) {
@@ -330,7 +321,7 @@ void hold_rows(ExecCtx& c, WgmmaWarpState& s, WgmmaInFlight& op) {
   s.holding = true;
   WgmmaWarpState::HeldRows entry;
   for (size_t i = 0; i < s.held.size();)
-    if (ranges_meet(s.held[i].slots, op.d_slots)) {
+    if (s.held[i].slot_lo <= op.slot_hi && op.slot_lo <= s.held[i].slot_hi) {  // (ranges meet: may overlap)
       if (entry.rows.capacity() == 0) entry = std::move(s.held[i]);  // (its buffers reused)
       s.held.erase(s.held.begin() + long(i));
     } else {
@@ -339,6 +330,8 @@ void hold_rows(ExecCtx& c, WgmmaWarpState& s, WgmmaInFlight& op) {
   if (s.held.size() >= WgmmaWarpState::kMaxHeld) s.held.erase(s.held.begin());
   std::swap(entry.rows, op.d_rows);
   entry.slots.assign(op.d_slots.begin(), op.d_slots.end());
+  entry.slot_lo = op.slot_lo;
+  entry.slot_hi = op.slot_hi;
   entry.col = c.col(entry.slots[0]);
   entry.f16 = op.f16;
   s.held.push_back(std::move(entry));
@@ -884,7 +877,13 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   const Operand& dvec = in.op[0];
   std::vector<uint32_t> d_slots = take_from(result_pool().slots), a_slots;
   d_slots.resize(size_t(nd));
-  for (int r = 0; r < nd; ++r) d_slots[size_t(r)] = sem::vec_elem(c, dvec, uint32_t(r)).slot;
+  uint32_t slot_lo = ~0u, slot_hi = 0;
+  for (int r = 0; r < nd; ++r) {
+    const uint32_t slot = sem::vec_elem(c, dvec, uint32_t(r)).slot;
+    d_slots[size_t(r)] = slot;
+    slot_lo = std::min(slot_lo, slot);
+    slot_hi = std::max(slot_hi, slot);
+  }
   if (cfg.a_in_regs)
     for (uint32_t r = 0; r < 4; ++r) a_slots.push_back(sem::vec_elem(c, in.op[1], r).slot);
   // Registers written by other instructions since the last wgmma.fence.
@@ -914,7 +913,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   // back from the register layout. (CUTLASS's tiles run several accumulators in turn: the chain
   // then skips over the others' operations.)
   bool untouched = false;
-  const WgmmaInFlight* chained = scale_d ? chain_source(s, d_slots, size_t(16 * N), f16d, untouched) : nullptr;
+  const WgmmaInFlight* chained = scale_d ? chain_source(s, d_slots, slot_lo, slot_hi, size_t(16 * N), f16d, untouched) : nullptr;
   // Otherwise, with nothing in flight on these registers, they may still hold the rows of the
   // operation retired on them last (WgmmaWarpState::held), which are then C as they were computed.
   const uint32_t* held_c = !chained && untouched ? held_rows(c, s, d_slots, size_t(16 * N), f16d) : nullptr;
@@ -1000,6 +999,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.line = line;
   op.fn = c.fn;
   op.d_slots = std::move(d_slots);
+  op.slot_lo = slot_lo;
+  op.slot_hi = slot_hi;
   op.a_slots = std::move(a_slots);
   op.d_values = take_from(result_pool().values);
   op.d_values.resize(size_t(nd) * 32);

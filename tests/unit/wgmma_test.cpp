@@ -633,12 +633,14 @@ TEST(WgmmaExec, AccumulatorWrittenBetweenOperationsIsTheNextC) {
 }
 
 // Chains across other accumulators in flight: an mma_async's C is the newest in-flight result for
-// each of its registers. Here, with everything in flight at once (A = B = 1.0, K = 16: each product
-// 16): d = 16 and e = 16; d += 16 (32: its C is d's first result, past e's operation); e += 16 (32,
-// likewise); then the registers of d in another order (d2, d3, d0, d1) += 16 (48: the same
-// registers as a different set); then d += 16 again: its C is the permuted operation's result (48),
-// not the older same-set one's (32), so d = 64, while e stays 32. A second round then adds 16 to the
-// permuted set, to e and to d.
+// each of its registers. A = B = 1.0 and K = 16, so each operation adds 16 to its C; d starts as
+// (1, 2, 3, 4) so that a C taken from the wrong register shows. With everything in flight at once:
+// d += 16 (17 .. 20); e = 16; d += 16 (33 .. 36: C is d's first result, past e's operation);
+// e += 16 (32); the registers of d in another order (d2, d3, d0, d1) += 16 (d = 49 .. 52: the same
+// registers as a different set, C read register by register); d += 16 (65 .. 68: C is the permuted
+// operation's result, not the older same-set one's). A second round adds 16 to the permuted set
+// (C: d's retired result, not the permuted set's older rows), to e (C: e's retired rows) and to d
+// (C: the permuted operation in flight, not d's retired rows): d = 97 .. 100, e = 48.
 TEST(WgmmaExec, ChainsSkipOtherAccumulatorsButNotOverlappingOnes) {
   const std::string mma = "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 ";
   const std::string d = "{%d0, %d1, %d2, %d3}", e = "{%e0, %e1, %e2, %e3}", dp = "{%d2, %d3, %d0, %d1}";
@@ -652,8 +654,10 @@ TEST(WgmmaExec, ChainsSkipOtherAccumulatorsButNotOverlappingOnes) {
       "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
       "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
       "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
-      "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n  wgmma.fence.sync.aligned;\n" +
-      mma + d + ", %rd2, %rd2, %p1, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd2, %p1, 1, 1, 0, 0;\n" +
+      "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n"
+      "  mov.f32 %d0, 0f3F800000;\n  mov.f32 %d1, 0f40000000;\n  mov.f32 %d2, 0f40400000;\n  mov.f32 %d3, 0f40800000;\n"
+      "  wgmma.fence.sync.aligned;\n" +
+      mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd2, %p1, 1, 1, 0, 0;\n" +
       mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + e + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
       mma + dp + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" + mma + d + ", %rd2, %rd2, %p0, 1, 1, 0, 0;\n" +
       "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
@@ -665,10 +669,7 @@ TEST(WgmmaExec, ChainsSkipOtherAccumulatorsButNotOverlappingOnes) {
       "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
       "  st.global.v4.f32 [%rd4+32], " + d + ";\n  st.global.v4.f32 [%rd4+48], " + e + ";\n  ret;\n}\n");
   const std::vector<uint32_t> out = run_with_output(ptx, size_t(128) * 16);
-  // The second round: the permuted set's C is d's result (64), not the permuted operation's rows of
-  // the first round (48), which d's later result replaced: 80; e's C is e's retired result (32): 48;
-  // then d's C is the permuted operation's result in flight (80), not d's retired rows (64): 96.
-  const float want[16] = {64, 64, 64, 64, 32, 32, 32, 32, 96, 96, 96, 96, 48, 48, 48, 48};
+  const float want[16] = {65, 66, 67, 68, 32, 32, 32, 32, 97, 98, 99, 100, 48, 48, 48, 48};
   for (int t = 0; t < 128; ++t)
     for (int i = 0; i < 16; ++i)
       EXPECT_EQ(std::bit_cast<float>(out[size_t(t * 16 + i)]), want[i]) << "thread " << t << ", register " << i;
