@@ -20,7 +20,9 @@
 // use fdpa_round.
 // Tiles whose products are all exact in a float take narrower lanes (narrow_tile below): the same
 // steps on floats and int32 sums, two blocks of W outputs per loop body (their exponent maximum in
-// int16 lanes), for f32 RZ and f16 RNE outputs.
+// int16 lanes), for f32 RZ and f16 RNE outputs. In the builds with F16C (AVX2, AVX-512) the f16
+// outputs' step 4 rounds the sum to odd at 24 bits and converts once to f16 (f16_step4_f16c), and
+// f16 c values and operands convert in through F16C too.
 // A zero operand has value 0 and e = kZeroExp far below every real exponent, so it adds nothing to
 // S or to the maximum; the group's smallest e_a + e_b tells whether a zero product brings e_zero in.
 //
