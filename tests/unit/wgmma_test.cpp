@@ -599,6 +599,20 @@ TEST(WgmmaExec, F16AccumulatorsChainLikeF32Ones) {
   }
 }
 
+// The start of a one-warpgroup kernel k(pd) whose shared memory (4 KiB) holds bf16 1.0s, with
+// `regs` declared and %rd2 a descriptor of it (no swizzle, LBO and SBO 128 bytes): %r2 is %tid.x.
+std::string ones_kernel_head(const std::string& regs) {
+  return ".shared .align 1024 .b8 smem[4096];\n"
+         ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n" +
+         regs +
+         "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
+         "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n"
+         "  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], 0x3F803F80;\n"
+         "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
+         "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+         "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n";
+}
+
 // An accumulator that the program changes between wgmma.wait_group and the next mma_async: the
 // next C must be the registers' new values, not the retired operation's rows (which ptxsim reuses
 // as C while the registers still hold them). A = B = 1.0 (K = 16, so each product is 16). d0..d3 =
@@ -608,17 +622,8 @@ TEST(WgmmaExec, AccumulatorWrittenBetweenOperationsIsTheNextC) {
   const std::string mma =
       "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, %rd2, %rd2, %p1, 1, 1, 0, 0;\n"
       "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n";
-  const std::string ptx = module(
-      ".shared .align 1024 .b8 smem[4096];\n"
-      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n"
-      "  .reg .f32 %d<4>;\n"
-      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
-      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n"
-      "  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], 0x3F803F80;\n"
-      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
-      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
-      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
-      "  setp.ne.u32 %p1, 1, 1;\n  wgmma.fence.sync.aligned;\n" +
+  const std::string ptx = module(ones_kernel_head("  .reg .f32 %d<4>;\n") +
+                                 "  setp.ne.u32 %p1, 1, 1;\n  wgmma.fence.sync.aligned;\n" +
       mma +
       "  add.f32 %d0, %d0, 0f3F800000;\n  mov.f32 %d1, 0f40000000;\n"
       "  setp.eq.u32 %p1, 1, 1;\n  wgmma.fence.sync.aligned;\n" +
@@ -645,15 +650,7 @@ TEST(WgmmaExec, ChainsSkipOtherAccumulatorsButNotOverlappingOnes) {
   const std::string mma = "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 ";
   const std::string d = "{%d0, %d1, %d2, %d3}", e = "{%e0, %e1, %e2, %e3}", dp = "{%d2, %d3, %d0, %d1}";
   const std::string ptx = module(
-      ".shared .align 1024 .b8 smem[4096];\n"
-      ".visible .entry k(.param .u64 pd)\n{\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<2>;\n"
-      "  .reg .f32 %d<4>;\n  .reg .f32 %e<4>;\n"
-      "  mov.u32 %r1, smem;\n  mov.u32 %r2, %tid.x;\n  shl.b32 %r4, %r2, 2;\n"
-      "FILL:\n  setp.ge.u32 %p1, %r4, 4096;\n  @%p1 bra DONE;\n"
-      "  add.u32 %r6, %r1, %r4;\n  st.shared.u32 [%r6], 0x3F803F80;\n"
-      "  add.u32 %r4, %r4, 512;\n  bra FILL;\n"
-      "DONE:\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
-      "  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
+      ones_kernel_head("  .reg .f32 %d<4>;\n  .reg .f32 %e<4>;\n") +
       "  setp.ne.u32 %p1, 1, 1;\n  setp.eq.u32 %p0, 1, 1;\n"
       "  mov.f32 %d0, 0f3F800000;\n  mov.f32 %d1, 0f40000000;\n  mov.f32 %d2, 0f40400000;\n  mov.f32 %d3, 0f40800000;\n"
       "  wgmma.fence.sync.aligned;\n" +
