@@ -250,7 +250,9 @@ void run_tile(const DotModel& model, ElemFmt fa, ElemFmt fb, int M, int N, int K
   if (swap != cd_transposed) {
     // C and D are in the other layout than the lanes want: through scratch, transposed.
     const LaneBuild& build = lane_build(swap ? M : N);
-    std::vector<uint32_t>&ct = tile_scratch().ct, &dt = tile_scratch().dt;
+    TileScratch& s = tile_scratch();
+    std::vector<uint32_t>& ct = s.ct;
+    std::vector<uint32_t>& dt = s.dt;
     ct.resize(size_t(N) * size_t(M));  // every element is written by the transpose
     dt.resize(size_t(N) * size_t(M));
     const int rows = cd_transposed ? N : M, cols = cd_transposed ? M : N;
