@@ -355,13 +355,19 @@ void scatter32_as(ExecCtx& c, const Operand& vec, const FragMap& m, bool transpo
 }
 // Whether a map's elements are 32 / per bits each (the classes gather32 / scatter32 take).
 bool packs_32(const FragMap& m) { return (m.per == 1 || m.per == 2 || m.per == 4) && m.per * m.bits == 32; }
+// The lane runs (FragMap::lane_base) gather32 and scatter32 move the map's elements by, in the
+// layout asked for: null where quad runs or interleaved pairs serve, or the layout has none.
+const uint16_t* lane_runs_of(const FragMap& m, bool transposed) {
+  const std::vector<uint16_t>& lanes = transposed ? m.tlane_base : m.lane_base;
+  const bool other = transposed ? m.tquad_runs : (m.quad_runs || m.pair_interleaved);
+  return lanes.empty() || other ? nullptr : lanes.data();
+}
 void gather32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, uint32_t* out) {
   const uint16_t* idx = transposed ? m.tidx.data() : m.idx.data();
   const bool runs = transposed ? m.tquad_runs : m.quad_runs;
-  const std::vector<uint16_t>& lanes = transposed ? m.tlane_base : m.lane_base;
-  if (!runs && !lanes.empty() && !(m.pair_interleaved && !transposed)) {
-    if (m.per == 1) gather_lane_runs<1>(c, vec, m.regs, lanes.data(), out);
-    else gather_lane_runs<2>(c, vec, m.regs, lanes.data(), out);
+  if (const uint16_t* lanes = lane_runs_of(m, transposed)) {
+    if (m.per == 1) gather_lane_runs<1>(c, vec, m.regs, lanes, out);
+    else gather_lane_runs<2>(c, vec, m.regs, lanes, out);
     return;
   }
   if (m.per == 1) gather32_as<1>(c, vec, m, idx, runs, out);
@@ -369,11 +375,9 @@ void gather32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed,
   else gather32_as<4>(c, vec, m, idx, runs, out);
 }
 void scatter32(ExecCtx& c, const Operand& vec, const FragMap& m, bool transposed, const uint32_t* d) {
-  const std::vector<uint16_t>& lanes = transposed ? m.tlane_base : m.lane_base;
-  const bool runs = transposed ? m.tquad_runs : m.quad_runs;
-  if (!runs && !lanes.empty() && !(m.pair_interleaved && !transposed)) {
-    if (m.per == 1) scatter_lane_runs<1>(c, vec, m.regs, lanes.data(), d);
-    else scatter_lane_runs<2>(c, vec, m.regs, lanes.data(), d);
+  if (const uint16_t* lanes = lane_runs_of(m, transposed)) {
+    if (m.per == 1) scatter_lane_runs<1>(c, vec, m.regs, lanes, d);
+    else scatter_lane_runs<2>(c, vec, m.regs, lanes, d);
     return;
   }
   if (m.per == 1) scatter32_as<1>(c, vec, m, transposed, d);

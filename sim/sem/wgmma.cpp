@@ -510,6 +510,30 @@ void after_smem_read(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, 
   }
 }
 
+// The chunks at shared addresses ad[0 .. n) added to `span`: their range, and whether one holds a
+// generic-proxy write not yet fenced. False, leaving span alone, when one lies outside the CTA's
+// shared memory or is misaligned. (Their range and alignment are checked once for all of them.)
+bool scan_chunks(const Cta& cta, const uint32_t* ad, int n, SmemSpan& span) {
+  uint32_t lo = span.lo, top = 0, misfit = 0;  // top: the highest chunk address
+  for (int i = 0; i < n; ++i) {
+    lo = std::min(lo, ad[i]);
+    top = std::max(top, ad[i]);
+    misfit |= ad[i] % 16;
+  }
+  if (misfit || lo < kSharedReserved || uint64_t(top) + 16 > cta.smem.size()) [[unlikely]]
+    return false;
+  const uint32_t hi = std::max(span.hi, top + 16);
+  uint16_t marked = 0;
+  if (cta.generic_writes.may_touch(lo, hi)) {
+    const uint16_t* const marks = cta.generic_writes.chunk_marks();
+    const size_t mark_chunks = cta.generic_writes.chunks();
+    for (int i = 0; i < n; ++i)
+      if (ad[i] / 16 < mark_chunks) marked |= marks[ad[i] / 16];
+  }
+  span = SmemSpan{lo, hi, span.generic_written || marked != 0};
+  return true;
+}
+
 // The 8 x 8 transpose of eight 16-bit vectors (x[j][i] becomes x[i][j]): 16-, 32- and 64-bit
 // interleaves.
 void transpose8x16(sem::U16x8 (&x)[8]) {
@@ -543,25 +567,11 @@ bool mn_major_16bit(const Cta& cta, const wg::SmemDesc& d, int row0, int rows, i
   thread_local std::vector<uint32_t> addrs;  // chunk (block b, k) at b * K + k
   addrs.resize(size_t(blocks) * size_t(K));
   uint32_t* const ad = addrs.data();
-  uint32_t lo_r = lo, top = 0, misfit = 0;
   for (int b = 0, i = 0; b < blocks; ++b)
-    for (int k = 0; k < K; ++k, ++i) {
-      const uint32_t a = address(uint32_t(row0 + 8 * b), uint32_t(k));
-      ad[i] = a;
-      lo_r = std::min(lo_r, a);
-      top = std::max(top, a);
-      misfit |= a % 16;
-    }
-  if (misfit || lo_r < kSharedReserved || uint64_t(top) + 16 > cta.smem.size()) [[unlikely]]
+    for (int k = 0; k < K; ++k, ++i) ad[i] = address(uint32_t(row0 + 8 * b), uint32_t(k));
+  SmemSpan got{lo, hi, generic_written};
+  if (!scan_chunks(cta, ad, blocks * K, got)) [[unlikely]]
     return false;
-  const uint32_t hi_r = std::max(hi, top + 16);
-  uint16_t marked = 0;
-  if (cta.generic_writes.may_touch(lo_r, hi_r)) {
-    const uint16_t* const marks = cta.generic_writes.chunk_marks();
-    const size_t mark_chunks = cta.generic_writes.chunks();
-    for (int i = 0, total = blocks * K; i < total; ++i)
-      if (ad[i] / 16 < mark_chunks) marked |= marks[ad[i] / 16];
-  }
   const uint8_t* const smem = cta.smem.data();
   const sem::U16x8 zero = {};
   for (int b = 0; b < blocks; ++b)
@@ -577,7 +587,7 @@ bool mn_major_16bit(const Cta& cta, const wg::SmemDesc& d, int row0, int rows, i
         std::memcpy(o + 4, &hi16, 16);
       }
     }
-  lo = lo_r, hi = hi_r, generic_written = marked != 0;
+  lo = got.lo, hi = got.hi, generic_written = got.generic_written;
   return true;
 }
 
@@ -636,11 +646,8 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
     const wg::KMajorChunks chunk_address(d);
     const int row_chunks = (K + per_chunk - 1) / per_chunk;
     const uint8_t* const smem = cta.smem.data();
-    const uint64_t smem_end = cta.smem.size();
-    const uint16_t* const marks = cta.generic_writes.chunk_marks();
-    const size_t mark_chunks = cta.generic_writes.chunks();
-    // Two passes with few values live in each: the chunks' addresses (and their range and any
-    // problem), then the generic-write marks and the copies.
+    // Two passes with few values live in each: the chunks' addresses, then their checks
+    // (scan_chunks) and the copies.
     thread_local std::vector<uint32_t> addrs;
     addrs.resize(size_t(rows) * size_t(row_chunks));
     auto rows_of = [&](auto elem) {
@@ -648,23 +655,12 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
       constexpr int n = 16 / sizeof(E);
       const wg::KMajorChunks address = chunk_address;
       uint32_t* const ad = addrs.data();
-      uint32_t lo_r = lo, top = 0, misfit = 0;  // top: the highest chunk address
       for (int r = 0, i = 0; r < rows; ++r)
-        for (int j = 0; j < row_chunks; ++j, ++i) {
-          const uint32_t a = address(uint32_t(row0 + r), uint32_t(j));
-          ad[i] = a;
-          lo_r = std::min(lo_r, a);
-          top = std::max(top, a);
-          misfit |= a % 16;
-        }
-      const uint32_t hi_r = std::max(hi, top + 16);
-      if (misfit || lo_r < kSharedReserved || uint64_t(top) + 16 > smem_end) [[unlikely]]
+        for (int j = 0; j < row_chunks; ++j, ++i) ad[i] = address(uint32_t(row0 + r), uint32_t(j));
+      SmemSpan got{lo, hi, false};
+      if (!scan_chunks(cta, ad, rows * row_chunks, got)) [[unlikely]]
         for (int r = 0, i = 0; r < rows; ++r)
           for (int j = 0; j < row_chunks; ++j, ++i) chunk_at(ad[i], r, j * per_chunk);  // faults at the first
-      uint16_t marked = 0;
-      if (cta.generic_writes.may_touch(lo_r, hi_r))
-        for (int i = 0, total = rows * row_chunks; i < total; ++i)
-          if (ad[i] / 16 < mark_chunks) marked |= marks[ad[i] / 16];
       if (cols == row_chunks * n) {  // rows back to back: one run of chunks
         T* o = out;
         for (int i = 0, total = rows * row_chunks; i < total; ++i, o += n) {
@@ -682,7 +678,7 @@ SmemSpan read_smem(ExecCtx& c, uint64_t desc_word, char which, bool mn_major, El
           }
         }
       }
-      return SmemSpan{lo_r, hi_r, marked != 0};
+      return got;
     };
     const SmemSpan got = ebytes == 1   ? rows_of(uint8_t{})  // 8-bit elements, and .b1 as bytes of 8
                          : ebytes == 2 ? rows_of(uint16_t{})
