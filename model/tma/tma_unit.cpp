@@ -500,19 +500,17 @@ bool reduction_supported(RedOp op, DataType t) {
   return false;
 }
 
-uint32_t box_image_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) {
+BoxBytes box_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) {
   Geometry g;
-  if (!tmap::check(m) || !geometry(m, mode, &g, w_halo)) return 0;
-  uint64_t b = g.bytes();
-  return b > 0xFFFFFFFFull ? 0 : uint32_t(b);
+  if (!tmap::check(m) || !geometry(m, mode, &g, w_halo)) return {};
+  const uint64_t image = g.bytes(), tx = g.tx_bytes();
+  if (image > 0xFFFFFFFFull || tx > 0xFFFFFFFFull) return {};
+  return {uint32_t(image), uint32_t(tx)};
 }
 
-uint32_t box_tx_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) {
-  Geometry g;
-  if (!tmap::check(m) || !geometry(m, mode, &g, w_halo)) return 0;
-  uint64_t b = g.tx_bytes();
-  return b > 0xFFFFFFFFull ? 0 : uint32_t(b);
-}
+uint32_t box_image_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) { return box_bytes(m, mode, w_halo).image; }
+
+uint32_t box_tx_bytes(const TensorMap& m, LoadMode mode, uint32_t w_halo) { return box_bytes(m, mode, w_halo).tx; }
 
 // f32 bits rounded to tf32 (10 fraction bits), to nearest even; Inf stays, a NaN becomes 0x7FFFE000.
 uint32_t round_to_tf32(uint32_t x) {

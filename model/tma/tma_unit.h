@@ -97,6 +97,11 @@ uint32_t box_image_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_h
 // 16U6_ALIGN16B, which count the packed bytes (half resp. three quarters of the image), as the
 // data's bit width times the box's elements; 0 if the map does not support the mode.
 uint32_t box_tx_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_halo = 0);
+// Both at once (a load needs both; each validates the map): zeros if the mode is not supported.
+struct BoxBytes {
+  uint32_t image = 0, tx = 0;
+};
+BoxBytes box_bytes(const tmap::TensorMap& map, LoadMode mode, uint32_t w_halo = 0);
 
 // The OOB-NaN fill (the ISA does not publish it): every 16 bits of an out-of-bounds element are
 // 0x7FF7, for f16, bf16, f32 and f64 alike, as an H200 fills (traces/h200/sm_90a/tma_oob_nan_fill*).

@@ -241,7 +241,7 @@ uint64_t Engine::issue_async(AsyncOp&& op) {
   std::tie(op.due, op.seq) = draw_due(op.min_due);
   count_async_range(op, +1);
   if (race_) [[unlikely]] race_->async_issue(op, cur_warp_, cur_fn_ && cur_pc_ < cur_fn_->code.size() ? &cur_fn_->code[cur_pc_] : nullptr);
-  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.what, op.bytes, timeline_time());
+  if (TimelineSink* tl = current_timeline()) tl->async_issued(op.seq, op.description(), op.bytes, timeline_time());
   const uint64_t due = op.due;
   uint32_t slot;
   if (async_free_.empty()) {
@@ -417,12 +417,12 @@ void Engine::check_async_race(ExecCtx& c, Cta& cta, uint32_t off, uint32_t size,
   const AsyncOp& op = *first;
   if (op.src_only) {
     warn(c, "race on an asynchronous copy's source: plain write of " + std::to_string(size) +
-                " bytes at shared address " + hex(off) + " while " + op.what + " (issued at line " +
+                " bytes at shared address " + hex(off) + " while " + op.description() + " (issued at line " +
                 std::to_string(op.line) + ") may still be reading it (wait with cp.async.bulk.wait_group.read first)");
     return;
   }
   warn(c, std::string("race on an asynchronous copy's destination: plain ") + (write ? "write" : "read") + " of " +
-              std::to_string(size) + " bytes at shared address " + hex(off) + " while " + op.what +
+              std::to_string(size) + " bytes at shared address " + hex(off) + " while " + op.description() +
               " (issued at line " + std::to_string(op.line) + ") is still in flight" +
               (write ? "" : "; the data read is stale"));
 }

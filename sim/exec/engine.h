@@ -282,7 +282,13 @@ struct AsyncOp {
   uint64_t due = 0;
   uint64_t seq = 0;
   std::function<void()> complete;   // moves the data and signals (may throw KernelFault)
-  std::string what;                 // "cp.async.bulk.tensor.2d load of 16384 bytes ..." for reports
+  // For reports: "cp.async.bulk.tensor.2d load of 16384 bytes ...", either `what`, set at issue, or,
+  // where formatting a sentence for every operation would cost more than moving its data (TMA
+  // loads: a GEMM issues thousands), built by describe(*this) from `label` and `detail`.
+  std::string what;
+  std::string (*describe)(const AsyncOp&) = nullptr;
+  const char* label = nullptr;
+  uint32_t detail[2] = {};
   const MbarrierSlot* bar = nullptr;  // the mbarrier it completes on, if any
   uint32_t bytes = 0;
   Cta* dst_cta = nullptr;           // shared-memory destination, for the race check
@@ -291,6 +297,7 @@ struct AsyncOp {
   uint32_t line = 0;                // issuing instruction
   uint64_t min_due = 0;             // completes no earlier than this (ordering after earlier operations)
   std::shared_ptr<RaceOp> race;     // --racecheck: its clocks (null without)
+  std::string description() const { return describe ? describe(*this) : what; }
 };
 
 // One warp instruction's cp.async in flight (sim/sem/cp_async.cpp): the copies of its active lanes

@@ -753,7 +753,8 @@ std::shared_ptr<RaceOp> RaceCheck::new_op(const Warp* cur, const Instr* site, co
 }
 
 void RaceCheck::async_issue(AsyncOp& op, const Warp* cur, const Instr* site) {
-  std::string what = op.what.substr(0, op.what.find(" of "));  // "cp.async.bulk.tensor.2d load"
+  const std::string full = op.description();
+  std::string what = full.substr(0, full.find(" of "));  // "cp.async.bulk.tensor.2d load"
   op.race = new_op(cur, site, what);
 }
 

@@ -92,11 +92,11 @@ void issue_to_shared(ExecCtx& c, const Instr& in, int l) {
     Engine* ep = &e;
     Cta *dc = d, *bc = b;
     const uint32_t off = doff, bo = boff;
-    const std::string w = std::string(what) + " (line " + std::to_string(in.line) + ")";
-    op.complete = [ep, dc, bc, off, bo, data, w] {
+    const uint32_t line = in.line;
+    op.complete = [ep, dc, bc, off, bo, data, what, line] {
       if (!data->empty()) std::memcpy(dc->smem.data() + off, data->data(), data->size());
       sem::tma::async_wrote(*dc, off, uint32_t(data->size()));
-      sem::tma::complete_tx(*ep, *bc, bo, uint32_t(data->size()), w);
+      sem::tma::complete_tx(*ep, *bc, bo, uint32_t(data->size()), what, line);
     };
     e.issue_async(std::move(op));
   }
@@ -132,11 +132,11 @@ void issue_to_cluster(ExecCtx& c, const Instr& in, int l) {
   Engine* ep = &e;
   Cta *dc = dcta, *sc = scta, *bc = bcta;
   const uint32_t d_off = doff, s_off = soff, bo = boff;
-  const std::string w = std::string(what) + " (line " + std::to_string(in.line) + ")";
-  op.complete = [ep, dc, sc, bc, d_off, s_off, bo, n, w] {
+  const uint32_t line = in.line;
+  op.complete = [ep, dc, sc, bc, d_off, s_off, bo, n, what, line] {
     std::memmove(dc->smem.data() + d_off, sc->smem.data() + s_off, n);
     sem::tma::async_wrote(*dc, d_off, n);
-    sem::tma::complete_tx(*ep, *bc, bo, n, w);
+    sem::tma::complete_tx(*ep, *bc, bo, n, what, line);
   };
   e.issue_async(std::move(op));
 }
@@ -302,10 +302,11 @@ void exec_bulk_reduce(ExecCtx& c, const Instr& in, uint32_t mask) {
       aop.dst_bytes = n;
       Cta *dc = dcta, *bc = bcta;
       const uint32_t d_off = doff, bo = boff;
-      aop.complete = [ep, sc, so, dc, d_off, bc, bo, n, op, t, w] {
+      const uint32_t line = in.line;
+      aop.complete = [ep, sc, so, dc, d_off, bc, bo, n, op, t, what, line] {
         reduce_elements(op, t, dc->smem.data() + d_off, sc->smem.data() + so, n);
         sem::tma::async_wrote(*dc, d_off, n);
-        sem::tma::complete_tx(*ep, *bc, bo, n, w);
+        sem::tma::complete_tx(*ep, *bc, bo, n, what, line);
       };
     }
     e.issue_async(std::move(aop));

@@ -101,12 +101,11 @@ void exec_try_cancel(ExecCtx& c, const Instr& in, uint32_t mask) {
       aop.line = in.line;
       Engine* ep = &e;
       const uint32_t r_off = roff, b_off = boff, line = in.line;
-      const std::string w = what + " (line " + std::to_string(in.line) + ")";
-      aop.complete = [ep, dc, r_off, b_off, r, line, w] {
+      aop.complete = [ep, dc, r_off, b_off, r, line, what] {
         encode(r, dc->smem.data() + r_off);
         sem::tma::async_wrote(*dc, r_off, 16);  // the response is written by the async unit, not a thread
         if (!r.canceled && !dc->clc_failed_line) dc->clc_failed_line = line;
-        sem::tma::complete_tx(*ep, *dc, b_off, 16, w);
+        sem::tma::complete_tx(*ep, *dc, b_off, 16, what, line);
       };
       e.issue_async(std::move(aop));
     }

@@ -97,15 +97,15 @@ void exec_async_store(ExecCtx& c, const Instr& in, uint32_t mask) {
     Engine* ep = &e;
     Cta* dc = dcta;
     const uint32_t d_off = doff, b_off = boff;
-    const std::string w = what + " (line " + std::to_string(in.line) + ")";
-    aop.complete = [ep, dc, d_off, b_off, op, es, count, is_signed, vals, w] {
+    const uint32_t line = in.line;
+    aop.complete = [ep, dc, d_off, b_off, op, es, count, is_signed, vals, what, line] {
       for (uint32_t i = 0; i < count; ++i) {
         uint8_t* p = dc->smem.data() + d_off + i * es;
         store_le(p, reduce(op, is_signed, es, load_le(p, es), vals[i]), es);
       }
       // A generic-proxy write: a bulk copy reading these bytes later needs fence.proxy.async.
       dc->generic_writes.mark(d_off, es * count);
-      sem::tma::complete_tx(*ep, *dc, b_off, es * count, w);
+      sem::tma::complete_tx(*ep, *dc, b_off, es * count, what, line);
     };
     e.issue_async(std::move(aop));
   });

@@ -9,6 +9,7 @@
 //   reduce  async-group tracks it (cp.async.bulk.commit_group / wait_group). Everything the model
 //           can reject is checked at issue with a dry run.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -97,6 +98,23 @@ std::string op_name(const Instr& in, const char* kind) {
   return std::string("cp.async.bulk.tensor.") + std::to_string(in.c) + "d " + kind;
 }
 
+// op_name(in, "load") without building a string at every load (in.c, the .Nd, is 1..5).
+const char* load_name(const Instr& in) {
+  static const char* const kNames[] = {"cp.async.bulk.tensor load",    "cp.async.bulk.tensor.1d load",
+                                       "cp.async.bulk.tensor.2d load", "cp.async.bulk.tensor.3d load",
+                                       "cp.async.bulk.tensor.4d load", "cp.async.bulk.tensor.5d load"};
+  return kNames[in.c <= 5 ? in.c : 0];
+}
+
+// A load's description for reports (AsyncOp::describe): bytes is its complete-tx count, detail its
+// image's bytes in shared memory and its shared address.
+std::string describe_load(const AsyncOp& op) {
+  const uint32_t image = op.detail[0], dst = op.detail[1];
+  return std::string(op.label) + " of " + std::to_string(op.bytes) + " bytes" +
+         (op.bytes != image ? " (" + std::to_string(image) + " with padding)" : std::string()) + " to shared address " +
+         hex(dst) + " of CTA rank " + std::to_string(op.dst_cta->rank);
+}
+
 [[noreturn]] void model_fault(ExecCtx& c, const std::string& what, const mt::Outcome& o) {
   c.fault(o.status == mt::Status::kFault ? "illegal address" : "error", what + ": " + o.message);
 }
@@ -162,7 +180,7 @@ struct Image {
 
 void issue_load(ExecCtx& c, const Instr& in, int l) {
   Engine& e = *c.eng;
-  const std::string what = op_name(in, "load");
+  const char* what = load_name(in);
   const mt::LoadMode mode = mt::LoadMode(in.a);
   const tmap::TensorMap map = sem::tma::read_tensor_map(c, in.op[1], l);
   const Operand* info = (in.b & kHasInfo) ? &in.op[3] : nullptr;
@@ -172,8 +190,7 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   // Destination: CTA and offset (the multicast copies go to the same offset in other CTAs).
   const uint64_t dst = sem::addr_of(c, in.op[0], l);
   auto [dcta, doff] = e.resolve_shared(c, in.space, dst, 1, l);
-  const uint32_t bytes = mt::box_image_bytes(map, mode, co.w_halo);
-  const uint32_t tx = mt::box_tx_bytes(map, mode, co.w_halo);
+  const auto [bytes, tx] = mt::box_bytes(map, mode, co.w_halo);
 
   // Gather the box now into an image of the 128-byte lines it lands in. Swizzles XOR address bits
   // 6..4 (3) with bits 9..7, so an image based at a 1024-byte boundary swizzles exactly like shared
@@ -211,55 +228,62 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   if (((uint64_t(doff) + bytes + 127) & ~uint64_t(127)) > dcta->smem.size())
     for (uint64_t i = 0; i < bytes; i += 8)
       if (mt::swizzle_address(map.swizzle, uint32_t(doff + i)) + std::min<uint64_t>(8, bytes - i) > dcta->smem.size())
-      c.fault("illegal address", what + ": the swizzled box image at shared address " + hex(doff) +
+      c.fault("illegal address", std::string(what) + ": the swizzled box image at shared address " + hex(doff) +
                                      " extends beyond the CTA's shared memory");
 
   // The mbarrier and, with .cta_group::2, which CTA of the pair it may be in.
   const uint64_t mb = sem::addr_of(c, in.op[2], l);
-  if (mb & 7) c.fault("misaligned address", what + ": mbarrier address " + hex(mb) + " is not 8-byte aligned");
+  if (mb & 7) c.fault("misaligned address", std::string(what) + ": mbarrier address " + hex(mb) + " is not 8-byte aligned");
   auto [bcta, boff] = e.resolve_shared(c, in.space, mb, 8, l);
 
-  std::vector<std::pair<Cta*, Cta*>> dests;  // (destination, CTA whose mbarrier is signalled)
+  struct Dest {
+    Cta* dst;  // the CTA the box lands in
+    Cta* bar;  // the CTA whose mbarrier is signalled
+  };
+  std::array<Dest, 16> dests;  // (a ctaMask has 16 bits)
+  size_t ndests = 0;
   if (in.b & kMulticast) {
     const uint32_t m = uint16_t(c.regs[size_t(in.op[next].slot) * 32 + size_t(l)]);
     ++next;
     const uint32_t n = uint32_t(e.ctas.size());
     if (m >> n)
-      c.fault("error", what + ": ctaMask " + hex(m) + " names CTA ranks beyond the cluster of " + std::to_string(n) +
+      c.fault("error", std::string(what) + ": ctaMask " + hex(m) + " names CTA ranks beyond the cluster of " + std::to_string(n) +
                            " CTA(s)");
-    if (m == 0) e.warn(c, what + ": ctaMask is 0, the multicast has no destination");
+    if (m == 0) e.warn(c, std::string(what) + ": ctaMask is 0, the multicast has no destination");
     for (uint32_t r = 0; r < n; ++r) {
       if (!(m >> r & 1)) continue;
       Cta* bar = e.ctas[r].get();
       if (in.b & kCtaGroup2) {
         bar = e.cta_by_rank((r & ~1u) | (bcta->rank & 1));
         if (!bar)
-          c.fault("error", what + ": .cta_group::2 signals the peer of CTA rank " + std::to_string(r) +
+          c.fault("error", std::string(what) + ": .cta_group::2 signals the peer of CTA rank " + std::to_string(r) +
                                ", which is not in the cluster");
       }
-      dests.emplace_back(e.ctas[r].get(), bar);
+      dests[ndests++] = {e.ctas[r].get(), bar};
     }
   } else {
     if (!(in.b & kCtaGroup2) && bcta != dcta)
-      c.fault("error", what + ": the mbarrier (" + sem::tma::cta_name(c, *bcta) +
+      c.fault("error", std::string(what) + ": the mbarrier (" + sem::tma::cta_name(c, *bcta) +
                            ") must be in the same CTA as the destination (" + sem::tma::cta_name(c, *dcta) +
                            ") with .cta_group::1");
     if ((in.b & kCtaGroup2) && bcta != dcta && bcta->rank != (dcta->rank ^ 1))
-      c.fault("error", what + ": with .cta_group::2 the mbarrier must be in the destination CTA (rank " +
+      c.fault("error", std::string(what) + ": with .cta_group::2 the mbarrier must be in the destination CTA (rank " +
                            std::to_string(dcta->rank) + ") or its peer, not in CTA rank " + std::to_string(bcta->rank));
-    dests.emplace_back(dcta, bcta);
+    dests[ndests++] = {dcta, bcta};
   }
   auto [foff, fbytes] = footprint(doff, bytes, map.swizzle);
-  for (auto& [d, b] : dests) {
+  const std::span<const Dest> to(dests.data(), ndests);
+  for (const auto& [d, b] : to) {
     sem::tma::require_mbarrier(c, *b, boff, what);
     sem::tma::check_no_mbarrier(c, *d, foff, fbytes, what);
   }
 
-  for (auto& [d, b] : dests) {
+  for (const auto& [d, b] : to) {
     AsyncOp op;
-    op.what = what + " of " + std::to_string(tx) + " bytes" +
-              (tx != bytes ? " (" + std::to_string(bytes) + " with padding)" : std::string()) + " to shared address " +
-              hex(doff) + " of CTA rank " + std::to_string(d->rank);
+    op.describe = describe_load;
+    op.label = what;
+    op.detail[0] = bytes;
+    op.detail[1] = doff;
     op.bar = sem::tma::live_mbarrier(*b, boff);
     op.bytes = tx;
     op.dst_cta = d;
@@ -268,11 +292,10 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
     op.line = in.line;
     Engine* ep = &e;
     Cta *dc = d, *bc = b;
-    const uint32_t bo = boff;
-    const std::string w = what + " (line " + std::to_string(in.line) + ")";
-    op.complete = [ep, dc, bc, bo, img, w] {
+    const uint32_t bo = boff, line = in.line;
+    op.complete = [ep, dc, bc, bo, img, what, line] {
       img->write_to(*dc);
-      sem::tma::complete_tx(*ep, *bc, bo, img->tx, w);
+      sem::tma::complete_tx(*ep, *bc, bo, img->tx, what, line);
     };
     e.issue_async(std::move(op));
   }

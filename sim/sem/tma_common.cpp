@@ -198,12 +198,12 @@ void bulk_done(Engine& e, const BulkTicket& t) {
 // ---- generic-proxy writes read by the async proxy -----------------------------------------------
 
 void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, model::tma::Swizzle sw,
-                          const std::string& what) {
+                          std::string_view what) {
   for (uint64_t i = 0; i < bytes; i += 8) {
     uint32_t a = model::tma::swizzle_address(sw, uint32_t(off + i));
     if (cta.generic_writes.any(a, uint32_t(std::min<uint64_t>(8, bytes - i)))) {
-      if (c.race) c.race->proxy_race(c, cta, a, what);  // the race report names the generic write too
-      c.eng->warn(c, what + " reads shared memory at " + hex(a & ~15u) + " (" + cta_name(c, cta) +
+      if (c.race) c.race->proxy_race(c, cta, a, std::string(what));  // the race report names the generic write too
+      c.eng->warn(c, std::string(what) + " reads shared memory at " + hex(a & ~15u) + " (" + cta_name(c, cta) +
                          ") written through the generic proxy without an intervening fence.proxy.async; "
                          "the async proxy may read stale data");
       return;
@@ -211,14 +211,14 @@ void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, mo
   }
 }
 
-void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what) {
+void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, std::string_view what) {
   if (!cta.live_mbars || !bytes) return;
   // (The words are 0 or 1: a byte search finds the first live one.)
   const size_t lo = off / 8, hi = std::min<size_t>((uint64_t(off) + bytes - 1) / 8 + 1, cta.mbar_word.size());
   if (lo >= hi) return;
   if (const void* hit = std::memchr(cta.mbar_word.data() + lo, 1, hi - lo)) {
     const size_t w = size_t(static_cast<const uint8_t*>(hit) - cta.mbar_word.data());
-    c.fault("error", what + " would overwrite the live mbarrier at shared address " + hex(uint64_t(w) * 8) + " of " +
+    c.fault("error", std::string(what) + " would overwrite the live mbarrier at shared address " + hex(uint64_t(w) * 8) + " of " +
                            cta_name(c, cta));
   }
 }
@@ -234,22 +234,23 @@ MbarrierSlot* live_mbarrier(Cta& cta, uint32_t off) {
   return it != cta.mbars.end() && it->second.bar.live() ? &it->second : nullptr;
 }
 
-void require_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, const std::string& what) {
+void require_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, std::string_view what) {
   if (!live_mbarrier(cta, off))
-    c.fault("error", what + ": shared address " + hex(off) + " of " + cta_name(c, cta) +
+    c.fault("error", std::string(what) + ": shared address " + hex(off) + " of " + cta_name(c, cta) +
                          " holds no initialised mbarrier for the complete-tx (mbarrier.init it first" +
                          (&cta == c.cta ? ")" : " and synchronise the cluster before the copy)"));
 }
 
-void complete_tx(Engine& e, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what) {
+void complete_tx(Engine& e, Cta& cta, uint32_t off, uint32_t bytes, std::string_view what, uint32_t line) {
   MbarrierSlot* m = live_mbarrier(cta, off);
+  const auto op = [&] { return std::string(what) + " (line " + std::to_string(line) + ")"; };
   if (!m)
-    throw KernelFault{what + " completed, but shared address " + hex(off) + " of CTA rank " +
+    throw KernelFault{op() + " completed, but shared address " + hex(off) + " of CTA rank " +
                           std::to_string(cta.rank) + " no longer holds an initialised mbarrier for its complete-tx",
                       "error"};
   auto r = m->bar.complete_tx(int64_t(bytes));
   if (r.error != model::Mbarrier::Error::None)
-    throw KernelFault{what + ": complete-tx of " + std::to_string(bytes) + " bytes on the mbarrier at shared address " +
+    throw KernelFault{op() + ": complete-tx of " + std::to_string(bytes) + " bytes on the mbarrier at shared address " +
                           hex(off) + " of CTA rank " + std::to_string(cta.rank) + ": " +
                           model::Mbarrier::describe(r.error),
                       "error"};

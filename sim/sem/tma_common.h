@@ -46,10 +46,10 @@ void bulk_done(Engine& e, const BulkTicket& t);
 // Warns when the async proxy is about to read shared bytes [off, off+bytes) of `cta` (placed
 // through swizzle `sw`) that the generic proxy wrote with no fence.proxy.async since.
 void check_generic_writes(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, model::tma::Swizzle sw,
-                          const std::string& what);
+                          std::string_view what);
 // Faults when an asynchronous write of shared bytes [off, off+bytes) of `cta` would overwrite a
 // live mbarrier (undefined behaviour on hardware).
-void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what);
+void check_no_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, uint32_t bytes, std::string_view what);
 // fence.proxy.async: generic writes so far are visible to the async proxy.
 void clear_generic_writes(Cta& cta);
 // An async-proxy write of shared bytes [off, off+bytes) of `cta` has landed (called at completion by
@@ -61,9 +61,10 @@ void async_wrote(Cta& cta, uint32_t off, uint32_t bytes);
 // The live mbarrier at shared::cta offset `off` of `cta`, or null.
 MbarrierSlot* live_mbarrier(Cta& cta, uint32_t off);
 // Faults (at issue) unless `cta` has a live mbarrier at `off`.
-void require_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, const std::string& what);
-// The complete-tx of a finished operation (throws KernelFault: there is no instruction context).
-void complete_tx(Engine& e, Cta& cta, uint32_t off, uint32_t bytes, const std::string& what);
+void require_mbarrier(ExecCtx& c, Cta& cta, uint32_t off, std::string_view what);
+// The complete-tx of a finished operation `what`, issued at `line` (throws KernelFault: there is no
+// instruction context).
+void complete_tx(Engine& e, Cta& cta, uint32_t off, uint32_t bytes, std::string_view what, uint32_t line);
 
 // "CTA rank r" or "this CTA" for messages.
 std::string cta_name(const ExecCtx& c, const Cta& cta);

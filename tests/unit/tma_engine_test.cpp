@@ -819,6 +819,10 @@ TEST(TmaEngine, ReadingTheDestinationBeforeWaitingSeesStaleDataAndWarns) {
   EXPECT_TRUE(r.has_warning("race on an asynchronous copy's destination: plain read of 4 bytes at shared address 0x400"))
       << r.all_diagnostics();
   EXPECT_TRUE(r.has_warning("the data read is stale")) << r.all_diagnostics();
+  // The in-flight load is described from its fields when the report is made (AsyncOp::describe).
+  EXPECT_TRUE(r.has_warning("while cp.async.bulk.tensor.2d load of 1024 bytes to shared address 0x400 of CTA rank 0 "
+                            "(issued at line "))
+      << r.all_diagnostics();
   EXPECT_EQ(words[0], 0xABABABABu) << "the early read must see the stale bytes";
   EXPECT_EQ(words[1], g[0]) << "after the wait the tile is there";
 }
