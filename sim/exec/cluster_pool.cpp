@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "sim/exec/engine.h"
-#include "sim/exec/order_dependence.h"
 #include "sim/exec/timeline.h"
 
 namespace ptxsim {
@@ -100,14 +99,14 @@ struct Crew {
 };
 
 // Why the launch runs on one thread whatever was asked, or "".
-std::string serial_reason(const Program& prog, const Function& kernel, const LaunchConfig& cfg) {
+std::string serial_reason(const Function& kernel, const LaunchConfig& cfg) {
   if (cfg.co_resident) return "a cooperative launch (all its clusters are resident together)";
   // The timeline's sink is the launching thread's and records one clock.
   if (current_timeline()) return "a timeline is being recorded";
   // The race detector's clocks and --explore's warp orders are one engine's.
   if (cfg.racecheck) return "--racecheck";
   if (cfg.vary_warps) return "--explore (schedules drawn from the seed)";
-  return order_dependence(prog, kernel);
+  return kernel.order_dependence;
 }
 
 }  // namespace
@@ -116,7 +115,7 @@ RunResult run_clusters(const Program& prog, const Function& kernel, const Launch
                        const std::vector<uint8_t>& params, model::GlobalMemory& mem, std::ostream& out) {
   LaunchShared shared;
   shared.nclusters = cfg.grid.count() / cfg.cluster.count();
-  const std::string why = serial_reason(prog, kernel, cfg);
+  const std::string why = serial_reason(kernel, cfg);
   const uint64_t asked = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
   const unsigned threads = why.empty() ? unsigned(std::min<uint64_t>(asked, shared.nclusters)) : 1;
   if (cfg.co_resident) {

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "sim/exec/address_space.h"
+#include "sim/exec/order_dependence.h"
 #include "sim/exec/reg_init.h"
 #include "sim/isa/binder.h"
 #include "sim/ptx/parser.h"
@@ -793,6 +794,8 @@ Decoder::Decoder(const ast::Module& m) : m_(m), prog_(std::make_unique<Program>(
 std::unique_ptr<Program> Decoder::run() {
   Impl impl(*this);
   impl.run();
+  for (Function& f : prog_->functions)
+    if (f.is_entry && f.has_body) f.order_dependence = order_dependence(*prog_, f);
   return std::move(prog_);
 }
 

@@ -1,5 +1,6 @@
 // Whether a kernel's result could depend on the order in which its clusters run: decided once per
-// launch from the decoded instructions of the kernel and every function it can call. Such a launch
+// kernel, when its module is decoded (Function::order_dependence), from the decoded instructions of
+// the kernel and every function it can call. Such a launch
 // runs its clusters on one thread, in linear order (docs/design.md "Parallel clusters").
 #pragma once
 #include <string>

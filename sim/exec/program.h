@@ -65,6 +65,9 @@ struct Function {
   // Entries: the end of the static shared memory this kernel uses, [kSharedReserved, end) (the
   // variables its code reaches; other kernels' variables may overlap them).
   uint32_t static_shared_end = kSharedReserved;
+  // Entries: why the order in which its clusters run could show in the result, or "" when they may
+  // run in parallel (sim/exec/order_dependence.h; decided once, when the module is decoded).
+  std::string order_dependence;
   ast::PerfDirectives perf;
   uint32_t decl_line = 0;
 };
