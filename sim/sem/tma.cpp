@@ -128,12 +128,63 @@ std::pair<uint32_t, uint32_t> footprint(uint32_t off, uint32_t bytes, tmap::Swiz
 
 // ---- loads --------------------------------------------------------------------------------------
 
+// A load's image storage, recycled through a per-thread list: a GEMM issues thousands of loads of
+// one or two box sizes, and an allocation for each took malloc's slower paths. A buffer freed on
+// another thread joins that thread's list.
+class ImageBuffer {
+ public:
+  ImageBuffer() = default;
+  ImageBuffer(const ImageBuffer&) = delete;
+  ImageBuffer& operator=(const ImageBuffer&) = delete;
+  ~ImageBuffer() { release(); }
+  // `n` bytes, zeroed if asked.
+  void reset(size_t n, bool zeroed) {
+    release();
+    std::vector<Spare>& spares = spare_list();
+    // The most recently freed first (still in cache); kernels load boxes of one or two sizes.
+    for (size_t i = spares.size(); i-- > 0;)
+      if (spares[i].bytes >= n) {
+        p_ = std::move(spares[i].p);
+        cap_ = spares[i].bytes;
+        spares[i] = std::move(spares.back());
+        spares.pop_back();
+        break;
+      }
+    if (!p_) {
+      cap_ = (n + 1023) & ~size_t(1023);  // (an image's size varies with its offset in its 1 KiB block)
+      p_.reset(new uint8_t[cap_]);
+    }
+    if (zeroed) std::memset(p_.get(), 0, n);
+  }
+  uint8_t* get() const { return p_.get(); }
+  uint8_t& operator[](size_t i) const { return p_[i]; }
+
+ private:
+  struct Spare {
+    size_t bytes;
+    std::unique_ptr<uint8_t[]> p;
+  };
+  static constexpr size_t kSpares = 256;  // (a pipeline keeps a hundred boxes in flight)
+  static std::vector<Spare>& spare_list() {
+    thread_local std::vector<Spare> spares;
+    return spares;
+  }
+  void release() {
+    if (!p_) return;
+    std::vector<Spare>& spares = spare_list();
+    if (spares.size() < kSpares) spares.push_back({cap_, std::move(p_)});
+    p_.reset();
+  }
+  std::unique_ptr<uint8_t[]> p_;
+  size_t cap_ = 0;
+};
+
 // The box image as the load places it: bytes of shared addresses [lo, lo + size), written
 // where `mask` (padded sub-byte types only) is set. `bytes` is the image's size in shared memory,
 // `tx` the load's complete-tx count (smaller for the padded types: mt::box_tx_bytes).
 struct Image {
   // (Not zeroed for the plain types: write_to reads only bytes the load wrote, the swizzled image.)
-  std::unique_ptr<uint8_t[]> data;
+  ImageBuffer data;
   size_t size = 0;
   std::vector<uint8_t> mask;
   uint32_t lo = 0, dst = 0, bytes = 0, tx = 0;
@@ -204,7 +255,7 @@ void issue_load(ExecCtx& c, const Instr& in, int l) {
   img->size = ((uint64_t(doff) + std::max(bytes, 1u) + 127) & ~uint64_t(127)) - img->lo;
   // The padded types find the bytes written by comparing two loads (below): those start zeroed.
   const bool padded = tmap::is_packed_16b(map.dtype);
-  img->data.reset(padded ? new uint8_t[img->size]() : new uint8_t[img->size]);
+  img->data.reset(img->size, padded);
   // --racecheck-global: the box's global reads are the issuing thread's, at issue (the gather
   // happens now); the operation's clocks, taken after, include them.
   auto read = [&](uint64_t a, void* d, size_t n) {
