@@ -210,10 +210,7 @@ void Engine::mbarrier_phase_completed(Cta& cta, MbarrierSlot& m) {
 
 void Engine::count_async_range(Cta& cta, uint32_t off, uint32_t bytes, bool src_only, int delta) {
   cta.async_dst += uint32_t(delta);
-  if (bytes == 0) return;
-  auto& count = src_only ? cta.async_reading : cta.async_writing;
-  const uint32_t last = std::min<uint32_t>((off + bytes - 1) / 16, uint32_t(count.size()) - 1);
-  for (uint32_t ch = off / 16; ch <= last; ++ch) count[ch] += uint32_t(delta);
+  cta.async_ranges.add(off, bytes, src_only, delta);
 }
 
 void Engine::count_async_range(const AsyncOp& op, int delta) {
@@ -273,7 +270,7 @@ void Engine::count_warp_copy(const WarpCopy& wc, int delta) {
   // in one 16-byte chunk.
   Cta& cta = *wc.dst_cta;
   cta.async_dst += uint32_t(delta * std::popcount(wc.mask));
-  for (uint32_t m = wc.mask; m; m &= m - 1) cta.async_writing[wc.dst_off[size_t(std::countr_zero(m))] / 16] += uint32_t(delta);
+  for (uint32_t m = wc.mask; m; m &= m - 1) cta.async_ranges.add_chunk_write(wc.dst_off[size_t(std::countr_zero(m))], delta);
 }
 
 WarpCopy& Engine::new_warp_copy() {
@@ -584,8 +581,7 @@ void Engine::setup_cluster(uint64_t cl) {
     cta->smem.assign(smem_bytes, 0);
     cta->mbar_word.assign((smem_bytes + 7) / 8, 0);
     cta->generic_writes.reset(smem_bytes);
-    cta->async_writing.assign((smem_bytes + 15) / 16, 0);
-    cta->async_reading.assign((smem_bytes + 15) / 16, 0);
+    cta->async_ranges.reset(uint32_t(smem_bytes));
     cta->threads = threads;
     cta->warps.resize(nwarps);
     cta->live_warps = nwarps;

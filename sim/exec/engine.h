@@ -27,6 +27,7 @@
 #include "model/mbarrier/mbarrier.h"
 #include "model/memory/global_memory.h"
 #include "sim/api.h"
+#include "sim/exec/async_ranges.h"
 #include "sim/exec/exec_ctx.h"
 #include "sim/exec/launch_shared.h"
 #include "sim/exec/program.h"
@@ -245,17 +246,9 @@ struct Cta {
   std::vector<uint8_t> mbar_word;   // per 8-byte word of smem: 1 while a live mbarrier is there
   uint32_t live_mbars = 0;
   uint32_t async_dst = 0;           // in-flight async operations with a range in this CTA's shared memory
-  // Per 16-byte chunk of smem: how many in-flight async operations write it / read it (only as a
-  // source), so a plain access checks for a race in O(1) instead of scanning what is in flight.
-  std::vector<uint32_t> async_writing, async_reading;
-  // Whether an in-flight operation overlaps [off, off + size): one writing it, or, for a write, one
-  // reading it as its source.
-  bool async_overlaps(uint32_t off, uint32_t size, bool write) const {
-    const uint32_t last = std::min<uint32_t>((off + size - 1) / 16, uint32_t(async_writing.size()) - 1);
-    for (uint32_t ch = off / 16; ch <= last; ++ch)
-      if (async_writing[ch] || (write && async_reading[ch])) return true;
-    return false;
-  }
+  // The shared-memory ranges in-flight async operations write or read (the plain accesses' race check).
+  AsyncRangeCounts async_ranges;
+  bool async_overlaps(uint32_t off, uint32_t size, bool write) const { return async_ranges.overlaps(off, size, write); }
   // Bytes of smem written through the generic proxy since the last fence.proxy.async and not
   // overwritten through the async proxy since (an async-proxy read of them is a hazard).
   GenericWrites generic_writes;

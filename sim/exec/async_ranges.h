@@ -1,0 +1,63 @@
+// Which bytes of a CTA's shared memory in-flight asynchronous operations write, or read as their
+// source: per 16-byte chunk, how many operations do. A plain access asks whether any overlaps it
+// (the race check) in time proportional to its size, not to what is in flight. A second level
+// counts per 1 KiB block, so a wgmma's operand read (kilobytes, every mma_async) skips the blocks
+// nothing touches instead of testing each of their 64 chunks.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace ptxsim {
+
+class AsyncRangeCounts {
+ public:
+  static constexpr uint32_t kChunk = 16, kChunksPerBlock = 64;
+
+  void reset(uint32_t smem_bytes) {
+    const size_t chunks = (smem_bytes + kChunk - 1) / kChunk;
+    const size_t blocks = (chunks + kChunksPerBlock - 1) / kChunksPerBlock;
+    writing_.assign(chunks, 0);
+    reading_.assign(chunks, 0);
+    writing_blocks_.assign(blocks, 0);
+    reading_blocks_.assign(blocks, 0);
+  }
+
+  // An operation writing (or, src_only, only reading) [off, off + bytes) is issued (+1) or done (-1).
+  void add(uint32_t off, uint32_t bytes, bool src_only, int delta) {
+    if (bytes == 0 || writing_.empty()) return;
+    auto& count = src_only ? reading_ : writing_;
+    auto& blocks = src_only ? reading_blocks_ : writing_blocks_;
+    const uint32_t last = std::min<uint32_t>((off + bytes - 1) / kChunk, uint32_t(count.size()) - 1);
+    for (uint32_t ch = off / kChunk; ch <= last; ++ch) {
+      count[ch] += uint32_t(delta);
+      blocks[ch / kChunksPerBlock] += uint32_t(delta);
+    }
+  }
+  // The same for a write that lies in one chunk.
+  void add_chunk_write(uint32_t off, int delta) {
+    writing_[off / kChunk] += uint32_t(delta);
+    writing_blocks_[off / kChunk / kChunksPerBlock] += uint32_t(delta);
+  }
+
+  // Whether an in-flight operation overlaps [off, off + size): one writing it, or, for a write, one
+  // reading it as its source.
+  bool overlaps(uint32_t off, uint32_t size, bool write) const {
+    if (size == 0 || writing_.empty()) return false;
+    const uint32_t first = off / kChunk;
+    const uint32_t last = std::min<uint32_t>((off + size - 1) / kChunk, uint32_t(writing_.size()) - 1);
+    for (uint32_t b = first / kChunksPerBlock; b <= last / kChunksPerBlock; ++b) {
+      if (!writing_blocks_[b] && !(write && reading_blocks_[b])) continue;
+      const uint32_t lo = std::max(first, b * kChunksPerBlock), hi = std::min(last, b * kChunksPerBlock + 63);
+      for (uint32_t ch = lo; ch <= hi; ++ch)
+        if (writing_[ch] || (write && reading_[ch])) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::vector<uint32_t> writing_, reading_;                // per chunk
+  std::vector<uint32_t> writing_blocks_, reading_blocks_;  // per block: the sum of its chunks' counts
+};
+
+}  // namespace ptxsim
