@@ -1,5 +1,6 @@
 // ld, ldu, st, mov and cvta.
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include "sim/exec/engine.h"
@@ -281,6 +282,34 @@ void exec_mov_unpack(ExecCtx& c, const Instr& in, uint32_t mask) {
     }
   });
 }
+// The same for registers of at most 64 bits (every form but .b128): N columns at once, the element
+// columns found once per instruction instead of per lane (f16x2 halves are packed and unpacked by
+// the thousand in CUTLASS's f16 epilogues).
+template <uint32_t N>
+void exec_mov_pack64(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint32_t eb = in.b;  // (at most 32)
+  const uint64_t m = (1ull << eb) - 1;
+  std::array<const uint64_t*, N> s;
+  for (uint32_t i = 0; i < N; ++i) s[i] = c.col(sem::vec_elem(c, in.op[1], i));
+  uint64_t* d = c.col(in.op[0]);
+  for_lanes(mask, [&](int l) {
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < N; ++i) v |= (s[i][l] & m) << (i * eb);
+    d[l] = v;
+  });
+}
+template <uint32_t N>
+void exec_mov_unpack64(ExecCtx& c, const Instr& in, uint32_t mask) {
+  const uint32_t eb = in.b;
+  const uint64_t m = (1ull << eb) - 1;
+  const uint64_t* s = c.col(in.op[1]);
+  std::array<uint64_t*, N> d;
+  for (uint32_t i = 0; i < N; ++i) d[i] = c.col(sem::vec_elem(c, in.op[0], i));
+  for_lanes(mask, [&](int l) {
+    const uint64_t w = s[l];  // (read first: a destination may name the source's register)
+    for (uint32_t i = 0; i < N; ++i) d[i][l] = (w >> (i * eb)) & m;
+  });
+}
 void exec_mov_clock(ExecCtx& c, const Instr& in, uint32_t mask) {
   // The simulated clock is the count of warp-instructions the cluster issued so far: it only moves
   // forward, a spin loop reading it terminates, and it does not depend on other clusters.
@@ -465,7 +494,9 @@ void bind_mov(Binder& b) {
     if (v.count != 2 && v.count != 4) b.error("mov pack/unpack needs 2 or 4 elements");
     b.in.b = uint8_t(bits / v.count);
     b.in.c = uint8_t(v.count);
-    b.in.fn = pack ? exec_mov_pack : exec_mov_unpack;
+    if (bits > 64) b.in.fn = pack ? exec_mov_pack : exec_mov_unpack;
+    else if (v.count == 2) b.in.fn = pack ? exec_mov_pack64<2> : exec_mov_unpack64<2>;
+    else b.in.fn = pack ? exec_mov_pack64<4> : exec_mov_unpack64<4>;
     return;
   }
   if (t == DType::Pred && s.neg) {

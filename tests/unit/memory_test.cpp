@@ -1247,6 +1247,61 @@ TEST(MemMov, PackUnpackAndVariableAddresses) {
   EXPECT_EQ(get<uint32_t>(out, 36), kSharedReserved);  // mov of a shared variable: its shared address
 }
 
+// Every pack/unpack form a warp at a time: lane-varying values, 2- and 4-element vectors of 16 and
+// 32 bits (and .b128 through the general path), permuted elements, and predicated-off lanes that
+// must keep their old values. The reference is the bit arithmetic, per thread.
+TEST(MemMov, PackUnpackEveryFormAcrossAWarp) {
+  const std::string body = R"(
+.visible .entry k(.param .u64 out) {
+  .reg .pred %p<2>;
+  .reg .b16 %h<8>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .reg .b128 %q<1>;
+  ld.param.u64 %rd7, [out];
+  mov.u32 %r1, %tid.x;
+  mul.lo.u32 %r2, %r1, -1640531527;
+  xor.b32 %r3, %r2, 0x5bd1e995;
+  mov.b64 %rd1, {%r2, %r3};
+  mov.b64 {%h0, %h1, %h2, %h3}, %rd1;
+  mov.b64 %rd2, {%h3, %h1, %h2, %h0};
+  mov.b32 {%h4, %h5}, %r2;
+  mov.b32 %r4, {%h5, %h4};
+  mov.b32 %r5, 7;
+  and.b32 %r6, %r1, 1;
+  setp.eq.u32 %p1, %r6, 1;
+  @%p1 mov.b32 %r5, {%h2, %h3};
+  mov.b16 %h6, 9;
+  @!%p1 mov.b32 {%h6, %h7}, %r3;
+  cvt.u32.u16 %r11, %h6;
+  mov.b128 %q0, {%r2, %r3, %r4, %r5};
+  mov.b128 {%r7, %r8, %r9, %r10}, %q0;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.s64 %rd4, %rd7, %rd3;
+  st.global.u64 [%rd4], %rd2;
+  st.global.v4.u32 [%rd4+16], {%r4, %r5, %r11, %r8};
+  ret;
+}
+)";
+  constexpr uint32_t kThreads = 64;
+  Launch L(body);
+  uint64_t oa = L.alloc(32 * kThreads, "out");
+  L.arg(oa);
+  auto r = L.run({1, 1, 1}, {kThreads, 1, 1});
+  EXPECT_COMPLETED(r);
+  auto out = L.read<uint8_t>(oa, 32 * kThreads);
+  for (uint32_t t = 0; t < kThreads; ++t) {
+    const uint32_t x = t * 0x9E3779B9u, y = x ^ 0x5bd1e995u;
+    const uint64_t h0 = x & 0xFFFF, h1 = x >> 16, h2 = y & 0xFFFF, h3 = y >> 16;
+    const bool odd = t & 1;
+    EXPECT_EQ(get<uint64_t>(out, 32 * t), h3 | h1 << 16 | h2 << 32 | h0 << 48) << "thread " << t;
+    EXPECT_EQ(get<uint32_t>(out, 32 * t + 16), uint32_t(h1 | h0 << 16)) << "thread " << t;
+    EXPECT_EQ(get<uint32_t>(out, 32 * t + 20), odd ? y : 7u) << "thread " << t;
+    EXPECT_EQ(get<uint32_t>(out, 32 * t + 24), odd ? 9u : y & 0xFFFF) << "thread " << t;
+    EXPECT_EQ(get<uint32_t>(out, 32 * t + 28), y) << "thread " << t;
+  }
+}
+
 // ---- distributed shared memory: mapa, getctarank, isspacep in a cluster ----------------------
 
 TEST(MemCluster, MapaGetctarankAndSharedClusterAccesses) {
