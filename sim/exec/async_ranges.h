@@ -28,10 +28,13 @@ class AsyncRangeCounts {
     if (bytes == 0 || writing_.empty()) return;
     auto& count = src_only ? reading_ : writing_;
     auto& blocks = src_only ? reading_blocks_ : writing_blocks_;
+    const uint32_t first = off / kChunk;
     const uint32_t last = std::min<uint32_t>((off + bytes - 1) / kChunk, uint32_t(count.size()) - 1);
-    for (uint32_t ch = off / kChunk; ch <= last; ++ch) {
-      count[ch] += uint32_t(delta);
-      blocks[ch / kChunksPerBlock] += uint32_t(delta);
+    if (first > last) return;
+    for (uint32_t ch = first; ch <= last; ++ch) count[ch] += uint32_t(delta);
+    for (uint32_t b = first / kChunksPerBlock; b <= last / kChunksPerBlock; ++b) {
+      const uint32_t lo = std::max(first, b * kChunksPerBlock), hi = std::min(last, b * kChunksPerBlock + 63);
+      blocks[b] += uint32_t(delta) * (hi - lo + 1);
     }
   }
   // The same for a write that lies in one chunk.

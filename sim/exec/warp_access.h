@@ -10,8 +10,10 @@
 // --racecheck the detector sees each lane's access after the warp's are resolved, in lane order,
 // as the per-lane path (ExecCtx::mem_race) shows them to it.
 #pragma once
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "sim/exec/engine.h"
 #include "sim/exec/racecheck.h"
@@ -99,17 +101,23 @@ inline bool warp_access(ExecCtx& c, Space sp, const Operand& a, uint32_t mask, u
     uint8_t* const smem = own.smem.data();
     uint32_t offs[32];
     if (!own_shared_offsets(c, sp, a, mask, size, align, offs)) return false;
-    for_lanes(mask, [&](int l) { p[l] = smem + offs[l]; });
-    if (own.live_mbars) {  // a plain access touching a live mbarrier is an error the full path reports
-      bool ok = true;
+    uint32_t lo = ~0u, hi = 0;  // the lanes' hull: the checks below look at each lane only when it has a hit
+    for_lanes(mask, [&](int l) {
+      p[l] = smem + offs[l];
+      lo = std::min(lo, offs[l]);
+      hi = std::max(hi, offs[l] + size);
+    });
+    // (The words are 0 or 1: a byte search finds a live one.)
+    if (own.live_mbars && std::memchr(own.mbar_word.data() + lo / 8, 1, (hi - 1) / 8 - lo / 8 + 1)) {
+      bool ok = true;  // a plain access touching a live mbarrier is an error the full path reports
       for_lanes(mask, [&](int l) {
         const uint32_t off = uint32_t(p[l] - smem);
         for (uint32_t w = off / 8; w <= (off + size - 1) / 8; ++w) ok &= !own.mbar_word[w];
       });
       if (!ok) return false;
     }
-    if (own.async_dst) {  // something in flight overlaps: the full path warns
-      bool ok = true;
+    if (own.async_dst && own.async_overlaps(lo, hi - lo, acc != Access::Read)) {
+      bool ok = true;  // something in flight overlaps a lane: the full path warns
       for_lanes(mask, [&](int l) { ok &= !own.async_overlaps(uint32_t(p[l] - smem), size, acc != Access::Read); });
       if (!ok) return false;
     }

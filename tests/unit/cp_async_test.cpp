@@ -3,6 +3,8 @@
 // the binder's checks (messages as ptxas words them).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/unit/tma_test_util.h"
 
 namespace {
@@ -133,6 +135,64 @@ void check_read_before_wait(bool racecheck) {
 
 TEST(CpAsync, ReadBeforeTheWaitIsARace) { check_read_before_wait(false); }
 TEST(CpAsync, ReadBeforeTheWaitIsARaceUnderRacecheck) { check_read_before_wait(true); }
+
+// A warp's shared accesses are checked against the copies in flight by the hull of its lanes'
+// addresses first (sim/exec/warp_access.h), then lane by lane: thread 31 alone copies 16 bytes to
+// rows + COPY; every lane then reads the byte at rows + STRIDE * tid before the wait. Returns the
+// run and the line of the cp.async.
+std::pair<Launched, uint32_t> run_byte_reads_around_one_copy(uint32_t stride, uint32_t copy) {
+  const std::string ptx = R"(.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 out)
+{
+  .shared .align 16 .b8 rows[1024];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r2, rows;
+  mul.lo.u32 %r3, %r1, )" + std::to_string(stride) + R"(;
+  add.u32 %r4, %r2, %r3;
+  setp.eq.u32 %p1, %r1, 31;
+  @%p1 cp.async.cg.shared.global [%r2+)" + std::to_string(copy) + R"(], [%rd1], 16;
+  cp.async.commit_group;
+  ld.shared.u8 %r5, [%r4];
+  cp.async.wait_all;
+  cvt.u64.u32 %rd3, %r1;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u8 [%rd4], %r5;
+  ret;
+}
+)";
+  ptxsim::model::GlobalMemory mem;
+  const uint64_t s = alloc(mem, 16, "src"), out = alloc(mem, 32, "out");
+  Params p;
+  p.add(s).add(out);
+  const uint32_t line = uint32_t(std::count(ptx.begin(), ptx.begin() + long(ptx.find("@%p1 cp.async")), '\n')) + 1;
+  return {launch(ptx, mem, p, {1, 1, 1}, {32, 1, 1}), line};
+}
+
+TEST(CpAsync, OnlyTheLaneWhoseByteIsInFlightRaces) {
+  // Lane 31's byte is the last of the warp's hull and the first of the copied chunk.
+  auto [r, line] = run_byte_reads_around_one_copy(16, 31 * 16);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  ASSERT_EQ(r.warning_count(), 1u) << r.all_diagnostics();
+  EXPECT_EQ(r.result.diagnostics.front().message,
+            "race on an asynchronous copy's destination: plain read of 1 bytes at shared address 0x5f0 while "
+            "cp.async.cg of 16 bytes to shared address 0x5f0 (issued at line " +
+                std::to_string(line) + ") is still in flight; the data read is stale")
+      << r.all_diagnostics();
+}
+
+TEST(CpAsync, ACopyBetweenTheLanesAddressesIsNoRace) {
+  // The copied chunk lies inside the warp's hull, between two lanes' bytes.
+  auto [r, line] = run_byte_reads_around_one_copy(32, 16);
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
+}
 
 // wait_group 1 guarantees the older group only: reading its destination never races, while the
 // newest group's copies may still be in flight (over a few schedules, some are).
