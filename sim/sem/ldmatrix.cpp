@@ -112,6 +112,9 @@ struct LdstPositions {
   // Every register's elements are consecutive bytes of one row (the forms without .trans): a
   // register is then one 4-byte little-endian load from its first element's position.
   bool whole_regs = true;
+  // Register j of lane l is word l % 4 of row 8 j + l / 4 (the forms without .trans and with
+  // whole 8-row matrices): the rows buffer read as words is the registers in order.
+  bool identity = true;
 };
 const LdstPositions& ldst_positions(const frag::LdstSpec& s) {
   constexpr size_t kShapes = size_t(frag::LdstShape::M16N8_B8) + 1;
@@ -130,6 +133,7 @@ const LdstPositions& ldst_positions(const frag::LdstSpec& s) {
         const size_t k = size_t((lane * regs + j) * per_reg);
         t->pos[k + size_t(e)] = uint16_t(re.addr_lane * 16 + re.col * eb);
         if (t->pos[k + size_t(e)] != t->pos[k] + e * eb) t->whole_regs = false;
+        if (t->pos[k + size_t(e)] != (j * 32 + lane) * 4 + e * eb) t->identity = false;
       }
   const LdstPositions* expected = nullptr;
   if (!slot.compare_exchange_strong(expected, t, std::memory_order_acq_rel)) {
@@ -190,13 +194,24 @@ void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   const bool resolved =
       (in.space == Space::Shared || (in.space == Space::Generic && in_window(sem::addr_of(c, in.op[1], 0), kSharedWindow))) &&
       warp_access(c, in.space, in.op[1], row_lanes, 16, 16, Access::Read, rp);
+  const LdstPositions& table = ldst_positions(s);
+  if (resolved && table.identity && in.d == kNoExpand) {  // registers straight from the rows
+    for (int j = 0; j < regs; ++j) {
+      uint64_t* d = c.col(sem::vec_elem(c, in.op[0], uint32_t(j)));
+      for (int lane = 0; lane < 32; ++lane) {
+        uint32_t v;
+        std::memcpy(&v, rp[8 * j + lane / 4] + 4 * (lane % 4), 4);
+        d[lane] = v;
+      }
+    }
+    return;
+  }
   for (int r = 0; r < rows; ++r) {
     const uint8_t* p = resolved ? rp[r] : row_ptr(c, in, in.op[1], r, false);
     if (in.d == kNoExpand) std::memcpy(data[r], p, 16);
     else expand_row(p, data[r], in.d);
   }
   uint32_t out[4][32];
-  const LdstPositions& table = ldst_positions(s);
   const uint16_t* pos = table.pos.data();
   const uint8_t* bytes = &data[0][0];
   if (table.whole_regs) gather_regs(bytes, pos, regs, per_reg, out);
