@@ -5,6 +5,7 @@
 // nothing touches instead of testing each of their 64 chunks.
 #pragma once
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,22 @@ class AsyncRangeCounts {
   void add_chunk_write(uint32_t off, int delta) {
     writing_[off / kChunk] += uint32_t(delta);
     writing_blocks_[off / kChunk / kChunksPerBlock] += uint32_t(delta);
+  }
+  // add_chunk_write for off[l] of each lane l in `mask` (a warp's cp.async: its lanes' chunks are
+  // mostly in one or two blocks, whose counts change once per run of lanes in the same block).
+  void add_chunk_writes(const uint32_t* off, uint32_t mask, int delta) {
+    uint32_t block = ~0u, run = 0;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint32_t ch = off[std::countr_zero(m)] / kChunk;
+      writing_[ch] += uint32_t(delta);
+      if (ch / kChunksPerBlock != block) {
+        if (run) writing_blocks_[block] += uint32_t(delta) * run;
+        block = ch / kChunksPerBlock;
+        run = 0;
+      }
+      ++run;
+    }
+    if (run) writing_blocks_[block] += uint32_t(delta) * run;
   }
 
   // Whether an in-flight operation overlaps [off, off + size): one writing it, or, for a write, one

@@ -270,7 +270,7 @@ void Engine::count_warp_copy(const WarpCopy& wc, int delta) {
   // in one 16-byte chunk.
   Cta& cta = *wc.dst_cta;
   cta.async_dst += uint32_t(delta * std::popcount(wc.mask));
-  for (uint32_t m = wc.mask; m; m &= m - 1) cta.async_ranges.add_chunk_write(wc.dst_off[size_t(std::countr_zero(m))], delta);
+  cta.async_ranges.add_chunk_writes(wc.dst_off.data(), wc.mask, delta);
 }
 
 WarpCopy& Engine::new_warp_copy() {

@@ -5,6 +5,7 @@
 // reads and writes, small and kilobytes long.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -55,6 +56,18 @@ TEST(AsyncRangeCounts, OverlapsMatchesTheOperationsInFlight) {
       const Op o{uint32_t(rng() % kSmem), 1, false};
       counts.add_chunk_write(o.off, +1);
       ops.push_back(o);
+    } else if (rng() % 4 == 0) {  // a warp's cp.async: lanes of a mask, each one chunk (runs, strides, scatter)
+      uint32_t offs[32];
+      const uint32_t base = uint32_t(rng() % kSmem), stride = uint32_t(rng() % 3 == 0 ? rng() % 300 : 16);
+      for (uint32_t l = 0; l < 32; ++l) offs[l] = uint32_t((base + l * stride) % kSmem);
+      const uint32_t mask = rng() % 2 ? ~0u : uint32_t(rng());
+      counts.add_chunk_writes(offs, mask, +1);
+      for (uint32_t l = 0; l < 32; ++l)
+        if (mask >> l & 1) ops.push_back({offs[l], 1, false});
+      if (rng() % 2) {  // completes at once, as the engine does (the whole warp's copy at a time)
+        counts.add_chunk_writes(offs, mask, -1);
+        ops.resize(ops.size() - size_t(std::popcount(mask)));
+      }
     } else {
       const bool big = rng() % 3 == 0;
       const Op o{uint32_t(rng() % kSmem), uint32_t(2 + rng() % (big ? 4000 : 100)), rng() % 3 == 0};
