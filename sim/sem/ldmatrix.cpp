@@ -28,6 +28,7 @@
 #include "model/fragments/fragments.h"
 #include "sim/exec/engine.h"
 #include "sim/exec/warp_access.h"
+#include "sim/sem/quad_vectors.h"
 #include "sim/sem/sem_util.h"
 
 namespace ptxsim {
@@ -195,13 +196,16 @@ void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
       (in.space == Space::Shared || (in.space == Space::Generic && in_window(sem::addr_of(c, in.op[1], 0), kSharedWindow))) &&
       warp_access(c, in.space, in.op[1], row_lanes, 16, 16, Access::Read, rp);
   const LdstPositions& table = ldst_positions(s);
-  if (resolved && table.identity && in.d == kNoExpand) {  // registers straight from the rows
+  if (resolved && table.identity && in.d == kNoExpand) {
+    // Registers straight from the rows: lanes 4q .. 4q + 3 of register j hold row 8 j + q. (Stored
+    // four lanes at a time, 16 bytes per store: the mma.sync that reads these registers next loads
+    // them 16 bytes at a time, and a load spanning two narrower pending stores waits for them.)
     for (int j = 0; j < regs; ++j) {
       uint64_t* d = c.col(sem::vec_elem(c, in.op[0], uint32_t(j)));
-      for (int lane = 0; lane < 32; ++lane) {
-        uint32_t v;
-        std::memcpy(&v, rp[8 * j + lane / 4] + 4 * (lane % 4), 4);
-        d[lane] = v;
+      for (int q = 0; q < 8; ++q) {
+        sem::U32x4 v;
+        std::memcpy(&v, rp[8 * j + q], 16);
+        sem::store_lanes(d + 4 * q, v);
       }
     }
     return;
@@ -219,7 +223,11 @@ void exec_ldmatrix(ExecCtx& c, const Instr& in, uint32_t mask) {
   else gather_elems<1>(bytes, pos, regs, per_reg, out);
   for (int j = 0; j < regs; ++j) {
     uint64_t* d = c.col(sem::vec_elem(c, in.op[0], uint32_t(j)));
-    for (int lane = 0; lane < 32; ++lane) d[lane] = out[j][lane];
+    for (int q = 0; q < 8; ++q) {  // (16-byte stores, as above)
+      sem::U32x4 v;
+      std::memcpy(&v, &out[j][4 * q], 16);
+      sem::store_lanes(d + 4 * q, v);
+    }
   }
 }
 
