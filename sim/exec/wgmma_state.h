@@ -50,7 +50,13 @@ struct WgmmaGroupB {
 // and which of its instructions write or name one: the same for every warp running the function,
 // so worked out once per function and launch (Engine::wgmma_register_facts), not per warp.
 struct WgmmaRegisterFacts {
-  std::vector<uint8_t> wgmma_reg;          // per slot: some mma_async of fn uses it as D or A
+  static constexpr uint32_t kNone = ~0u;
+  // Per slot: its number among the registers some mma_async of fn uses as D or A (the index of the
+  // per-warp arrays below), or kNone. A CUTLASS kernel has thousands of registers, a few hundred of
+  // them such; each warp of each launch sized and zeroed its arrays by all of them.
+  std::vector<uint32_t> index;
+  uint32_t count = 0;
+  bool is_wgmma(uint32_t slot) const { return slot < index.size() && index[slot] != kNone; }
   std::vector<uint8_t> writes_wgmma_reg;   // per pc of fn: the instruction's destination is such a register
   std::vector<uint8_t> touches_wgmma_reg;  // per pc of fn: it names such a register, or ends the warp
 };
@@ -59,14 +65,14 @@ struct WgmmaWarpState {
   uint64_t committed = 0;             // wgmma.commit_group count: the open group's number
   bool fenced = false;                // a wgmma.fence since the warp's last non-wgmma register write
   std::deque<WgmmaInFlight> in_flight;  // issue order
-  // Per register slot of `fn`: the newest in-flight result for it (32 lanes) or null, how many
-  // in-flight operations read it as A, and the line of the last non-wgmma write since the last
-  // wgmma.fence (0 = none).
+  // Per wgmma register of `fn` (by WgmmaRegisterFacts::index): the newest in-flight result for it
+  // (32 lanes) or null, how many in-flight operations read it as A, and the line of the last
+  // non-wgmma write since the last wgmma.fence (0 = none).
   const Function* fn = nullptr;
   std::vector<const uint64_t*> d_latest;
   std::vector<uint16_t> a_in_flight;
   std::vector<uint32_t> written_line;
-  std::vector<uint32_t> written_slots;  // the slots whose written_line is nonzero (wgmma.fence clears just these)
+  std::vector<uint32_t> written_slots;  // the indices whose written_line is nonzero (wgmma.fence clears just these)
   // The D rows of the last operations retired on distinct accumulators, while their registers
   // still hold exactly them: the next mma_async on such registers takes its C from here instead of
   // gathering it back (CUTLASS's tiles keep several accumulators, each retired in turn). Retiring
@@ -82,12 +88,15 @@ struct WgmmaWarpState {
   std::vector<HeldRows> held;
   bool holding = false;
   const WgmmaRegisterFacts* regs = nullptr;  // of fn (the engine keeps them, one per function)
+  // The index of register `slot` in the arrays above, or WgmmaRegisterFacts::kNone.
+  uint32_t at(uint32_t slot) const { return slot < regs->index.size() ? regs->index[slot] : WgmmaRegisterFacts::kNone; }
   [[gnu::always_inline]] void note_write(uint32_t slot, uint32_t line) {
-    if (slot >= written_line.size() || !regs->wgmma_reg[slot]) return;
+    const uint32_t i = at(slot);
+    if (i == WgmmaRegisterFacts::kNone) return;
     holding = false;
     if (line == 0) return;
-    if (!written_line[slot]) written_slots.push_back(slot);
-    written_line[slot] = line;
+    if (!written_line[i]) written_slots.push_back(i);
+    written_line[i] = line;
   }
   std::vector<uint32_t> issued_pcs;   // pc of every mma_async issued (warpgroup .aligned check)
   uint64_t arrived = 0;               // mma_async instructions reached, waiting for peers included

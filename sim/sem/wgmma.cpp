@@ -148,12 +148,14 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask);
 // The registers some wgmma.mma_async of `fn` names as its accumulator or A fragment (the only ones
 // whose writes the fence check needs), and per instruction whether its destination is one of them.
 void find_wgmma_registers(const Function& fn, WgmmaRegisterFacts& s) {
-  s.wgmma_reg.assign(fn.num_slots, 0);
+  s.index.assign(fn.num_slots, WgmmaRegisterFacts::kNone);
+  s.count = 0;
   auto mark_vec = [&](const Operand& o, uint32_t n) {
     if (o.kind != Operand::Kind::Vec) return;
     for (uint32_t e = 0; e < n && e < o.count; ++e) {
       const Operand& el = fn.vec_pool[o.slot + e];
-      if (el.kind == Operand::Kind::Reg && el.slot < fn.num_slots) s.wgmma_reg[el.slot] = 1;
+      if (el.kind == Operand::Kind::Reg && el.slot < fn.num_slots && s.index[el.slot] == WgmmaRegisterFacts::kNone)
+        s.index[el.slot] = s.count++;
     }
   };
   for (const Instr& in : fn.code) {
@@ -168,18 +170,18 @@ void find_wgmma_registers(const Function& fn, WgmmaRegisterFacts& s) {
     const Instr& in = fn.code[pc];
     if (!facts.op0_dest[in.form] || in.nops == 0) continue;
     const Operand& o = in.op[0];
-    bool hit = o.kind == Operand::Kind::Reg && o.slot < fn.num_slots && s.wgmma_reg[o.slot];
+    bool hit = o.kind == Operand::Kind::Reg && s.is_wgmma(o.slot);
     if (o.kind == Operand::Kind::Vec)
       for (uint32_t e = 0; e < o.count; ++e) {
         const Operand& el = fn.vec_pool[o.slot + e];
-        hit = hit || (el.kind == Operand::Kind::Reg && el.slot < fn.num_slots && s.wgmma_reg[el.slot]);
+        hit = hit || (el.kind == Operand::Kind::Reg && s.is_wgmma(el.slot));
       }
     s.writes_wgmma_reg[pc] = hit;
   }
   // Per instruction: whether any register it names (guard, operands, address bases, vector
   // elements) is one of them, or it ends the warp: only those need the in-flight watch.
   s.touches_wgmma_reg.assign(fn.code.size(), 0);
-  const auto named = [&](uint32_t slot) { return slot < fn.num_slots && s.wgmma_reg[slot]; };
+  const auto named = [&](uint32_t slot) { return s.is_wgmma(slot); };
   for (size_t pc = 0; pc < fn.code.size(); ++pc) {
     const Instr& in = fn.code[pc];
     bool hit = facts.ends[in.form] || (in.guard != kNoSlot && named(in.guard));
@@ -204,17 +206,17 @@ WgmmaWarpState& state_of(ExecCtx& c) {
       c.fault("error", "wgmma instruction in function '" + c.fn->name + "' while wgmma.mma_async operations of '" +
                            p->fn->name + "' are in flight (ptxsim tracks one frame per warp)");
     p->fn = c.fn;
-    p->d_latest.assign(c.fn->num_slots, nullptr);
-    p->a_in_flight.assign(c.fn->num_slots, 0);
-    p->written_line.assign(c.fn->num_slots, 0);
-    p->written_slots.clear();
-    p->holding = false;
     std::unique_ptr<WgmmaRegisterFacts>& facts = c.eng->wgmma_register_facts[c.fn];
     if (!facts) {
       facts = std::make_unique<WgmmaRegisterFacts>();
       find_wgmma_registers(*c.fn, *facts);
     }
     p->regs = facts.get();
+    p->d_latest.assign(facts->count, nullptr);
+    p->a_in_flight.assign(facts->count, 0);
+    p->written_line.assign(facts->count, 0);
+    p->written_slots.clear();
+    p->holding = false;
   }
   return *p;
 }
@@ -237,7 +239,7 @@ void exec_fence(ExecCtx& c, const Instr& in, uint32_t mask) {
   require_full_warp(c, mask, "wgmma.fence");
   WgmmaWarpState& s = state_of(c);
   s.fenced = true;
-  for (const uint32_t slot : s.written_slots) s.written_line[slot] = 0;
+  for (const uint32_t i : s.written_slots) s.written_line[i] = 0;
   s.written_slots.clear();
 }
 
@@ -350,9 +352,9 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   for (size_t r = 0; r < op.d_slots.size(); ++r) {
     const uint64_t* v = op.d_values.data() + r * 32;
     if (!superseded && op.values_ready) std::copy(v, v + 32, c.col(op.d_slots[r]));
-    if (s.d_latest[op.d_slots[r]] == v) s.d_latest[op.d_slots[r]] = nullptr;
+    if (s.d_latest[s.at(op.d_slots[r])] == v) s.d_latest[s.at(op.d_slots[r])] = nullptr;
   }
-  for (uint32_t a : op.a_slots) --s.a_in_flight[a];
+  for (uint32_t a : op.a_slots) --s.a_in_flight[s.at(a)];
   ResultPool& pool = result_pool();
   if (!superseded && !op.d_slots.empty()) hold_rows(c, s, op);
   if (pool.values.size() < ResultPool::kKeep) pool.values.push_back(std::move(op.d_values));
@@ -885,9 +887,9 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   // Registers written by other instructions since the last wgmma.fence.
   for (const std::vector<uint32_t>* v : {&a_slots, &d_slots})
     for (uint32_t slot : *v)
-      if (s.written_line[slot]) {
+      if (s.written_line[s.at(slot)]) {
         c.eng->warn(c, "wgmma.mma_async uses register " + slot_name(c, slot) + " written at line " +
-                           std::to_string(s.written_line[slot]) +
+                           std::to_string(s.written_line[s.at(slot)]) +
                            " without a wgmma.fence in between (PTX ISA 9.7.15.5.1 wgmma.fence)");
         break;
       }
@@ -919,7 +921,7 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
     for (WgmmaInFlight& op : s.in_flight) materialize(op);
   if (!chained && !held) {
     const auto reg = [&](int r) {
-      const uint64_t* src = s.d_latest[d_slots[size_t(r)]];
+      const uint64_t* src = s.d_latest[s.at(d_slots[size_t(r)])];
       return src ? src : c.col(d_slots[size_t(r)]);
     };
     if (!scale_d) std::fill(Cs.begin(), Cs.end(), 0u);
@@ -1006,8 +1008,8 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   op.values_ready = false;
   s.in_flight.push_back(std::move(op));
   const WgmmaInFlight& placed = s.in_flight.back();
-  for (int r = 0; r < nd; ++r) s.d_latest[placed.d_slots[size_t(r)]] = placed.d_values.data() + size_t(r) * 32;
-  for (uint32_t a : placed.a_slots) ++s.a_in_flight[a];
+  for (int r = 0; r < nd; ++r) s.d_latest[s.at(placed.d_slots[size_t(r)])] = placed.d_values.data() + size_t(r) * 32;
+  for (uint32_t a : placed.a_slots) ++s.a_in_flight[s.at(a)];
   warpgroup_computed(c, s, s.issued_pcs.size() - 1);
 }
 
@@ -1021,10 +1023,11 @@ namespace {
 // against their accumulators and A fragments.
 [[gnu::noinline]] void watch_in_flight(ExecCtx& c, const Instr& in, WgmmaWarpState& s, bool op0_dest) {
   auto touch = [&](uint32_t slot, bool write) {
-    if (slot >= s.written_line.size()) return;
+    const uint32_t i = s.at(slot);
+    if (i == WgmmaRegisterFacts::kNone) return;  // (neither an accumulator nor an A fragment of any mma_async)
     if (write) s.note_write(slot, in.line);
-    const bool acc = s.d_latest[slot] != nullptr;
-    if (!acc && !(write && s.a_in_flight[slot])) return;
+    const bool acc = s.d_latest[i] != nullptr;
+    if (!acc && !(write && s.a_in_flight[i])) return;
     uint32_t issued = 0;
     for (const WgmmaInFlight& op : s.in_flight) {
       const auto& v = acc ? op.d_slots : op.a_slots;

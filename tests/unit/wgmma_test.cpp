@@ -733,6 +733,35 @@ TEST(WgmmaDiag, AccumulatorTouchedBeforeWaitIsAHazard) {
   EXPECT_EQ(r.diagnostics.size(), 3u);  // write %d1, read %d1, read %d2
 }
 
+// A register-A mma_async reads its A registers until a wait covers it: a write before is a hazard;
+// once it completed, a write while another operation (shared-memory A) is in flight is none.
+TEST(WgmmaDiag, AFragmentWriteIsAHazardOnlyWhileItsOperationIsInFlight) {
+  const std::string ptx = module(
+      ".shared .align 1024 .b8 smem[4096];\n"
+      ".visible .entry k()\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<2>;\n"
+      "  .reg .f32 %d<4>;\n  .reg .f32 %e<4>;\n  .reg .b32 %a<4>;\n"
+      "  mov.u32 %r1, smem;\n  cvt.u64.u32 %rd1, %r1;\n  shr.u64 %rd1, %rd1, 4;\n"
+      "  or.b64 %rd2, %rd1, 0x0000000800080000;\n"
+      "  setp.eq.u32 %p1, 1, 1;\n"
+      "  mov.b32 %a0, 0;\n  mov.b32 %a1, 0;\n  mov.b32 %a2, 0;\n  mov.b32 %a3, 0;\n"
+      "  wgmma.fence.sync.aligned;\n"
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, %rd2, %p1, 1, 1, 0;\n"
+      "  wgmma.commit_group.sync.aligned;\n"
+      "  mov.b32 %a1, 5;\n"
+      "  wgmma.wait_group.sync.aligned 0;\n"
+      "  wgmma.fence.sync.aligned;\n"
+      "  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%e0, %e1, %e2, %e3}, %rd2, %rd2, %p1, 1, 1, 0, 0;\n"
+      "  wgmma.commit_group.sync.aligned;\n"
+      "  mov.b32 %a2, 7;\n"
+      "  wgmma.wait_group.sync.aligned 0;\n  ret;\n}\n");
+  const RunResult r = run_text(ptx);
+  EXPECT_EQ(r.status, RunStatus::Completed);
+  const std::string want = "hazard: write of A-fragment register %a1 of the wgmma.mma_async at line " +
+                           std::to_string(line_of(ptx, "{%a0, %a1, %a2, %a3}")) + " before a wgmma.wait_group covering it";
+  EXPECT_TRUE(has_warning(r, want, line_of(ptx, "mov.b32 %a1, 5"))) << (r.diagnostics.empty() ? "no diagnostics" : r.diagnostics[0].format());
+  ASSERT_EQ(r.diagnostics.size(), 1u) << r.diagnostics.back().format();
+}
+
 TEST(WgmmaDiag, CleanKernelHasNoDiagnostics) {
   const RunResult r = run_text(small_kernel("", ""));
   EXPECT_EQ(r.status, RunStatus::Completed);
