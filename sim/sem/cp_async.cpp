@@ -38,7 +38,7 @@ constexpr uint8_t kSrcSize = 1, kIgnoreSrc = 2;
 
 uint64_t groups_obj(Warp& w) { return uint64_t(reinterpret_cast<uintptr_t>(&w.cp_async)); }
 
-sem::tma::BulkTicket open_ticket(ExecCtx& c, int lane) {
+[[gnu::always_inline]] inline sem::tma::BulkTicket open_ticket(ExecCtx& c, int lane) {
   BulkGroups& b = c.warp->cp_async[size_t(lane)].groups;
   sem::tma::BulkTicket t{c.warp, uint32_t(lane), b.committed};
   // The open group is the newest one, at the back when it has copies pending already.
@@ -56,7 +56,7 @@ sem::tma::BulkTicket open_ticket(ExecCtx& c, int lane) {
 }
 
 // Lane `lane` of w has one copy of its cp.async-group `group` fewer pending.
-void copy_done(Warp& w, uint32_t lane, uint64_t group) {
+[[gnu::always_inline]] inline void copy_done(Warp& w, uint32_t lane, uint64_t group) {
   auto& v = w.cp_async[lane].groups.pending;
   for (size_t i = 0; i < v.size(); ++i)
     if (v[i].first == group) {
