@@ -74,22 +74,31 @@ void note_due(ExecCtx& c, int lane, uint64_t due) {
 
 // A warp's cp.async completes: each lane's bytes reach shared memory and its group counts it done.
 void complete_copies(Engine& e, const WarpCopy& wc) {
+  uint32_t lo = ~0u, hi = 0;  // the lanes' hull
   for (uint32_t m = wc.mask; m; m &= m - 1) {
     const int l = std::countr_zero(m);
     // (Fixed sizes: a memcpy of a variable 4, 8 or 16 bytes compiles to a slow `rep movsq`.)
-    uint8_t* dst = wc.dst_cta->smem.data() + wc.dst_off[size_t(l)];
+    const uint32_t off = wc.dst_off[size_t(l)];
+    uint8_t* dst = wc.dst_cta->smem.data() + off;
     const uint8_t* src = wc.data[size_t(l)].data();
     if (wc.bytes == 16) std::memcpy(dst, src, 16);
     else if (wc.bytes == 8) std::memcpy(dst, src, 8);
     else std::memcpy(dst, src, 4);
-    // Not a generic-proxy write for the async proxy's readers: CUTLASS's cp.async mainloops
-    // (sm90_mma_multistage_gmma_ss_warpspecialized, sm100_mma_cpasync_warpspecialized, the
-    // wgmma_sm90 tutorial) feed wgmma / tcgen05.mma straight from cp.async after the wait, with no
-    // fence.proxy.async, and the PTX ISA does not name the non-bulk copy's proxy (docs/racecheck.md
-    // "Proxies").
-    sem::tma::async_wrote(*wc.dst_cta, wc.dst_off[size_t(l)], wc.bytes);
+    lo = std::min(lo, off);
+    hi = std::max(hi, off + wc.bytes);
     copy_done(*wc.warp, uint32_t(l), wc.group[size_t(l)]);
   }
+  // Not a generic-proxy write for the async proxy's readers: CUTLASS's cp.async mainloops
+  // (sm90_mma_multistage_gmma_ss_warpspecialized, sm100_mma_cpasync_warpspecialized, the
+  // wgmma_sm90 tutorial) feed wgmma / tcgen05.mma straight from cp.async after the wait, with no
+  // fence.proxy.async, and the PTX ISA does not name the non-bulk copy's proxy (docs/racecheck.md
+  // "Proxies"). The copies clear the generic-write marks they overwrite: lane by lane, when marks
+  // lie anywhere near them.
+  if (wc.dst_cta->generic_writes.may_touch(lo, hi))
+    for (uint32_t m = wc.mask; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      sem::tma::async_wrote(*wc.dst_cta, wc.dst_off[size_t(l)], wc.bytes);
+    }
   e.wake_in(*wc.warp, WaitKind::BulkGroup, groups_obj(*wc.warp), ~0ull);  // only its own threads wait on them
 }
 

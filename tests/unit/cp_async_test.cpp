@@ -194,6 +194,50 @@ TEST(CpAsync, ACopyBetweenTheLanesAddressesIsNoRace) {
   EXPECT_EQ(r.warning_count(), 0u) << r.all_diagnostics();
 }
 
+// A cp.async landing on bytes a thread stored through the generic proxy clears them for the async
+// proxy (sim/sem/cp_async.cpp complete_copies): a bulk copy then reads them without a
+// fence.proxy.async and no warning. Without the cp.async (OVERWRITE empty) the same read is warned.
+void check_cp_async_clears_generic_writes(bool overwrite) {
+  const std::string ptx = std::string(R"(.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 dst)
+{
+  .shared .align 128 .b8 buf[128];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [src];
+  ld.param.u64 %rd2, [dst];
+  mov.u32 %r1, buf;
+  mov.u32 %r2, 0x5A5A5A5A;
+  st.shared.u32 [%r1+20], %r2;
+)") + (overwrite ? "  cp.async.cg.shared.global [%r1+16], [%rd1], 16;\n  cp.async.wait_all;\n" : "") + R"(
+  cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r1], 64;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+  ptxsim::model::GlobalMemory mem;
+  std::vector<uint8_t> src(16);
+  for (size_t i = 0; i < 16; ++i) src[i] = uint8_t(0x30 + i);
+  const uint64_t s = upload(mem, src.data(), 16, "src"), d = alloc(mem, 64, "dst");
+  Params p;
+  p.add(s).add(d);
+  Launched r = launch(ptx, mem, p, {1, 1, 1}, {1, 1, 1});
+  ASSERT_EQ(r.result.status, ptxsim::RunStatus::Completed) << r.all_diagnostics();
+  const bool warned = r.has_warning("written through the generic proxy without an intervening fence.proxy.async");
+  EXPECT_EQ(warned, !overwrite) << r.all_diagnostics();
+  std::vector<uint8_t> out(64);
+  mem.read(d, out.data(), 64);
+  if (overwrite) {
+    for (size_t i = 0; i < 16; ++i) EXPECT_EQ(out[16 + i], src[i]) << "byte " << i;
+  }
+}
+
+TEST(CpAsync, ItsLandingClearsGenericWritesForTheAsyncProxy) { check_cp_async_clears_generic_writes(true); }
+TEST(CpAsync, WithoutItTheGenericWriteIsWarned) { check_cp_async_clears_generic_writes(false); }
+
 // wait_group 1 guarantees the older group only: reading its destination never races, while the
 // newest group's copies may still be in flight (over a few schedules, some are).
 TEST(CpAsync, WaitGroupOneCompletesTheOlderGroupOnly) {
