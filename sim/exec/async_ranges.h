@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ptxsim {
@@ -34,17 +35,13 @@ class AsyncRangeCounts {
     if (first > last) return;
     for (uint32_t ch = first; ch <= last; ++ch) count[ch] += uint32_t(delta);
     for (uint32_t b = first / kChunksPerBlock; b <= last / kChunksPerBlock; ++b) {
-      const uint32_t lo = std::max(first, b * kChunksPerBlock), hi = std::min(last, b * kChunksPerBlock + 63);
+      const auto [lo, hi] = chunks_of(b, first, last);
       blocks[b] += uint32_t(delta) * (hi - lo + 1);
     }
   }
-  // The same for a write that lies in one chunk.
-  void add_chunk_write(uint32_t off, int delta) {
-    writing_[off / kChunk] += uint32_t(delta);
-    writing_blocks_[off / kChunk / kChunksPerBlock] += uint32_t(delta);
-  }
-  // add_chunk_write for off[l] of each lane l in `mask` (a warp's cp.async: its lanes' chunks are
-  // mostly in one or two blocks, whose counts change once per run of lanes in the same block).
+  // add(off[l], 1, false, delta) for each lane l in `mask` (a warp's cp.async: each lane's copy lies
+  // in one chunk; the chunks are mostly in one or two blocks, whose counts change once per run of
+  // lanes in the same block).
   void add_chunk_writes(const uint32_t* off, uint32_t mask, int delta) {
     uint32_t block = ~0u, run = 0;
     for (uint32_t m = mask; m; m &= m - 1) {
@@ -68,7 +65,7 @@ class AsyncRangeCounts {
     const uint32_t last = std::min<uint32_t>((off + size - 1) / kChunk, uint32_t(writing_.size()) - 1);
     for (uint32_t b = first / kChunksPerBlock; b <= last / kChunksPerBlock; ++b) {
       if (!writing_blocks_[b] && !(write && reading_blocks_[b])) continue;
-      const uint32_t lo = std::max(first, b * kChunksPerBlock), hi = std::min(last, b * kChunksPerBlock + 63);
+      const auto [lo, hi] = chunks_of(b, first, last);
       for (uint32_t ch = lo; ch <= hi; ++ch)
         if (writing_[ch] || (write && reading_[ch])) return true;
     }
@@ -76,6 +73,10 @@ class AsyncRangeCounts {
   }
 
  private:
+  // The chunks of block b within [first, last].
+  static std::pair<uint32_t, uint32_t> chunks_of(uint32_t b, uint32_t first, uint32_t last) {
+    return {std::max(first, b * kChunksPerBlock), std::min(last, b * kChunksPerBlock + kChunksPerBlock - 1)};
+  }
   std::vector<uint32_t> writing_, reading_;                // per chunk
   std::vector<uint32_t> writing_blocks_, reading_blocks_;  // per block: the sum of its chunks' counts
 };

@@ -56,7 +56,8 @@ struct WgmmaRegisterFacts {
   // them such; each warp of each launch sized and zeroed its arrays by all of them.
   std::vector<uint32_t> index;
   uint32_t count = 0;
-  bool is_wgmma(uint32_t slot) const { return slot < index.size() && index[slot] != kNone; }
+  uint32_t at(uint32_t slot) const { return slot < index.size() ? index[slot] : kNone; }
+  bool is_wgmma(uint32_t slot) const { return at(slot) != kNone; }
   std::vector<uint8_t> writes_wgmma_reg;   // per pc of fn: the instruction's destination is such a register
   std::vector<uint8_t> touches_wgmma_reg;  // per pc of fn: it names such a register, or ends the warp
 };
@@ -89,7 +90,7 @@ struct WgmmaWarpState {
   bool holding = false;
   const WgmmaRegisterFacts* regs = nullptr;  // of fn (the engine keeps them, one per function)
   // The index of register `slot` in the arrays above, or WgmmaRegisterFacts::kNone.
-  uint32_t at(uint32_t slot) const { return slot < regs->index.size() ? regs->index[slot] : WgmmaRegisterFacts::kNone; }
+  uint32_t at(uint32_t slot) const { return regs->at(slot); }
   [[gnu::always_inline]] void note_write(uint32_t slot, uint32_t line) {
     const uint32_t i = at(slot);
     if (i == WgmmaRegisterFacts::kNone) return;

@@ -255,59 +255,42 @@ void exec_mov128(ExecCtx& c, const Instr& in, uint32_t mask) {
     d[l + 32] = s[l + 32];
   });
 }
-// in.b: bits per element; in.c: element count.
+// mov between a register and a vector of N narrow ones: element i at bit i * in.b of the register
+// (in.b bits each). Wide: a .b128 register, two 64-bit words (lanes l and l + 32 of its column
+// pair). The element columns are found once per instruction, not per lane (f16x2 halves are packed
+// and unpacked by the thousand in CUTLASS's f16 epilogues).
+template <uint32_t N, bool Wide>
 void exec_mov_pack(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const uint32_t eb = in.b, n = in.c;
-  uint64_t* d = c.col(in.op[0]);
-  for_lanes(mask, [&](int l) {
-    uint64_t lo = 0, hi = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      uint64_t v = sem::zext(c.col(sem::vec_elem(c, in.op[1], i))[l], eb);
-      uint32_t bit = i * eb;
-      if (bit < 64) lo |= v << bit;
-      else hi |= v << (bit - 64);
-    }
-    d[l] = lo;
-    if (eb * n > 64) d[l + 32] = hi;
-  });
-}
-void exec_mov_unpack(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const uint32_t eb = in.b, n = in.c;
-  const uint64_t* s = c.col(in.op[1]);
-  for_lanes(mask, [&](int l) {
-    for (uint32_t i = 0; i < n; ++i) {
-      uint32_t bit = i * eb;
-      uint64_t w = bit < 64 ? s[l] : s[l + 32];
-      c.col(sem::vec_elem(c, in.op[0], i))[l] = sem::zext(w >> (bit % 64), eb);
-    }
-  });
-}
-// The same for registers of at most 64 bits (every form but .b128): N columns at once, the element
-// columns found once per instruction instead of per lane (f16x2 halves are packed and unpacked by
-// the thousand in CUTLASS's f16 epilogues).
-template <uint32_t N>
-void exec_mov_pack64(ExecCtx& c, const Instr& in, uint32_t mask) {
-  const uint32_t eb = in.b;  // (at most 32)
-  const uint64_t m = (1ull << eb) - 1;
+  const uint32_t eb = in.b;
+  const uint64_t m = eb >= 64 ? ~0ull : (1ull << eb) - 1;
   std::array<const uint64_t*, N> s;
   for (uint32_t i = 0; i < N; ++i) s[i] = c.col(sem::vec_elem(c, in.op[1], i));
   uint64_t* d = c.col(in.op[0]);
   for_lanes(mask, [&](int l) {
-    uint64_t v = 0;
-    for (uint32_t i = 0; i < N; ++i) v |= (s[i][l] & m) << (i * eb);
-    d[l] = v;
+    uint64_t w[2] = {0, 0};
+    for (uint32_t i = 0; i < N; ++i) {
+      const uint32_t bit = i * eb;
+      if (Wide && bit >= 64) w[1] |= (s[i][l] & m) << (bit - 64);
+      else w[0] |= (s[i][l] & m) << bit;
+    }
+    d[l] = w[0];
+    if constexpr (Wide) d[l + 32] = w[1];
   });
 }
-template <uint32_t N>
-void exec_mov_unpack64(ExecCtx& c, const Instr& in, uint32_t mask) {
+template <uint32_t N, bool Wide>
+void exec_mov_unpack(ExecCtx& c, const Instr& in, uint32_t mask) {
   const uint32_t eb = in.b;
-  const uint64_t m = (1ull << eb) - 1;
+  const uint64_t m = eb >= 64 ? ~0ull : (1ull << eb) - 1;
   const uint64_t* s = c.col(in.op[1]);
   std::array<uint64_t*, N> d;
   for (uint32_t i = 0; i < N; ++i) d[i] = c.col(sem::vec_elem(c, in.op[0], i));
   for_lanes(mask, [&](int l) {
-    const uint64_t w = s[l];  // (read first: a destination may name the source's register)
-    for (uint32_t i = 0; i < N; ++i) d[i][l] = (w >> (i * eb)) & m;
+    // (Both words read first: a destination may name the source's register.)
+    const uint64_t w0 = s[l], w1 = Wide ? s[l + 32] : 0;
+    for (uint32_t i = 0; i < N; ++i) {
+      const uint32_t bit = i * eb;
+      d[i][l] = (Wide && bit >= 64 ? w1 >> (bit - 64) : w0 >> bit) & m;
+    }
   });
 }
 void exec_mov_clock(ExecCtx& c, const Instr& in, uint32_t mask) {
@@ -494,9 +477,12 @@ void bind_mov(Binder& b) {
     if (v.count != 2 && v.count != 4) b.error("mov pack/unpack needs 2 or 4 elements");
     b.in.b = uint8_t(bits / v.count);
     b.in.c = uint8_t(v.count);
-    if (bits > 64) b.in.fn = pack ? exec_mov_pack : exec_mov_unpack;
-    else if (v.count == 2) b.in.fn = pack ? exec_mov_pack64<2> : exec_mov_unpack64<2>;
-    else b.in.fn = pack ? exec_mov_pack64<4> : exec_mov_unpack64<4>;
+    if (bits > 64)
+      b.in.fn = v.count == 2 ? (pack ? exec_mov_pack<2, true> : exec_mov_unpack<2, true>)
+                             : (pack ? exec_mov_pack<4, true> : exec_mov_unpack<4, true>);
+    else
+      b.in.fn = v.count == 2 ? (pack ? exec_mov_pack<2, false> : exec_mov_unpack<2, false>)
+                             : (pack ? exec_mov_pack<4, false> : exec_mov_unpack<4, false>);
     return;
   }
   if (t == DType::Pred && s.neg) {

@@ -352,7 +352,8 @@ void retire_front(ExecCtx& c, WgmmaWarpState& s, size_t later) {
   for (size_t r = 0; r < op.d_slots.size(); ++r) {
     const uint64_t* v = op.d_values.data() + r * 32;
     if (!superseded && op.values_ready) std::copy(v, v + 32, c.col(op.d_slots[r]));
-    if (s.d_latest[s.at(op.d_slots[r])] == v) s.d_latest[s.at(op.d_slots[r])] = nullptr;
+    const uint64_t*& latest = s.d_latest[s.at(op.d_slots[r])];
+    if (latest == v) latest = nullptr;
   }
   for (uint32_t a : op.a_slots) --s.a_in_flight[s.at(a)];
   ResultPool& pool = result_pool();
@@ -887,9 +888,9 @@ void exec_mma(ExecCtx& c, const Instr& in, uint32_t mask) {
   // Registers written by other instructions since the last wgmma.fence.
   for (const std::vector<uint32_t>* v : {&a_slots, &d_slots})
     for (uint32_t slot : *v)
-      if (s.written_line[s.at(slot)]) {
+      if (const uint32_t line = s.written_line[s.at(slot)]) {
         c.eng->warn(c, "wgmma.mma_async uses register " + slot_name(c, slot) + " written at line " +
-                           std::to_string(s.written_line[s.at(slot)]) +
+                           std::to_string(line) +
                            " without a wgmma.fence in between (PTX ISA 9.7.15.5.1 wgmma.fence)");
         break;
       }

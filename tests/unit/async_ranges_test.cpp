@@ -49,12 +49,11 @@ TEST(AsyncRangeCounts, OverlapsMatchesTheOperationsInFlight) {
     if (!ops.empty() && (ops.size() > 12 || rng() % 2 == 0)) {
       const size_t i = rng() % ops.size();
       const Op o = ops[i];
-      if (o.bytes == 1) counts.add_chunk_write(o.off, -1);
-      else counts.add(o.off, o.bytes, o.src_only, -1);
+      counts.add(o.off, o.bytes, o.src_only, -1);
       ops.erase(ops.begin() + long(i));
     } else if (rng() % 4 == 0) {  // a cp.async lane: 4, 8 or 16 bytes inside one chunk
       const Op o{uint32_t(rng() % kSmem), 1, false};
-      counts.add_chunk_write(o.off, +1);
+      counts.add(o.off, o.bytes, o.src_only, +1);
       ops.push_back(o);
     } else if (rng() % 4 == 0) {  // a warp's cp.async: lanes of a mask, each one chunk (runs, strides, scatter)
       uint32_t offs[32];
