@@ -9,6 +9,7 @@
 
 #include "sim/exec/address_space.h"
 #include "sim/exec/order_dependence.h"
+#include "sim/exec/reg_alloc.h"
 #include "sim/exec/reg_init.h"
 #include "sim/isa/binder.h"
 #include "sim/ptx/parser.h"
@@ -142,6 +143,12 @@ struct Decoder::Impl {
   std::unordered_map<std::string, const ast::Instruction*> branch_tables;
   std::unordered_map<int, uint32_t> sreg_slots;
   std::vector<uint32_t> vector_reg_slots;  // the current function's (sim/exec/reg_init.h)
+  // Register declarations of the current function, in order: the first decode records each one's
+  // slot (kNoSlot for vector and 128-bit registers); the second takes the slot `shared_plan` gives
+  // it, when it gives one (sim/exec/reg_alloc.h).
+  std::vector<uint32_t> declared_slots;
+  const std::vector<uint32_t>* shared_plan = nullptr;
+  uint32_t shared_count = 0;
   const ast::Function* af = nullptr;
 
   Impl(Decoder& dd) : d(dd), m(dd.m_), p(*dd.prog_) {}
@@ -635,7 +642,33 @@ struct Decoder::Impl {
     f.code.push_back(in);
   }
 
+  // Decodes `f` once with a slot per register, then, when registers may share slots
+  // (sim/exec/reg_alloc.h), decodes it again from its declared state giving them the shared slots:
+  // every binder then sees the final slots, whatever it derives from them.
   void decode_function(const ast::Function& a, Function& f) {
+    const Function declared = f;
+    shared_plan = nullptr;
+    decode_body(a, f);
+    if (d.share_slots) {
+      std::vector<uint8_t> candidate(f.num_slots, 0);
+      for (uint32_t s : declared_slots)
+        if (s != kNoSlot) candidate[s] = 1;
+      const SlotSharing sharing = share_register_slots(f, candidate);
+      if (sharing.count < sharing.members) {
+        std::vector<uint32_t> plan(declared_slots.size(), kNoSlot);
+        for (size_t k = 0; k < plan.size(); ++k)
+          if (declared_slots[k] != kNoSlot) plan[k] = sharing.shared[declared_slots[k]];
+        f = declared;
+        shared_plan = &plan;
+        shared_count = sharing.count;
+        decode_body(a, f);
+        shared_plan = nullptr;
+      }
+    }
+    f.zero_slots = must_zero_slots(f, vector_reg_slots);
+  }
+
+  void decode_body(const ast::Function& a, Function& f) {
     af = &a;
     d.cur_ = &f;
     scopes.clear();
@@ -644,6 +677,12 @@ struct Decoder::Impl {
     shared_slots.clear();
     sreg_slots.clear();
     vector_reg_slots.clear();
+    declared_slots.clear();
+    if (shared_plan) {
+      // The shared slots come first; every other slot is numbered after them.
+      f.num_slots = shared_count;
+      f.slot_names.assign(shared_count, std::string());
+    }
     f.zero_slot = const_slot(f, 0);
     f.sink_slot = new_slots(f, 2, "_");  // two wide so a 128-bit sink write stays inside
 
@@ -738,7 +777,17 @@ struct Decoder::Impl {
             auto declare = [&](const std::string& nm) {
               auto& regs = scopes[scope_stack.back()].regs;
               if (regs.count(nm)) error(s.loc, "register '" + nm + "' declared twice in the same scope");
-              const uint32_t first = new_slots(f, per, nm);
+              const size_t k = declared_slots.size();
+              const uint32_t shared = shared_plan ? (*shared_plan)[k] : kNoSlot;
+              uint32_t first;
+              if (shared != kNoSlot) {
+                first = shared;
+                // Diagnostics name a shared slot by the first register given it.
+                if (f.slot_names[first].empty()) f.slot_names[first] = nm;
+              } else {
+                first = new_slots(f, per, nm);
+              }
+              declared_slots.push_back(per == 1 && s.reg.type.vector == 1 ? first : kNoSlot);
               regs[nm] = {first, w};
               // A vector register's elements are not modelled by must_zero_slots: always zeroed.
               if (s.reg.type.vector > 1)
@@ -774,7 +823,6 @@ struct Decoder::Impl {
     }
     // Falling off the end of the code is handled by the engine as a return.
     f.frame_bytes = uint32_t(align_up(f.frame_bytes, 16));
-    f.zero_slots = must_zero_slots(f, vector_reg_slots);
   }
 
   void run() {

@@ -17,6 +17,9 @@ class Decoder {
   // Where the module's .global/.const variables are placed (a host loading several modules into
   // one GlobalMemory gives each its own range).
   uint64_t module_var_base = kModuleVarBase;
+  // Whether registers whose live ranges never overlap share a slot (sim/exec/reg_alloc.h); off,
+  // every register has its own (tests of the per-register analyses use that).
+  bool share_slots = true;
 
   // For binders: reject at a location.
   [[noreturn]] void error(SrcLoc loc, const std::string& msg) const;

@@ -1,6 +1,7 @@
 // The public API (sim/api.h): load, inspect and launch.
 #include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 #include "sim/api.h"
 #include "sim/exec/cluster_pool.h"
@@ -36,6 +37,8 @@ std::shared_ptr<const Program> load_program(const std::string& text, const std::
   ast::Module m = parse_ptx(text, file_name);
   Decoder d(m);
   if (module_var_base) d.module_var_base = module_var_base;
+  // PTXSIM_SHARE_SLOTS=0: one slot per register (to tell whether slot sharing is to blame).
+  if (const char* e = std::getenv("PTXSIM_SHARE_SLOTS")) d.share_slots = std::string_view(e) != "0";
   return std::shared_ptr<const Program>(d.run());
 }
 

@@ -8,8 +8,10 @@
 #include <set>
 #include <string>
 
+#include "sim/exec/decoder.h"
 #include "sim/exec/program.h"
 #include "sim/exec/reg_init.h"
+#include "sim/ptx/parser.h"
 #include "tests/unit/tma_test_util.h"
 
 namespace {
@@ -52,6 +54,14 @@ LOOP:
 }
 )";
 
+// Decoded with a slot per register, so that each zeroed slot names one register.
+std::unique_ptr<ptxsim::Program> decode_unshared(const char* text, const char* file) {
+  const ptxsim::ast::Module m = ptxsim::parse_ptx(text, file);
+  ptxsim::Decoder d(m);
+  d.share_slots = false;
+  return d.run();
+}
+
 std::set<std::string> zeroed_names(const ptxsim::Function& f) {
   std::set<std::string> names;
   for (uint32_t s : f.zero_slots) names.insert(f.slot_names[s]);
@@ -59,7 +69,7 @@ std::set<std::string> zeroed_names(const ptxsim::Function& f) {
 }
 
 TEST(RegInit, ZeroesExactlyTheRegistersSomePathReadsUnwritten) {
-  auto prog = ptxsim::load_program(kKernel, "reg_init.ptx");
+  auto prog = decode_unshared(kKernel, "reg_init.ptx");
   const ptxsim::Function* f = prog->find("k");
   ASSERT_NE(f, nullptr);
   // %r3: written under a guard only; %r4: on one path only; %r7: loop-carried, read first;
@@ -87,7 +97,7 @@ TEST(RegInit, UnwrittenRegistersReadAsZero) {
 // A vector register's elements are always zeroed (the analysis does not model them); a register
 // written by a wgmma or tcgen05 instruction counts as read (its result lands later).
 TEST(RegInit, VectorRegistersAreAlwaysZeroed) {
-  auto prog = ptxsim::load_program(R"(.version 8.7
+  auto prog = decode_unshared(R"(.version 8.7
 .target sm_90a
 .address_size 64
 .visible .entry k(.param .u64 out)
@@ -101,7 +111,7 @@ TEST(RegInit, VectorRegistersAreAlwaysZeroed) {
   ret;
 }
 )",
-                                   "reg_init_vec.ptx");
+                              "reg_init_vec.ptx");
   const ptxsim::Function* f = prog->find("k");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(zeroed_names(*f), (std::set<std::string>{"%v[0]", "%v[1]"}));
