@@ -6,13 +6,16 @@
 // the f16 operands once more to f16 (half_ops.cpp: why that is the correctly rounded result).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 namespace ptxsim::model::num {
 
 enum class HalfOp : uint8_t { Add, Sub, Mul };
 // d[l] = a[l] op b[l] for l < 32 (d may be a or b). nullptr where the host lacks the vector
-// conversions (x86-64 with AVX-512: vpmovqw and F16C's vcvtph2ps / vcvtps2ph).
+// conversions (F16C's vcvtph2ps / vcvtps2ph, with AVX-512's vpmovqw or else AVX2).
 using HalfLanesFn = void (*)(const uint64_t* a, const uint64_t* b, uint64_t* d);
 HalfLanesFn half_lanes(HalfOp op);
+// Every version the host can run, fastest first (for tests: each must give the same bits).
+std::vector<HalfLanesFn> half_lanes_variants(HalfOp op);
 
 }  // namespace ptxsim::model::num

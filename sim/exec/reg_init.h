@@ -9,11 +9,9 @@
 //
 // must_zero_slots works that out with a forward "definitely written" dataflow over the function's
 // control-flow graph (each lane follows one path through it, so what holds on every path holds for
-// every lane, whatever the divergence). A register counts as written by an instruction only when
-// it is a destination operand of the instruction's form ("d", "p", or setp / lop3's "v"), the
-// instruction has no guard predicate, and its family writes its destinations when it executes
-// (not wgmma and tcgen05, whose results land later, nor call). Every other register operand,
-// the guard included, is a read. The answer errs towards zeroing: a read it cannot place makes the
+// every lane, whatever the divergence), from the reads and definitions of each instruction
+// (sim/exec/reg_effects.h: a guarded write, or a wgmma, tcgen05 or call destination, does not
+// define its register). The answer errs towards zeroing: a read it cannot place makes the
 // register zeroed.
 #pragma once
 #include <cstdint>
