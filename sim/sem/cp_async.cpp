@@ -113,6 +113,11 @@ void exec_cp_async(ExecCtx& c, const Instr& in, uint32_t mask) {
   uint8_t* srcs[32];
   const bool resolved = in.a != kSrcSize && in.a != kIgnoreSrc &&
                         warp_access(c, Space::Global, in.op[1], mask, n, n, Access::Read, srcs);
+  // The sources are global memory the warp has not touched for a while (cache misses): ask for
+  // all of them now, so that their latencies overlap each other and the work until the copies.
+  // (Copying lane by lane, each miss stalled the loop: 80 % of its time, 8 % of the sgemm_sm80
+  // tutorial's.)
+  if (resolved) for_lanes(mask, [&](int l) { __builtin_prefetch(srcs[l]); });
   // One record for the warp, each lane filling its own entries.
   WarpCopy& op = e.new_warp_copy();
   op.label = in.b ? "cp.async.cg" : "cp.async.ca";
