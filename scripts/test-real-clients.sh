@@ -176,6 +176,18 @@ common_flags=(-std=c++17 -cudart shared -O3 -DNDEBUG --expt-relaxed-constexpr
   -DCUTLASS_CONV_UNIT_TEST_RIGOROUS_SIZE_ENABLED=1 -DCUTLASS_DEBUG_TRACE_LEVEL=0
   -Xcompiler=-fno-strict-aliasing)
 
+# Takes one of PTXSIM_NVCC_JOBS slot locks as fd 8 (waits while all are held).
+nvcc_slot_acquire() {
+  local slots="${PTXSIM_NVCC_JOBS:-2}" i
+  while :; do
+    for ((i = 0; i < slots; i++)); do
+      exec 8>"$work/nvcc.$i.lock"
+      flock -n 8 && return 0
+    done
+    sleep 1
+  done
+}
+
 results=()
 failures=0
 summary_line() { # name status wall instructions compile reason
@@ -210,11 +222,14 @@ run_one() {
              -I"$exdir" $extra -o "$bin.tmp" "$cutlass/examples/$src"
              -L/usr/local/cuda/lib64/stubs -lcuda)
   local cmdline="${cmd[*]}"
-  # Rebuild only when the binary is missing or its command changed. One nvcc at a time: a CUTLASS
-  # example takes GiBs of memory and minutes of one core to compile.
+  # Rebuild only when the binary is missing or its command changed. At most PTXSIM_NVCC_JOBS
+  # (default 2) nvcc at a time across concurrent invocations: a CUTLASS example takes up to 2-4 GiB
+  # and minutes of one core to compile. The lock of the program's own binary keeps two invocations
+  # from building the same program.
   if [ ! -x "$bin" ] || [ "$(cat "$bin.cmd" 2>/dev/null)" != "$cmdline" ]; then
-    exec 8>"$work/nvcc.lock"
-    flock 8
+    exec 7>"$bin.lock"
+    flock 7
+    nvcc_slot_acquire
     if [ ! -x "$bin" ] || [ "$(cat "$bin.cmd" 2>/dev/null)" != "$cmdline" ]; then
       echo "test-real-clients: nvcc $src"
       local t0=$SECONDS
@@ -223,13 +238,13 @@ run_one() {
         compile_s=$((SECONDS - t0)); echo "$compile_s" >"$bin.compile_s"
       else
         compile_s=$((SECONDS - t0))
-        flock -u 8
+        flock -u 8; flock -u 7
         summary_line "$name" FAIL - - "$compile_s" "nvcc failed ($log.compile.log):"
         grep -m5 -E 'error' "$log.compile.log" | sed 's/^/    /'
         failures=$((failures + 1)); return
       fi
     fi
-    flock -u 8
+    flock -u 8; flock -u 7
   fi
   [ "$compile_s" = cached ] && [ -e "$bin.compile_s" ] && compile_s="$(cat "$bin.compile_s") (cached)"
   if [ "$build_only" = 1 ]; then

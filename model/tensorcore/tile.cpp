@@ -27,7 +27,8 @@ using lanes::Layout;
 // The best build the processor has runs unless a test caps it (force_lanes). The AVX-512 build
 // takes sixteen lanes when N is a multiple of 16 and eight otherwise (mma.sync's N = 8). The
 // arithmetic is the same exact steps in every build.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// PTXSIM_BASELINE_LANES_ONLY (the sanitizer build, CMakeLists.txt) keeps only the baseline build.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PTXSIM_BASELINE_LANES_ONLY)
 #define PTXSIM_LANES_X86 1
 #endif
 
