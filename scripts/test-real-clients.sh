@@ -49,17 +49,17 @@ cute_sgemm_sm80|90a|cute/tutorial/sgemm_sm80.cu|ci||128 128 64 T N|^CUTE_GEMM:
 cute_wgmma_sm90|90a|cute/tutorial/hopper/wgmma_sm90.cu|ci||128 128 128|^CUTE_GEMM:
 cute_wgmma_tma_sm90|90a|cute/tutorial/hopper/wgmma_tma_sm90.cu|ci||256 128 128|^CUTE_GEMM:
 cute_01_mma_sm100|100a|cute/tutorial/blackwell/01_mma_sm100.cu|ci||256 512 256|^Execution is successful\.
-cute_02_mma_tma_sm100|100a|cute/tutorial/blackwell/02_mma_tma_sm100.cu|ci||256 512 256|^Execution is successful\.
+cute_02_mma_tma_sm100|100a|cute/tutorial/blackwell/02_mma_tma_sm100.cu|||256 512 256|^Execution is successful\.
 cute_03_mma_tma_multicast_sm100|100a|cute/tutorial/blackwell/03_mma_tma_multicast_sm100.cu|ci||512 1024 256|^Execution is successful\.
 cute_04_mma_tma_2sm_sm100|100a|cute/tutorial/blackwell/04_mma_tma_2sm_sm100.cu|ci||512 1024 256|^Execution is successful\.
 cute_05_mma_tma_epi_sm100|100a|cute/tutorial/blackwell/05_mma_tma_epi_sm100.cu|ci||512 1024 256|^Execution is successful\.
 48_hopper_warp_specialized_gemm|90a|48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 49_collective_builder|90a|49_hopper_gemm_with_collective_builder/49_collective_builder.cu|ci||--m=256 --n=256 --k=256|: Passed$
 70_blackwell_fp16_gemm|100a|70_blackwell_gemm/70_blackwell_fp16_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
-70_blackwell_fp8_gemm|100a|70_blackwell_gemm/70_blackwell_fp8_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
+70_blackwell_fp8_gemm|100a|70_blackwell_gemm/70_blackwell_fp8_gemm.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 71_blackwell_gemm_with_collective_builder|100a|71_blackwell_gemm_with_collective_builder/71_blackwell_gemm_with_collective_builder.cu|||--m=256 --n=256 --k=256|: Passed$
 72b_blackwell_nvfp4_nvfp4_gemm|100a|72_blackwell_narrow_precision_gemm/72b_blackwell_nvfp4_nvfp4_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
-72a_blackwell_nvfp4_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72a_blackwell_nvfp4_bf16_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
+72a_blackwell_nvfp4_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72a_blackwell_nvfp4_bf16_gemm.cu|||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 72c_blackwell_mixed_mxfp8_bf16_gemm|100a|72_blackwell_narrow_precision_gemm/72c_blackwell_mixed_mxfp8_bf16_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed
 81_blackwell_gemm_blockwise|100a|81_blackwell_gemm_blockwise/81_blackwell_gemm_blockwise.cu|ci||--m=256 --n=128 --k=128 --iterations=0|Disposition: Passed
 54_hopper_fp8_warp_specialized_gemm|90a|54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm.cu|ci||--m=256 --n=256 --k=256 --iterations=0|Disposition: Passed

@@ -787,7 +787,7 @@ struct Decoder::Impl {
               } else {
                 first = new_slots(f, per, nm);
               }
-              declared_slots.push_back(per == 1 && s.reg.type.vector == 1 ? first : kNoSlot);
+              declared_slots.push_back(per == 1 ? first : kNoSlot);  // per == 1: scalar, 64 bits or less
               regs[nm] = {first, w};
               // A vector register's elements are not modelled by must_zero_slots: always zeroed.
               if (s.reg.type.vector > 1)
